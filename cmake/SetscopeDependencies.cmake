@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# SPDX-FileCopyrightText: 2026 setscope developers
+# Third-party dependencies. Everything comes from Debian 12 packages (see bootstrap.sh);
+# a CUDA-enabled LibTorch can be given with -DCMAKE_PREFIX_PATH=/path/to/libtorch.
+
+find_package(Threads REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+find_package(Torch REQUIRED)
+find_package(faiss REQUIRED)
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(SQLite3 REQUIRED)
+find_package(ZLIB REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 CONFIG QUIET)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+
+if(NOT TARGET CLI11::CLI11)
+  find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
+  add_library(CLI11::CLI11 INTERFACE IMPORTED)
+  target_include_directories(CLI11::CLI11 INTERFACE ${CLI11_INCLUDE_DIR})
+endif()
+
+# LibTorch's own compile flags (the C++ ABI switch) must reach every TU that includes it.
+# TORCH_CXX_FLAGS is a space-separated string; turn it into a list for an interface target.
+separate_arguments(SETSCOPE_TORCH_FLAGS NATIVE_COMMAND "${TORCH_CXX_FLAGS}")
+add_library(setscope_torch INTERFACE)
+target_link_libraries(setscope_torch INTERFACE ${TORCH_LIBRARIES})
+target_include_directories(setscope_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+target_compile_options(setscope_torch INTERFACE ${SETSCOPE_TORCH_FLAGS})
+
+# CUDA: used exactly when the LibTorch we found was built with it.
+if(TARGET torch_cuda OR CAFFE2_USE_CUDA)
+  set(SETSCOPE_TORCH_HAS_CUDA ON)
+else()
+  set(SETSCOPE_TORCH_HAS_CUDA OFF)
+endif()
+message(STATUS "setscope: LibTorch ${Torch_VERSION} (CUDA: ${SETSCOPE_TORCH_HAS_CUDA}) from ${TORCH_INSTALL_PREFIX}")
+
+if(SETSCOPE_BUILD_GUI)
+  find_package(Qt6 6.4 REQUIRED COMPONENTS Core Gui Widgets OpenGL OpenGLWidgets)
+  find_package(OpenGL REQUIRED)
+  # Dear ImGui 1.86 from Debian's libimgui-dev: a static archive that also holds the
+  # OpenGL 3 renderer backend (with its own GL loader). We supply the Qt platform glue.
+  find_path(IMGUI_INCLUDE_DIR imgui.h PATH_SUFFIXES imgui REQUIRED)
+  find_library(IMGUI_LIBRARY NAMES imgui REQUIRED)
+  add_library(setscope_imgui INTERFACE)
+  target_include_directories(setscope_imgui SYSTEM INTERFACE ${IMGUI_INCLUDE_DIR} ${IMGUI_INCLUDE_DIR}/backends)
+  target_link_libraries(setscope_imgui INTERFACE ${IMGUI_LIBRARY} ${CMAKE_DL_LIBS})
+endif()
+if(SETSCOPE_BUILD_TESTS OR SETSCOPE_BUILD_GUI)
+  find_package(Qt6 6.4 REQUIRED COMPONENTS Core Test)
+endif()

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# SPDX-FileCopyrightText: 2026 setscope developers
+# setscope_target_defaults(target)            common settings for our own targets
+# setscope_add_test(name SOURCES ... LABELS ... [LIBS ...] [TORCH] [GL] [TIMEOUT s] [ENV ...])
+#   adds the Qt Test executable tst_<name>, registers it with CTest under <name> with the
+#   given labels, and adds <name>.functions, which fails when the binary lists no test
+#   function (a test class written with plain `private:` runs nothing and "passes").
+
+function(setscope_target_defaults target)
+  target_link_libraries(${target} PRIVATE setscope_warnings)
+  get_target_property(_type ${target} TYPE)
+endfunction()
+
+# Qt settings every Qt target gets (no `slots`/`signals`/`emit` macros: they clash with Torch).
+function(setscope_qt_defaults target)
+  target_compile_definitions(${target} PRIVATE QT_NO_KEYWORDS)
+  set_target_properties(${target} PROPERTIES AUTOMOC ON)
+endfunction()
+
+find_program(SETSCOPE_XVFB_RUN xvfb-run)
+
+function(setscope_add_test name)
+  cmake_parse_arguments(T "TORCH;GL" "TIMEOUT" "SOURCES;LABELS;LIBS;ENV" ${ARGN})
+  if(NOT T_SOURCES)
+    message(FATAL_ERROR "setscope_add_test(${name}): SOURCES is required")
+  endif()
+  set(target tst_${name})
+  add_executable(${target} ${T_SOURCES})
+  setscope_target_defaults(${target})
+  setscope_qt_defaults(${target})
+  target_link_libraries(${target} PRIVATE Qt6::Test ${T_LIBS})
+  if(T_TORCH)
+    target_link_libraries(${target} PRIVATE setscope_torch)
+    target_precompile_headers(${target} REUSE_FROM setscope_core_torch)
+  endif()
+  target_compile_definitions(${target} PRIVATE
+    SETSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    SETSCOPE_BINARY_DIR="${PROJECT_BINARY_DIR}")
+
+  set(cmd $<TARGET_FILE:${target}>)
+  set(env "OMP_NUM_THREADS=2")
+  if(T_GL)
+    if(SETSCOPE_XVFB_RUN)
+      set(cmd ${SETSCOPE_XVFB_RUN} -a -s "-screen 0 1280x1024x24" $<TARGET_FILE:${target}>)
+    endif()
+    list(APPEND env "QT_QPA_PLATFORM=xcb" "LIBGL_ALWAYS_SOFTWARE=1")
+  else()
+    list(APPEND env "QT_QPA_PLATFORM=offscreen")
+  endif()
+  list(APPEND env ${T_ENV})
+
+  add_test(NAME ${name} COMMAND ${cmd})
+  set(labels ${T_LABELS})
+  if(T_GL)
+    list(APPEND labels gl)
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${labels}" ENVIRONMENT "${env}")
+  if(T_TIMEOUT)
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT})
+  else()
+    set_tests_properties(${name} PROPERTIES TIMEOUT 300)
+  endif()
+  if(T_GL)
+    # One X server at a time keeps llvmpipe from fighting itself for the two cores.
+    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK xvfb)
+  endif()
+
+  add_test(NAME ${name}.functions
+    COMMAND ${CMAKE_COMMAND} -DTEST_BINARY=$<TARGET_FILE:${target}>
+            -P ${PROJECT_SOURCE_DIR}/cmake/CheckTestFunctions.cmake)
+  set_tests_properties(${name}.functions PROPERTIES LABELS "${T_LABELS};meta"
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
+endfunction()

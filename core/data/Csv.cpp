@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/data/Csv.h"
+
+#include <setscope/sdk/Errors.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace setscope::data {
+
+using sdk::InputError;
+
+namespace {
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+std::string trim(const std::string& s)
+{
+    const auto b = s.find_first_not_of(" \t");
+    if (b == std::string::npos)
+        return {};
+    const auto e = s.find_last_not_of(" \t");
+    return s.substr(b, e - b + 1);
+}
+} // namespace
+
+int CsvTable::column(const std::string& name) const
+{
+    const std::string n = lower(name);
+    for (std::size_t i = 0; i < header.size(); ++i)
+        if (lower(header[i]) == n)
+            return static_cast<int>(i);
+    return -1;
+}
+
+CsvTable readCsv(const std::string& path, char sep)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, "", "cannot open");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+
+    CsvTable t;
+    std::vector<std::string> row;
+    std::string field;
+    bool inQuotes = false, fieldQuoted = false, rowHasContent = false;
+    std::uint64_t line = 1, rowStartLine = 1;
+    auto endField = [&] {
+        row.push_back(fieldQuoted ? field : trim(field));
+        field.clear();
+        fieldQuoted = false;
+    };
+    auto endRow = [&] {
+        endField();
+        const bool blank = !rowHasContent;
+        if (!blank) {
+            if (t.header.empty()) {
+                t.header = row;
+            } else {
+                if (row.size() != t.header.size())
+                    throw InputError(path, InputError::atLine(rowStartLine),
+                                     "has " + std::to_string(row.size()) + " fields, the header has " +
+                                         std::to_string(t.header.size()));
+                t.rows.push_back(row);
+                t.rowLines.push_back(rowStartLine);
+            }
+        }
+        row.clear();
+        rowHasContent = false;
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inQuotes) {
+            if (c == '"') {
+                if (i + 1 < text.size() && text[i + 1] == '"') {
+                    field += '"';
+                    ++i;
+                } else {
+                    inQuotes = false;
+                }
+            } else {
+                if (c == '\n')
+                    ++line;
+                field += c;
+            }
+            continue;
+        }
+        if (c == '"') {
+            inQuotes = true;
+            fieldQuoted = true;
+            rowHasContent = true;
+        } else if (c == sep) {
+            endField();
+            rowHasContent = true;
+        } else if (c == '\n' || c == '\r') {
+            if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
+                ++i;
+            endRow();
+            ++line;
+            rowStartLine = line;
+        } else {
+            field += c;
+            if (c != ' ' && c != '\t')
+                rowHasContent = true;
+        }
+    }
+    if (inQuotes)
+        throw InputError(path, InputError::atLine(rowStartLine), "unterminated quoted field");
+    if (rowHasContent || !field.empty())
+        endRow();
+    if (t.header.empty())
+        throw InputError(path, "", "empty file (a header row is required)");
+    return t;
+}
+
+} // namespace setscope::data

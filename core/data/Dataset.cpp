@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/data/Dataset.h"
+
+#include "core/util/Hash.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace setscope::data {
+
+const char* splitName(Split s)
+{
+    switch (s) {
+    case Split::Train: return "train";
+    case Split::Val: return "val";
+    case Split::Test: return "test";
+    }
+    return "?";
+}
+
+std::vector<std::size_t> LabelSet::counts() const
+{
+    std::vector<std::size_t> c(classNames.size(), 0);
+    for (std::int32_t l : labels)
+        if (l >= 0 && static_cast<std::size_t>(l) < c.size())
+            ++c[static_cast<std::size_t>(l)];
+    return c;
+}
+
+std::size_t LabelSet::unlabelledCount() const
+{
+    return static_cast<std::size_t>(std::count(labels.begin(), labels.end(), kUnlabelled));
+}
+
+ItemView Dataset::item(std::size_t i) const
+{
+    const auto b = static_cast<std::size_t>(m_offsets[i]);
+    return {m_values.data() + b * static_cast<std::size_t>(m_dim), m_weights.data() + b, setSize(i), m_dim};
+}
+
+std::size_t Dataset::maxSetSize() const
+{
+    std::size_t m = 0;
+    for (std::size_t i = 0; i < size(); ++i)
+        m = std::max(m, setSize(i));
+    return m;
+}
+
+bool Dataset::isVectorDataset() const { return elementCount() == size(); }
+
+std::vector<std::int64_t> Dataset::indices(Split s) const
+{
+    std::vector<std::int64_t> out;
+    for (std::size_t i = 0; i < m_splits.size(); ++i)
+        if (m_splits[i] == s)
+            out.push_back(static_cast<std::int64_t>(i));
+    return out;
+}
+
+std::size_t Dataset::count(Split s) const
+{
+    return static_cast<std::size_t>(std::count(m_splits.begin(), m_splits.end(), s));
+}
+
+const LabelSet* Dataset::labelSet(const std::string& name) const
+{
+    for (const auto& ls : m_labelSets)
+        if (ls.name == name)
+            return &ls;
+    return nullptr;
+}
+
+const LabelSet& Dataset::requireLabelSet(const std::string& name) const
+{
+    if (const LabelSet* ls = labelSet(name))
+        return *ls;
+    std::string avail;
+    for (const auto& ls : m_labelSets)
+        avail += (avail.empty() ? "" : ", ") + ls.name;
+    throw std::invalid_argument("dataset '" + m_name + "' has no label set '" + name + "' (available: " +
+                                (avail.empty() ? std::string("none") : avail) + ")");
+}
+
+Dataset Dataset::withLabelSet(LabelSet ls) const
+{
+    if (ls.labels.size() != size())
+        throw std::invalid_argument("label set '" + ls.name + "' has " + std::to_string(ls.labels.size()) +
+                                    " labels for " + std::to_string(size()) + " items");
+    Dataset copy = *this;
+    auto it = std::find_if(copy.m_labelSets.begin(), copy.m_labelSets.end(),
+                           [&](const LabelSet& l) { return l.name == ls.name; });
+    if (it != copy.m_labelSets.end())
+        *it = std::move(ls);
+    else
+        copy.m_labelSets.push_back(std::move(ls));
+    return copy;
+}
+
+const std::string& Dataset::elementText(std::size_t e) const
+{
+    static const std::string kEmpty;
+    return e < m_elementText.size() ? m_elementText[e] : kEmpty;
+}
+
+// ---------------------------------------------------------------------------------------
+
+DatasetBuilder::DatasetBuilder(std::string origin)
+    : m_origin(std::move(origin))
+{
+}
+
+void DatasetBuilder::setName(std::string_view name) { m_ds.m_name = name; }
+
+void DatasetBuilder::setDimension(int dim)
+{
+    if (dim <= 0)
+        throw InputError(m_origin, "", "dimension must be positive, got " + std::to_string(dim));
+    if (m_dimSet && dim != m_ds.m_dim)
+        throw InputError(m_origin, "", "dimension set twice (" + std::to_string(m_ds.m_dim) + " then " +
+                                           std::to_string(dim) + ")");
+    m_ds.m_dim = dim;
+    m_dimSet = true;
+}
+
+void DatasetBuilder::reserve(std::size_t items, std::size_t elements)
+{
+    m_ds.m_offsets.reserve(items + 1);
+    m_ds.m_splits.reserve(items);
+    m_ds.m_weights.reserve(elements);
+    if (m_dimSet)
+        m_ds.m_values.reserve(elements * static_cast<std::size_t>(m_ds.m_dim));
+}
+
+std::size_t DatasetBuilder::addItem(const float* values, const float* weights, std::size_t count, Split split)
+{
+    const std::size_t item = m_ds.size();
+    if (!m_dimSet)
+        throw InputError(m_origin, InputError::atRecord(item), "setDimension() must precede the first item");
+    if (count == 0)
+        throw InputError(m_origin, InputError::atRecord(item), "empty set (an item needs at least one element)");
+    const auto d = static_cast<std::size_t>(m_ds.m_dim);
+    m_ds.m_values.insert(m_ds.m_values.end(), values, values + count * d);
+    if (weights)
+        m_ds.m_weights.insert(m_ds.m_weights.end(), weights, weights + count);
+    else
+        m_ds.m_weights.insert(m_ds.m_weights.end(), count, 1.0f);
+    m_ds.m_offsets.push_back(static_cast<std::int64_t>(m_ds.m_weights.size()));
+    m_ds.m_splits.push_back(split);
+    for (auto& ls : m_ds.m_labelSets)
+        ls.labels.push_back(kUnlabelled);
+    return item;
+}
+
+void DatasetBuilder::defineLabelSet(std::string_view name, const std::vector<std::string>& classNames)
+{
+    if (name.empty())
+        throw InputError(m_origin, "", "a label set needs a name");
+    for (const auto& ls : m_ds.m_labelSets)
+        if (ls.name == name)
+            throw InputError(m_origin, "", "label set '" + std::string(name) + "' defined twice");
+    LabelSet ls;
+    ls.name = name;
+    ls.classNames = classNames;
+    ls.labels.assign(m_ds.size(), kUnlabelled);
+    m_ds.m_labelSets.push_back(std::move(ls));
+}
+
+LabelSet& DatasetBuilder::findLabelSet(std::string_view name)
+{
+    for (auto& ls : m_ds.m_labelSets)
+        if (ls.name == name)
+            return ls;
+    throw InputError(m_origin, "", "label set '" + std::string(name) + "' used before defineLabelSet()");
+}
+
+void DatasetBuilder::setLabel(std::string_view labelSet, std::size_t item, std::int32_t label)
+{
+    LabelSet& ls = findLabelSet(labelSet);
+    if (item >= ls.labels.size())
+        throw InputError(m_origin, InputError::atRecord(item), "label for an item that does not exist");
+    if (label != kUnlabelled && (label < 0 || label >= ls.numClasses()))
+        throw InputError(m_origin, InputError::atRecord(item),
+                         "label " + std::to_string(label) + " outside [0, " + std::to_string(ls.numClasses()) +
+                             ") of label set '" + ls.name + "'");
+    ls.labels[item] = label;
+}
+
+void DatasetBuilder::setImageFormat(int width, int height, int channels)
+{
+    if (width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4))
+        throw InputError(m_origin, "", "bad image format " + std::to_string(width) + "x" + std::to_string(height) +
+                                           "x" + std::to_string(channels));
+    m_ds.m_image = {width, height, channels};
+}
+
+void DatasetBuilder::setImage(std::size_t item, const std::uint8_t* pixels)
+{
+    const std::size_t bpi = m_ds.m_image.bytesPerItem();
+    if (bpi == 0)
+        throw InputError(m_origin, InputError::atRecord(item), "setImage() before setImageFormat()");
+    if (m_ds.m_pixels.size() < (item + 1) * bpi)
+        m_ds.m_pixels.resize((item + 1) * bpi, 0);
+    std::copy(pixels, pixels + bpi, m_ds.m_pixels.begin() + static_cast<std::ptrdiff_t>(item * bpi));
+}
+
+void DatasetBuilder::setElementText(std::size_t item, const std::vector<std::string>& text)
+{
+    if (item >= m_ds.size())
+        throw InputError(m_origin, InputError::atRecord(item), "text for an item that does not exist");
+    if (text.size() != m_ds.setSize(item))
+        throw InputError(m_origin, InputError::atRecord(item),
+                         std::to_string(text.size()) + " strings for a set of " + std::to_string(m_ds.setSize(item)));
+    m_ds.m_elementText.resize(m_ds.elementCount());
+    const auto b = static_cast<std::size_t>(m_ds.m_offsets[item]);
+    std::copy(text.begin(), text.end(), m_ds.m_elementText.begin() + static_cast<std::ptrdiff_t>(b));
+}
+
+void DatasetBuilder::addSourceFile(const std::string& path) { m_ds.m_sourceFiles.push_back(path); }
+
+void DatasetBuilder::note(const std::string& message) { m_ds.m_notes.push_back(message); }
+
+Dataset DatasetBuilder::finish()
+{
+    Dataset& ds = m_ds;
+    if (ds.empty())
+        throw InputError(m_origin, "", "no items");
+    const auto d = static_cast<std::size_t>(ds.m_dim);
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+        const ItemView it = ds.item(i);
+        double wsum = 0.0;
+        for (std::size_t e = 0; e < it.count; ++e) {
+            const float w = it.weights[e];
+            if (!std::isfinite(w) || w < 0.0f)
+                throw InputError(m_origin, InputError::atRecord(i),
+                                 "element " + std::to_string(e) + " has weight " + std::to_string(w) +
+                                     " (weights must be finite and non-negative)");
+            wsum += w;
+            for (std::size_t k = 0; k < d; ++k)
+                if (!std::isfinite(it.values[e * d + k]))
+                    throw InputError(m_origin, InputError::atRecord(i),
+                                     "element " + std::to_string(e) + ", component " + std::to_string(k) +
+                                         " is " + (std::isnan(it.values[e * d + k]) ? "NaN" : "infinite"));
+        }
+        if (!(wsum > 0.0))
+            throw InputError(m_origin, InputError::atRecord(i), "total weight is zero");
+    }
+    if (ds.m_image.valid() && ds.m_pixels.size() != ds.size() * ds.m_image.bytesPerItem())
+        ds.m_pixels.resize(ds.size() * ds.m_image.bytesPerItem(), 0);
+    if (ds.m_name.empty())
+        ds.m_name = m_origin.empty() ? std::string("dataset") : m_origin;
+
+    util::ContentHasher h;
+    if (!ds.m_sourceFiles.empty()) {
+        for (const auto& f : ds.m_sourceFiles)
+            h.updateFile(f);
+    } else {
+        h.update(ds.m_values.data(), ds.m_values.size() * sizeof(float));
+        h.update(ds.m_weights.data(), ds.m_weights.size() * sizeof(float));
+        h.update(ds.m_offsets.data(), ds.m_offsets.size() * sizeof(std::int64_t));
+    }
+    // Labels shipped with the data are part of its identity (user edits are not: they
+    // live in the project store).
+    for (const auto& ls : ds.m_labelSets) {
+        h.update(ls.name);
+        h.update(ls.labels.data(), ls.labels.size() * sizeof(std::int32_t));
+    }
+    h.update(ds.m_splits.data(), ds.m_splits.size());
+    ds.m_contentHash = h.hex();
+
+    Dataset out = std::move(m_ds);
+    m_ds = Dataset{};
+    m_dimSet = false;
+    return out;
+}
+
+} // namespace setscope::data

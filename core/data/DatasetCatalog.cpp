@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/data/DatasetCatalog.h"
+
+#include "core/data/IdxLoader.h"
+#include "core/data/Synthetic.h"
+#include "core/plugin/Registry.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace setscope::data {
+
+std::string fashionMnistDir()
+{
+    if (const char* env = std::getenv("SETSCOPE_FASHION_MNIST_DIR"); env && *env)
+        return env;
+    return "/usr/share/datasets/fashion-mnist";
+}
+
+std::vector<BuiltinDataset> builtinDatasets()
+{
+    std::vector<BuiltinDataset> out;
+    {
+        BuiltinDataset d;
+        d.name = "fashion-mnist";
+        d.description = "Fashion-MNIST: 70 000 28x28 grey images of clothing, 10 classes (4 coarse groups), "
+                        "official 60 000 / 10 000 train/test split";
+        d.location = fashionMnistDir();
+        std::error_code ec;
+        d.available = looksLikeIdx(d.location) && fs::is_directory(d.location, ec);
+        d.howToGet = "apt-get install dataset-fashion-mnist";
+        out.push_back(d);
+    }
+    {
+        BuiltinDataset d;
+        d.name = "synthetic";
+        d.description = "Hierarchical Gaussian clusters (fine classes nested in coarse ones, as in Weak Metric "
+                        "Learning's toy data); options: synthetic:dim=3,coarse=4,fine=2,points=150,set=1";
+        d.available = true;
+        out.push_back(d);
+    }
+    return out;
+}
+
+Dataset openDataset(const std::string& spec, const plugin::Registry& registry)
+{
+    if (spec == "fashion-mnist") {
+        const std::string dir = fashionMnistDir();
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec) || !looksLikeIdx(dir))
+            throw sdk::InputError(dir, "", "Fashion-MNIST is not installed here; run: apt-get install dataset-fashion-mnist "
+                                           "(or set SETSCOPE_FASHION_MNIST_DIR to a folder with its IDX files)");
+        DatasetBuilder b(dir);
+        registry.loaderFor(dir).load(dir, b);
+        b.setName("fashion-mnist");
+        return b.finish();
+    }
+    if (spec == "synthetic" || spec.rfind("synthetic:", 0) == 0)
+        return makeHierarchicalGaussians(SyntheticSpec::parse(spec.size() > 10 ? spec.substr(10) : std::string()));
+    const sdk::LoaderInfo& loader = registry.loaderFor(spec);
+    DatasetBuilder b(spec);
+    loader.load(spec, b);
+    return b.finish();
+}
+
+} // namespace setscope::data

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include "core/data/Dataset.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace setscope::plugin {
+class Registry;
+}
+
+namespace setscope::data {
+
+struct BuiltinDataset {
+    std::string name;
+    std::string description;
+    std::string location; ///< where it is read from ("" for generated data)
+    bool available = false;
+    std::string howToGet; ///< what to install when it is not available
+};
+
+/// The datasets known by name. Runs on any thread.
+std::vector<BuiltinDataset> builtinDatasets();
+
+/// Folder of the Fashion-MNIST IDX files: $SETSCOPE_FASHION_MNIST_DIR or
+/// /usr/share/datasets/fashion-mnist (Debian package dataset-fashion-mnist).
+std::string fashionMnistDir();
+
+/// Opens a dataset given by name or path:
+///  - "fashion-mnist": the Debian package's IDX files with the official train/test split;
+///  - "synthetic" or "synthetic:key=value,..." (see SyntheticSpec::parse);
+///  - anything else is a file or folder, read by the first registered loader that accepts it.
+/// Blocking (reads the files); call it from a worker thread in the GUI.
+/// Throws sdk::InputError (bad file) or std::invalid_argument (bad name / options).
+Dataset openDataset(const std::string& spec, const plugin::Registry& registry);
+
+} // namespace setscope::data

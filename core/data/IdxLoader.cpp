@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/data/IdxLoader.h"
+
+#include <setscope/sdk/Errors.h>
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace setscope::data {
+
+using sdk::InputError;
+using sdk::Split;
+
+namespace {
+
+class GzFile {
+public:
+    explicit GzFile(const std::string& path)
+        : m_path(path)
+    {
+        m_f = gzopen(path.c_str(), "rb");
+        if (!m_f)
+            throw InputError(path, "", std::string("cannot open: ") + std::strerror(errno));
+        gzbuffer(m_f, 1 << 18);
+    }
+    ~GzFile() { gzclose(m_f); }
+    GzFile(const GzFile&) = delete;
+    GzFile& operator=(const GzFile&) = delete;
+
+    /// Reads up to n bytes; returns how many were read. Throws on a corrupt stream.
+    std::size_t read(void* dst, std::size_t n)
+    {
+        std::size_t total = 0;
+        auto* p = static_cast<unsigned char*>(dst);
+        while (total < n) {
+            const unsigned chunk = static_cast<unsigned>(std::min<std::size_t>(n - total, 1u << 30));
+            const int got = gzread(m_f, p + total, chunk);
+            if (got < 0) {
+                int err = 0;
+                const char* msg = gzerror(m_f, &err);
+                throw InputError(m_path, InputError::atOffset(m_offset + total),
+                                 std::string("corrupt compressed data: ") + (msg ? msg : "unknown zlib error"));
+            }
+            if (got == 0)
+                break;
+            total += static_cast<std::size_t>(got);
+        }
+        m_offset += total;
+        return total;
+    }
+
+    /// After a short read: was it a truncated gzip stream (as opposed to a short raw file)?
+    std::string truncationReason()
+    {
+        int err = 0;
+        const char* msg = gzerror(m_f, &err);
+        if (err != Z_OK && msg && *msg)
+            return std::string(" (") + msg + ")";
+        return {};
+    }
+
+    std::uint64_t offset() const { return m_offset; }
+
+private:
+    std::string m_path;
+    gzFile m_f = nullptr;
+    std::uint64_t m_offset = 0;
+};
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+fs::path findWithOptionalGz(const fs::path& dir, const std::string& stem)
+{
+    for (const char* suffix : {".gz", ""}) {
+        const fs::path p = dir / (stem + suffix);
+        if (fs::is_regular_file(p))
+            return p;
+    }
+    // Some distributions use dots: train-images.idx3-ubyte
+    std::string dotted = stem;
+    const auto pos = dotted.find("-idx");
+    if (pos != std::string::npos) {
+        dotted[pos] = '.';
+        for (const char* suffix : {".gz", ""}) {
+            const fs::path p = dir / (dotted + suffix);
+            if (fs::is_regular_file(p))
+                return p;
+        }
+    }
+    return {};
+}
+
+bool isFashion(const std::string& path) { return lower(fs::absolute(path).string()).find("fashion") != std::string::npos; }
+
+void checkImages(const IdxArray& a, const std::string& path)
+{
+    if (a.dims.size() != 3)
+        throw InputError(path, InputError::atOffset(3),
+                         "expected an image array with 3 dimensions (count, rows, columns), found " +
+                             std::to_string(a.dims.size()));
+}
+
+void checkLabels(const IdxArray& a, const std::string& path)
+{
+    if (a.dims.size() != 1)
+        throw InputError(path, InputError::atOffset(3),
+                         "expected a label array with 1 dimension, found " + std::to_string(a.dims.size()));
+}
+
+struct SplitFiles {
+    fs::path images;
+    fs::path labels; // may be empty: unlabelled
+    Split split;
+};
+
+void emitSplits(const std::vector<SplitFiles>& parts, const std::string& origin, sdk::DatasetSink& sink)
+{
+    bool first = true;
+    int rows = 0, cols = 0;
+    const bool fashion = isFashion(origin);
+    std::size_t itemBase = 0;
+    for (const SplitFiles& part : parts) {
+        const IdxArray img = readIdx(part.images.string());
+        checkImages(img, part.images.string());
+        sink.addSourceFile(part.images.string());
+        IdxArray lab;
+        if (!part.labels.empty()) {
+            lab = readIdx(part.labels.string());
+            checkLabels(lab, part.labels.string());
+            sink.addSourceFile(part.labels.string());
+            if (lab.dims[0] != img.dims[0])
+                throw InputError(part.labels.string(), InputError::atOffset(4),
+                                 "holds " + std::to_string(lab.dims[0]) + " labels but " + part.images.string() +
+                                     " holds " + std::to_string(img.dims[0]) + " images");
+        } else {
+            sink.note(part.images.string() + ": no labels file found beside it; items are unlabelled");
+        }
+        const int r = static_cast<int>(img.dims[1]), c = static_cast<int>(img.dims[2]);
+        if (first) {
+            rows = r;
+            cols = c;
+            sink.setDimension(r * c);
+            sink.setImageFormat(c, r, 1);
+            sink.defineLabelSet("fine", fashion ? fashionMnistClassNames()
+                                                : std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6",
+                                                                           "7", "8", "9"});
+            if (fashion)
+                sink.defineLabelSet("coarse", fashionMnistCoarseNames());
+            first = false;
+        } else if (r != rows || c != cols) {
+            throw InputError(part.images.string(), InputError::atOffset(8),
+                             "images are " + std::to_string(r) + "x" + std::to_string(c) + " but the first file's are " +
+                                 std::to_string(rows) + "x" + std::to_string(cols));
+        }
+        const std::size_t n = img.dims[0];
+        const std::size_t px = static_cast<std::size_t>(r) * static_cast<std::size_t>(c);
+        sink.reserve(itemBase + n, itemBase + n);
+        std::vector<float> v(px);
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint8_t* p = img.data.data() + i * px;
+            for (std::size_t k = 0; k < px; ++k)
+                v[k] = static_cast<float>(p[k]) * (1.0f / 255.0f);
+            const std::size_t item = sink.addItem(v.data(), nullptr, 1, part.split);
+            sink.setImage(item, p);
+            if (!lab.data.empty()) {
+                const int l = lab.data[i];
+                if (l > 9)
+                    throw InputError(part.labels.string(), InputError::atOffset(8 + i),
+                                     "label " + std::to_string(l) + " outside 0..9");
+                sink.setLabel("fine", item, l);
+                if (fashion)
+                    sink.setLabel("coarse", item, fashionMnistFineToCoarse()[static_cast<std::size_t>(l)]);
+            }
+        }
+        itemBase += n;
+    }
+}
+
+} // namespace
+
+IdxArray readIdx(const std::string& path)
+{
+    GzFile f(path);
+    unsigned char head[4];
+    if (f.read(head, 4) != 4)
+        throw InputError(path, InputError::atOffset(f.offset()), "file too short for an IDX header" + f.truncationReason());
+    if (head[0] != 0 || head[1] != 0)
+        throw InputError(path, InputError::atOffset(0), "wrong magic number: not an IDX file");
+    IdxArray a;
+    a.type = head[2];
+    if (a.type != 0x08)
+        throw InputError(path, InputError::atOffset(2),
+                         "IDX element type code " + std::to_string(a.type) + " is not supported (only unsigned bytes, code 8)");
+    const int ndims = head[3];
+    if (ndims < 1 || ndims > 4)
+        throw InputError(path, InputError::atOffset(3), "IDX header declares " + std::to_string(ndims) + " dimensions");
+    std::uint64_t total = 1;
+    for (int d = 0; d < ndims; ++d) {
+        unsigned char b[4];
+        if (f.read(b, 4) != 4)
+            throw InputError(path, InputError::atOffset(f.offset()), "truncated IDX header" + f.truncationReason());
+        const std::uint32_t v = (std::uint32_t(b[0]) << 24) | (std::uint32_t(b[1]) << 16) | (std::uint32_t(b[2]) << 8) | b[3];
+        a.dims.push_back(v);
+        total *= v;
+    }
+    if (total > (std::uint64_t(1) << 36))
+        throw InputError(path, InputError::atOffset(4), "IDX header declares an implausible size");
+    const std::uint64_t headerBytes = 4 + 4 * static_cast<std::uint64_t>(ndims);
+    a.data.resize(total);
+    const std::size_t got = f.read(a.data.data(), a.data.size());
+    if (got != total)
+        throw InputError(path, InputError::atOffset(headerBytes + got),
+                         "truncated: header promises " + std::to_string(total) + " payload bytes, found " +
+                             std::to_string(got) + f.truncationReason());
+    unsigned char extra;
+    if (f.read(&extra, 1) != 0)
+        throw InputError(path, InputError::atOffset(headerBytes + total),
+                         "trailing bytes after the payload the header describes");
+    return a;
+}
+
+bool looksLikeIdx(const std::string& path)
+{
+    std::error_code ec;
+    if (fs::is_directory(path, ec))
+        return !findWithOptionalGz(path, "train-images-idx3-ubyte").empty() ||
+               !findWithOptionalGz(path, "t10k-images-idx3-ubyte").empty();
+    const std::string name = lower(fs::path(path).filename().string());
+    return name.find("idx3-ubyte") != std::string::npos || name.find("idx1-ubyte") != std::string::npos;
+}
+
+void loadIdx(const std::string& path, sdk::DatasetSink& sink)
+{
+    std::error_code ec;
+    std::vector<SplitFiles> parts;
+    if (fs::is_directory(path, ec)) {
+        const fs::path dir(path);
+        const fs::path trI = findWithOptionalGz(dir, "train-images-idx3-ubyte");
+        const fs::path teI = findWithOptionalGz(dir, "t10k-images-idx3-ubyte");
+        if (trI.empty() && teI.empty())
+            throw InputError(path, "", "no train-images-idx3-ubyte[.gz] or t10k-images-idx3-ubyte[.gz] in this folder");
+        if (!trI.empty())
+            parts.push_back({trI, findWithOptionalGz(dir, "train-labels-idx1-ubyte"), Split::Train});
+        if (!teI.empty())
+            parts.push_back({teI, findWithOptionalGz(dir, "t10k-labels-idx1-ubyte"), Split::Test});
+        sink.setName(isFashion(path) ? "fashion-mnist" : dir.filename().string());
+    } else {
+        const fs::path img(path);
+        if (!fs::is_regular_file(img, ec))
+            throw InputError(path, "", "no such file");
+        std::string name = img.filename().string();
+        const std::string lname = lower(name);
+        if (lname.find("idx1") != std::string::npos)
+            throw InputError(path, "", "this is a labels file; open the images file (…-images-idx3-ubyte) instead");
+        fs::path labels;
+        const auto pos = name.find("images");
+        if (pos != std::string::npos) {
+            std::string ln = name;
+            ln.replace(pos, 6, "labels");
+            const auto p3 = ln.find("idx3");
+            if (p3 != std::string::npos)
+                ln.replace(p3, 4, "idx1");
+            if (fs::is_regular_file(img.parent_path() / ln))
+                labels = img.parent_path() / ln;
+        }
+        const bool test = lname.rfind("t10k", 0) == 0 || lname.rfind("test", 0) == 0;
+        parts.push_back({img, labels, test ? Split::Test : Split::Train});
+        sink.setName(name);
+    }
+    emitSplits(parts, path, sink);
+}
+
+const std::vector<std::string>& fashionMnistClassNames()
+{
+    static const std::vector<std::string> names{"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                                "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+    return names;
+}
+
+const std::vector<std::string>& fashionMnistCoarseNames()
+{
+    static const std::vector<std::string> names{"tops", "bottoms & dresses", "footwear", "bags"};
+    return names;
+}
+
+const std::vector<std::int32_t>& fashionMnistFineToCoarse()
+{
+    // tops: T-shirt, Pullover, Coat, Shirt; bottoms & dresses: Trouser, Dress;
+    // footwear: Sandal, Sneaker, Ankle boot; bags: Bag.
+    static const std::vector<std::int32_t> map{0, 1, 0, 1, 0, 2, 0, 2, 3, 2};
+    return map;
+}
+
+} // namespace setscope::data

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/data/VectorLoaders.h"
+
+#include "core/data/Csv.h"
+
+#include <setscope/sdk/Errors.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace setscope::data {
+
+using sdk::InputError;
+using sdk::Split;
+
+namespace {
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+template <class T>
+T loadLE(const unsigned char* p, bool bigEndian)
+{
+    T v;
+    unsigned char b[sizeof(T)];
+    std::memcpy(b, p, sizeof(T));
+    if (bigEndian != (std::endian::native == std::endian::big))
+        std::reverse(b, b + sizeof(T));
+    std::memcpy(&v, b, sizeof(T));
+    return v;
+}
+
+bool parseFloat(const std::string& s, float& out)
+{
+    if (s.empty())
+        return false;
+    const char* b = s.data();
+    const char* e = s.data() + s.size();
+    if (*b == '+')
+        ++b;
+    auto r = std::from_chars(b, e, out);
+    if (r.ec == std::errc::result_out_of_range)
+        return false;
+    if (r.ec == std::errc() && r.ptr == e)
+        return true;
+    // from_chars rejects "nan"/"inf" spellings some tools write; accept them so that the
+    // builder can report them as NaN/infinite with the row number.
+    const std::string l = lower(s);
+    if (l == "nan" || l == "-nan") {
+        out = std::nanf("");
+        return true;
+    }
+    if (l == "inf" || l == "infinity" || l == "-inf" || l == "-infinity") {
+        out = l[0] == '-' ? -INFINITY : INFINITY;
+        return true;
+    }
+    return false;
+}
+
+bool isMetadataColumn(const std::string& name)
+{
+    const std::string l = lower(name);
+    return l == "label" || l == "fine" || l == "coarse" || l == "split" || l == "id" || l.rfind("label:", 0) == 0;
+}
+
+std::string labelSetNameOf(const std::string& column)
+{
+    const std::string l = lower(column);
+    if (l == "label" || l == "fine")
+        return "fine";
+    if (l == "coarse")
+        return "coarse";
+    if (l.rfind("label:", 0) == 0)
+        return column.substr(6);
+    return {};
+}
+
+/// Class names in a stable order: numerically when every name is an integer, else
+/// lexicographically. Empty cells are unlabelled.
+std::vector<std::string> classNamesOf(const CsvTable& t, int col)
+{
+    std::set<std::string> uniq;
+    for (const auto& r : t.rows)
+        if (!r[static_cast<std::size_t>(col)].empty())
+            uniq.insert(r[static_cast<std::size_t>(col)]);
+    std::vector<std::string> names(uniq.begin(), uniq.end());
+    const bool numeric = std::all_of(names.begin(), names.end(), [](const std::string& s) {
+        long long v;
+        auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+        return r.ec == std::errc() && r.ptr == s.data() + s.size();
+    });
+    if (numeric)
+        std::sort(names.begin(), names.end(),
+                  [](const std::string& a, const std::string& b) { return std::stoll(a) < std::stoll(b); });
+    return names;
+}
+
+Split parseSplit(const std::string& v, const std::string& path, std::uint64_t line)
+{
+    const std::string l = lower(v);
+    if (l == "train" || l == "training" || l.empty())
+        return Split::Train;
+    if (l == "val" || l == "valid" || l == "validation")
+        return Split::Val;
+    if (l == "test" || l == "testing")
+        return Split::Test;
+    throw InputError(path, InputError::atLine(line), "split '" + v + "' is not train, val or test");
+}
+
+/// Splits from the table (or all train); labels applied after the items exist.
+std::vector<Split> splitsOf(const CsvTable& t, const std::string& path)
+{
+    std::vector<Split> s(t.rows.size(), Split::Train);
+    const int c = t.column("split");
+    if (c >= 0)
+        for (std::size_t i = 0; i < t.rows.size(); ++i)
+            s[i] = parseSplit(t.rows[i][static_cast<std::size_t>(c)], path, t.rowLines[i]);
+    return s;
+}
+
+void applyLabelColumns(const CsvTable& t, sdk::DatasetSink& sink, std::size_t firstItem)
+{
+    for (std::size_t c = 0; c < t.header.size(); ++c) {
+        const std::string ls = labelSetNameOf(t.header[c]);
+        if (ls.empty())
+            continue;
+        const std::vector<std::string> names = classNamesOf(t, static_cast<int>(c));
+        std::map<std::string, std::int32_t> id;
+        for (std::size_t k = 0; k < names.size(); ++k)
+            id[names[k]] = static_cast<std::int32_t>(k);
+        sink.defineLabelSet(ls, names);
+        for (std::size_t i = 0; i < t.rows.size(); ++i) {
+            const std::string& v = t.rows[i][c];
+            if (!v.empty())
+                sink.setLabel(ls, firstItem + i, id[v]);
+        }
+    }
+}
+
+} // namespace
+
+NpyArray readNpy(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, "", "cannot open");
+    std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
+        throw InputError(path, InputError::atOffset(0), "wrong magic string: not a .npy file");
+    const int major = bytes[6];
+    std::size_t headerLen, headerStart;
+    if (major == 1) {
+        headerLen = loadLE<std::uint16_t>(&bytes[8], false);
+        headerStart = 10;
+    } else if (major == 2 || major == 3) {
+        if (bytes.size() < 12)
+            throw InputError(path, InputError::atOffset(bytes.size()), "truncated header");
+        headerLen = loadLE<std::uint32_t>(&bytes[8], false);
+        headerStart = 12;
+    } else {
+        throw InputError(path, InputError::atOffset(6), "unsupported .npy format version " + std::to_string(major));
+    }
+    if (headerStart + headerLen > bytes.size())
+        throw InputError(path, InputError::atOffset(bytes.size()), "truncated header");
+    const std::string header(bytes.begin() + static_cast<std::ptrdiff_t>(headerStart),
+                             bytes.begin() + static_cast<std::ptrdiff_t>(headerStart + headerLen));
+
+    std::smatch m;
+    if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([<>|=])([a-z])(\d+)')")))
+        throw InputError(path, InputError::atOffset(headerStart), "header has no 'descr'");
+    const char order = m[1].str()[0];
+    const char kind = m[2].str()[0];
+    const int size = std::stoi(m[3].str());
+    const bool big = order == '>';
+    const bool fortran = std::regex_search(header, std::regex(R"('fortran_order'\s*:\s*True)"));
+    if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))")))
+        throw InputError(path, InputError::atOffset(headerStart), "header has no 'shape'");
+    NpyArray a;
+    const std::string shapeText = m[1].str();
+    static const std::regex kDigits(R"(\d+)");
+    std::sregex_iterator it(shapeText.begin(), shapeText.end(), kDigits), end;
+    for (; it != end; ++it)
+        a.shape.push_back(std::stoull(it->str()));
+    std::uint64_t n = 1;
+    for (auto d : a.shape)
+        n *= d;
+
+    const bool supported = (kind == 'f' && (size == 4 || size == 8)) || (kind == 'u' && size == 1) ||
+                           (kind == 'i' && (size == 1 || size == 2 || size == 4 || size == 8));
+    if (!supported)
+        throw InputError(path, InputError::atOffset(headerStart),
+                         std::string("dtype '") + kind + std::to_string(size) +
+                             "' is not supported (float32/64, uint8, int8/16/32/64)");
+    const std::size_t dataStart = headerStart + headerLen;
+    const std::uint64_t need = n * static_cast<std::uint64_t>(size);
+    if (bytes.size() - dataStart < need)
+        throw InputError(path, InputError::atOffset(bytes.size()),
+                         "truncated: shape needs " + std::to_string(need) + " data bytes, file has " +
+                             std::to_string(bytes.size() - dataStart));
+    if (bytes.size() - dataStart > need)
+        throw InputError(path, InputError::atOffset(dataStart + need), "trailing bytes after the array data");
+
+    a.data.resize(n);
+    const unsigned char* p = bytes.data() + dataStart;
+    for (std::uint64_t i = 0; i < n; ++i, p += size) {
+        float v = 0;
+        if (kind == 'f')
+            v = size == 4 ? loadLE<float>(p, big) : static_cast<float>(loadLE<double>(p, big));
+        else if (kind == 'u')
+            v = static_cast<float>(*p);
+        else if (size == 1)
+            v = static_cast<float>(static_cast<std::int8_t>(*p));
+        else if (size == 2)
+            v = static_cast<float>(loadLE<std::int16_t>(p, big));
+        else if (size == 4)
+            v = static_cast<float>(loadLE<std::int32_t>(p, big));
+        else
+            v = static_cast<float>(loadLE<std::int64_t>(p, big));
+        a.data[i] = v;
+    }
+    if (fortran && a.shape.size() > 1) {
+        // Fortran order: first index fastest. Reorder to C order.
+        std::vector<float> c(n);
+        const std::size_t nd = a.shape.size();
+        std::vector<std::uint64_t> idx(nd, 0);
+        for (std::uint64_t f = 0; f < n; ++f) {
+            std::uint64_t ci = 0;
+            for (std::size_t d = 0; d < nd; ++d)
+                ci = ci * a.shape[d] + idx[d];
+            c[ci] = a.data[f];
+            for (std::size_t d = 0; d < nd; ++d) {
+                if (++idx[d] < a.shape[d])
+                    break;
+                idx[d] = 0;
+            }
+        }
+        a.data.swap(c);
+    }
+    return a;
+}
+
+void writeNpy(const std::string& path, const float* data, const std::vector<std::uint64_t>& shape)
+{
+    std::string shapeText = "(";
+    std::uint64_t n = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        shapeText += std::to_string(shape[i]);
+        shapeText += (shape.size() == 1 || i + 1 < shape.size()) ? "," : "";
+        if (i + 1 < shape.size())
+            shapeText += " ";
+        n *= shape[i];
+    }
+    shapeText += ")";
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shapeText + ", }";
+    const std::size_t total = 10 + header.size() + 1;
+    header.append((64 - total % 64) % 64, ' ');
+    header += '\n';
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out)
+        throw std::runtime_error(path + ": cannot write");
+    out.write("\x93NUMPY\x01\x00", 8);
+    const auto hl = static_cast<std::uint16_t>(header.size());
+    const unsigned char lenBytes[2] = {static_cast<unsigned char>(hl & 0xff), static_cast<unsigned char>(hl >> 8)};
+    out.write(reinterpret_cast<const char*>(lenBytes), 2);
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    static_assert(std::endian::native == std::endian::little, "writeNpy assumes a little-endian host");
+    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n * sizeof(float)));
+    if (!out)
+        throw std::runtime_error(path + ": write failed");
+}
+
+void loadNpy(const std::string& path, sdk::DatasetSink& sink)
+{
+    const NpyArray a = readNpy(path);
+    if (a.shape.size() != 2 && a.shape.size() != 3)
+        throw InputError(path, "", "expected a 2-D (items x dim) or 3-D (items x set size x dim) array, shape has " +
+                                       std::to_string(a.shape.size()) + " dimensions");
+    const std::uint64_t n = a.shape[0];
+    const std::uint64_t s = a.shape.size() == 3 ? a.shape[1] : 1;
+    const std::uint64_t d = a.shape.back();
+    if (n == 0 || s == 0 || d == 0)
+        throw InputError(path, "", "array is empty");
+    sink.setName(fs::path(path).stem().string());
+    sink.addSourceFile(path);
+
+    const fs::path p(path);
+    CsvTable meta;
+    bool haveMeta = false;
+    for (const fs::path& cand : {fs::path(p).replace_extension(".csv"), fs::path(p).replace_extension(".labels.csv")}) {
+        if (fs::is_regular_file(cand)) {
+            meta = readCsv(cand.string());
+            sink.addSourceFile(cand.string());
+            if (meta.rows.size() != n)
+                throw InputError(cand.string(), "",
+                                 "has " + std::to_string(meta.rows.size()) + " rows but " + path + " has " +
+                                     std::to_string(n) + " items");
+            haveMeta = true;
+            break;
+        }
+    }
+    if (!haveMeta)
+        sink.note(path + ": no metadata table (" + p.stem().string() + ".csv) beside it; items are unlabelled");
+
+    const std::vector<Split> splits = haveMeta ? splitsOf(meta, meta.header.empty() ? path : p.string())
+                                               : std::vector<Split>(n, Split::Train);
+    sink.setDimension(static_cast<int>(d));
+    sink.reserve(n, n * s);
+    for (std::uint64_t i = 0; i < n; ++i)
+        sink.addItem(a.data.data() + i * s * d, nullptr, s, splits[i]);
+    if (haveMeta)
+        applyLabelColumns(meta, sink, 0);
+}
+
+void loadCsvVectors(const std::string& path, sdk::DatasetSink& sink)
+{
+    const CsvTable t = readCsv(path);
+    std::vector<std::size_t> features;
+    for (std::size_t c = 0; c < t.header.size(); ++c)
+        if (!isMetadataColumn(t.header[c]))
+            features.push_back(c);
+    if (features.empty())
+        throw InputError(path, InputError::atLine(1), "no feature columns (every column is label/split/id metadata)");
+    if (t.rows.empty())
+        throw InputError(path, "", "no data rows after the header");
+    sink.setName(fs::path(path).stem().string());
+    sink.addSourceFile(path);
+    const std::vector<Split> splits = splitsOf(t, path);
+    sink.setDimension(static_cast<int>(features.size()));
+    sink.reserve(t.rows.size(), t.rows.size());
+    std::vector<float> v(features.size());
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+        for (std::size_t k = 0; k < features.size(); ++k) {
+            const std::string& cell = t.rows[i][features[k]];
+            if (!parseFloat(cell, v[k]))
+                throw InputError(path, InputError::atLine(t.rowLines[i]),
+                                 "column '" + t.header[features[k]] + "': '" + cell + "' is not a number");
+            if (!std::isfinite(v[k]))
+                throw InputError(path, InputError::atLine(t.rowLines[i]),
+                                 "column '" + t.header[features[k]] + "' is " + (std::isnan(v[k]) ? "NaN" : "infinite"));
+        }
+        sink.addItem(v.data(), nullptr, 1, splits[i]);
+    }
+    applyLabelColumns(t, sink, 0);
+}
+
+} // namespace setscope::data

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace setscope::train {
+class JobControl;
+}
+
+namespace setscope::eval {
+
+/// A read-only row-major float matrix (rows x cols), not owned.
+struct MatrixView {
+    const float* data = nullptr;
+    std::int64_t rows = 0;
+    int cols = 0;
+    const float* row(std::int64_t r) const { return data + r * cols; }
+};
+
+/// The k nearest rows of `base` for each query under Euclidean distance, exact (FAISS
+/// IndexFlatL2, all cores through OpenMP). ids[q*k + j] is -1 when base has fewer rows.
+/// When `queriesAreBase` (queries == base, row for row), each query's own row is left out
+/// of its neighbours (by index, so exact duplicates still count as neighbours).
+/// `control` (may be null) is polled between chunks of queries for cancel.
+struct Neighbours {
+    int k = 0;
+    std::vector<std::int64_t> ids;
+    std::vector<float> distances; ///< Euclidean (not squared), ascending per query
+};
+Neighbours nearestNeighbours(MatrixView base, MatrixView queries, int k, bool queriesAreBase,
+                             train::JobControl* control = nullptr);
+
+struct KnnResult {
+    double accuracy = 0.0;              ///< over labelled queries
+    std::int64_t evaluated = 0;         ///< labelled queries
+    std::vector<std::int32_t> predicted; ///< per query (-1 for unlabelled queries)
+};
+
+/// Distance-weighted k-nearest-neighbour classification as in seed 000 §VI-A: the k
+/// nearest labelled references vote with weight 1/distance; when some neighbours are at
+/// distance 0 only those vote (weight 1 each). Ties go to the smallest class id.
+/// References labelled -1 are ignored; queries labelled -1 are not scored.
+/// `queriesAreReference`: queries are the reference set itself; each query is excluded
+/// from its own neighbours.
+KnnResult knnClassify(MatrixView reference, const std::vector<std::int32_t>& referenceLabels, MatrixView queries,
+                      const std::vector<std::int32_t>& queryLabels, int k = 10, bool queriesAreReference = false,
+                      train::JobControl* control = nullptr);
+
+/// Recall@K in the deep-metric-learning sense: the fraction of labelled items for which
+/// at least one of the K nearest other items (the item itself excluded) shares its label.
+/// Unlabelled items (-1) are neither queries nor neighbours. Returns one value per K.
+std::vector<double> recallAtK(MatrixView items, const std::vector<std::int32_t>& labels, const std::vector<int>& ks,
+                              train::JobControl* control = nullptr);
+
+} // namespace setscope::eval

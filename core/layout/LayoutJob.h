@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include "core/layout/Tsne.h"
+#include "core/train/EmbeddingSnapshot.h"
+#include "core/train/Job.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace setscope::layout {
+
+/// A 2-D map of some dataset items.
+struct Layout {
+    std::vector<std::int64_t> items; ///< dataset item indices (the snapshot's)
+    std::vector<float> xy;           ///< items.size() x 2, row-major
+    std::int64_t sourceStep = 0;     ///< the training step of the snapshot it maps
+    int iteration = 0;               ///< t-SNE iterations run on it (0 for PCA)
+    bool converged = false;          ///< t-SNE finished its iterations for this snapshot
+};
+
+/// Latest-value mailbox for layouts (same contract as train::SnapshotBuffer).
+class LayoutBuffer {
+public:
+    void publish(std::shared_ptr<const Layout> l)
+    {
+        m_latest.store(std::move(l));
+        m_sequence.fetch_add(1, std::memory_order_release);
+    }
+    std::shared_ptr<const Layout> latest() const { return m_latest.load(); }
+    std::uint64_t sequence() const { return m_sequence.load(std::memory_order_acquire); }
+
+private:
+    std::atomic<std::shared_ptr<const Layout>> m_latest;
+    std::atomic<std::uint64_t> m_sequence{0};
+};
+
+enum class LayoutMethod { Pca, Tsne };
+
+/// Follows a stream of embedding snapshots and keeps a 2-D map of the newest one, on its
+/// own worker thread. Feed it with submit() (any thread; only the newest unprocessed
+/// snapshot is kept). For each new snapshot:
+///  - Pca: publishes the PCA map;
+///  - Tsne: warm-starts t-SNE from the previous map (items matched by id; items new to the
+///    map start at their PCA position scaled to the map), publishes the map every
+///    `publishEvery` iterations, and switches to a newer snapshot as soon as one arrives
+///    after at least `minIterationsPerSnapshot` iterations. The first snapshot gets a
+///    cold start (PCA initialisation, early exaggeration).
+/// Runs until cancelled; idles (polling for cancel) while there is nothing new.
+class LayoutJob final : public train::Job {
+public:
+    struct Options {
+        LayoutMethod method = LayoutMethod::Tsne;
+        TsneOptions tsne;
+        int publishEvery = 10;
+        int minIterationsPerSnapshot = 50;
+        int warmIterations = 300; ///< iterations per snapshot after a warm start
+    };
+
+    explicit LayoutJob(Options options);
+    ~LayoutJob() override;
+
+    void submit(std::shared_ptr<const train::EmbeddingSnapshot> snapshot);
+    const LayoutBuffer& layouts() const { return m_out; }
+
+protected:
+    void run() override;
+
+private:
+    Options m_opt;
+    train::SnapshotBuffer m_in;
+    LayoutBuffer m_out;
+};
+
+} // namespace setscope::layout

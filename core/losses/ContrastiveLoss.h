@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include <setscope/sdk/Model.h>
+
+namespace setscope::losses {
+
+/// Pairwise (contrastive) loss of seed 002:
+///   L(r0, r1, y) = y ||r0 - r1|| + (1 - y) max(0, m - ||r0 - r1||)
+/// over every pair i < j of labelled items in the batch (y = 1 for the same label),
+/// averaged over pairs. Default margin m = 1.0 (on unit-norm embeddings distances lie in [0, 2]).
+class ContrastiveLoss final : public sdk::MetricLoss {
+public:
+    static constexpr double kDefaultMargin = 1.0;
+    explicit ContrastiveLoss(double margin = kDefaultMargin);
+    sdk::LossOutput compute(const torch::Tensor& embeddings, const torch::Tensor& labels) override;
+    double margin() const { return m_margin; }
+
+private:
+    double m_margin;
+};
+
+} // namespace setscope::losses

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/losses/Mining.h"
+
+#include <torch/torch.h>
+
+#include <limits>
+
+namespace setscope::losses {
+
+torch::Tensor pairwiseSquaredDistances(const torch::Tensor& x)
+{
+    const torch::Tensor sq = x.pow(2).sum(1);
+    torch::Tensor d2 = sq.unsqueeze(1) + sq.unsqueeze(0) - 2.0 * x.matmul(x.t());
+    d2 = d2.clamp_min(0.0);
+    // Exact zeros on the diagonal (rounding leaves tiny values otherwise).
+    const torch::Tensor eye = torch::eye(x.size(0), torch::TensorOptions().dtype(torch::kBool).device(x.device()));
+    return d2.masked_fill(eye, 0.0);
+}
+
+torch::Tensor safeSqrt(const torch::Tensor& d2, double eps) { return d2.clamp_min(eps).sqrt(); }
+
+PairMasks pairMasks(const torch::Tensor& labels)
+{
+    const torch::Tensor valid = labels >= 0;
+    const torch::Tensor bothValid = valid.unsqueeze(1) & valid.unsqueeze(0);
+    const torch::Tensor same = labels.unsqueeze(1) == labels.unsqueeze(0);
+    const auto b = labels.size(0);
+    const torch::Tensor eye = torch::eye(b, torch::TensorOptions().dtype(torch::kBool).device(labels.device()));
+    return {same & bothValid & ~eye, ~same & bothValid};
+}
+
+torch::Tensor semiHardNegatives(const torch::Tensor& dIn, const torch::Tensor& labels)
+{
+    torch::NoGradGuard noGrad;
+    const torch::Tensor d = dIn.detach();
+    const PairMasks m = pairMasks(labels);
+    const auto b = d.size(0);
+    const double inf = std::numeric_limits<double>::infinity();
+
+    // Fallback per anchor: the farthest negative.
+    const torch::Tensor dNegOnly = d.masked_fill(~m.negative, -inf);
+    const auto [farVal, farIdx] = dNegOnly.max(1); // B
+    const torch::Tensor anchorHasNeg = m.negative.any(1);
+
+    torch::Tensor out = torch::full({b, b}, -1, torch::TensorOptions().dtype(torch::kInt64).device(d.device()));
+    // Work in anchor chunks so memory stays O(chunk * B * B).
+    const std::int64_t chunk = 64;
+    for (std::int64_t a0 = 0; a0 < b; a0 += chunk) {
+        const std::int64_t a1 = std::min(b, a0 + chunk);
+        const torch::Tensor dap = d.slice(0, a0, a1).unsqueeze(2);                  // c x B(p) x 1
+        const torch::Tensor dan = d.slice(0, a0, a1).unsqueeze(1);                  // c x 1 x B(n)
+        const torch::Tensor neg = m.negative.slice(0, a0, a1).unsqueeze(1);         // c x 1 x B(n)
+        const torch::Tensor outside = neg & (dan > dap);                            // c x B x B
+        const auto [minVal, minIdx] = dan.expand({a1 - a0, b, b}).masked_fill(~outside, inf).min(2); // c x B
+        const torch::Tensor hasOutside = outside.any(2);
+        torch::Tensor chosen = torch::where(hasOutside, minIdx, farIdx.slice(0, a0, a1).unsqueeze(1).expand({a1 - a0, b}));
+        const torch::Tensor use = m.positive.slice(0, a0, a1) & anchorHasNeg.slice(0, a0, a1).unsqueeze(1);
+        out.slice(0, a0, a1).copy_(torch::where(use, chosen, torch::full_like(chosen, -1)));
+    }
+    return out;
+}
+
+} // namespace setscope::losses

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include <torch/types.h>
+
+namespace setscope::losses {
+
+/// Pairwise squared Euclidean distances of the rows of x (B x E) -> B x B, >= 0, exact 0
+/// on the diagonal. Differentiable.
+torch::Tensor pairwiseSquaredDistances(const torch::Tensor& x);
+
+/// Euclidean distances sqrt(max(d2, eps)); the clamp keeps the gradient finite at 0.
+torch::Tensor safeSqrt(const torch::Tensor& d2, double eps = 1e-12);
+
+/// Masks from labels (B, int64; -1 = ignore):
+///  positive[a][p]: same label, a != p, both labelled;  negative[a][n]: both labelled, labels differ.
+struct PairMasks {
+    torch::Tensor positive; ///< B x B bool
+    torch::Tensor negative; ///< B x B bool
+};
+PairMasks pairMasks(const torch::Tensor& labels);
+
+/// FaceNet's semi-hard negative for every anchor-positive pair, on distances `d` (B x B):
+/// the negative closest to the anchor among those farther from it than the positive,
+/// d[a][n] > d[a][p]. When no negative is farther, the fallback of FaceNet-style
+/// implementations (TensorFlow Addons' TripletSemiHardLoss): the farthest negative.
+/// Returns B x B int64 indices of n for each (a, p); -1 where (a, p) is not a positive
+/// pair or the anchor has no negative at all. Not differentiable (indices only).
+torch::Tensor semiHardNegatives(const torch::Tensor& d, const torch::Tensor& labels);
+
+} // namespace setscope::losses

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include <setscope/sdk/Model.h>
+
+namespace setscope::losses {
+
+/// Triplet loss with semi-hard negative mining, seed 000 Eq. (1):
+///   L = 1/n̂ Σ [ ||f(a) - f(p)||² - ||f(a) - f(n)||² + α ]_+
+/// over every anchor-positive pair (a, p) in the batch, n its semi-hard negative
+/// (semiHardNegatives()). Default margin α = 0.1 (seed 000 §VI-A).
+class TripletLoss final : public sdk::MetricLoss {
+public:
+    static constexpr double kDefaultMargin = 0.1;
+    explicit TripletLoss(double margin = kDefaultMargin);
+    sdk::LossOutput compute(const torch::Tensor& embeddings, const torch::Tensor& labels) override;
+    double margin() const { return m_margin; }
+
+private:
+    double m_margin;
+};
+
+} // namespace setscope::losses

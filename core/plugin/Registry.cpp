@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/plugin/Registry.h"
+
+#include <setscope/sdk/Errors.h>
+#include <setscope/sdk/Plugin.h>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace setscope::plugin {
+
+namespace {
+template <class T>
+const T* findByName(const std::vector<T>& v, const std::string& name)
+{
+    for (auto it = v.rbegin(); it != v.rend(); ++it)
+        if (it->name == name)
+            return &*it;
+    return nullptr;
+}
+
+template <class T>
+std::string names(const std::vector<T>& v)
+{
+    std::string s;
+    for (const auto& x : v)
+        s += (s.empty() ? "" : ", ") + x.name;
+    return s.empty() ? std::string("none") : s;
+}
+
+std::string str(const char* s) { return s ? std::string(s) : std::string("(null)"); }
+} // namespace
+
+void Registry::addLoader(sdk::LoaderInfo info)
+{
+    if (info.name.empty() || !info.load || !info.canLoad)
+        throw PluginError("a loader needs a name, canLoad and load");
+    m_loaders.push_back(std::move(info));
+}
+
+void Registry::addEncoder(sdk::EncoderInfo info)
+{
+    if (info.name.empty() || !info.create)
+        throw PluginError("an encoder needs a name and a factory");
+    m_encoders.push_back(std::move(info));
+}
+
+void Registry::addLoss(sdk::LossInfo info)
+{
+    if (info.name.empty() || !info.create)
+        throw PluginError("a loss needs a name and a factory");
+    m_losses.push_back(std::move(info));
+}
+
+const sdk::EncoderInfo* Registry::encoder(const std::string& name) const { return findByName(m_encoders, name); }
+const sdk::LossInfo* Registry::loss(const std::string& name) const { return findByName(m_losses, name); }
+
+const sdk::EncoderInfo& Registry::requireEncoder(const std::string& name) const
+{
+    if (const auto* e = encoder(name))
+        return *e;
+    throw std::invalid_argument("unknown model '" + name + "' (available: " + names(m_encoders) + ")");
+}
+
+const sdk::LossInfo& Registry::requireLoss(const std::string& name) const
+{
+    if (const auto* l = loss(name))
+        return *l;
+    throw std::invalid_argument("unknown loss '" + name + "' (available: " + names(m_losses) + ")");
+}
+
+const sdk::LoaderInfo& Registry::loaderFor(const std::string& path) const
+{
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        throw sdk::InputError(path, "", "no such file or folder");
+    for (auto it = m_loaders.rbegin(); it != m_loaders.rend(); ++it)
+        if (it->canLoad(path))
+            return *it;
+    throw sdk::InputError(path, "", "no loader recognises this input (tried: " + names(m_loaders) + ")");
+}
+
+const LoadedPlugin& Registry::loadPlugin(const std::string& path)
+{
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        throw PluginError("plugin " + path + " cannot be loaded: " + str(dlerror()));
+    auto infoFn = reinterpret_cast<sdk::PluginInfoFn>(dlsym(h, sdk::kPluginInfoSymbol));
+    auto regFn = reinterpret_cast<sdk::PluginRegisterFn>(dlsym(h, sdk::kPluginRegisterSymbol));
+    if (!infoFn || !regFn) {
+        dlclose(h);
+        throw PluginError("plugin " + path + " is not a setscope plugin (no SETSCOPE_PLUGIN entry point)");
+    }
+    const SetscopePluginInfo* info = infoFn();
+    const SetscopePluginInfo host = sdk::hostInfo();
+    std::string why;
+    if (!info || info->structSize < sizeof(std::uint32_t) * 2)
+        why = "it returned no plugin information";
+    else if (info->abiVersion != host.abiVersion)
+        why = "it was built for plugin ABI " + std::to_string(info->abiVersion) + ", this setscope has ABI " +
+              std::to_string(host.abiVersion) + "; rebuild the plugin against this setscope's SDK";
+    else if (std::strcmp(str(info->torchVersion).c_str(), host.torchVersion) != 0)
+        why = "it was built with LibTorch " + str(info->torchVersion) + ", this setscope uses LibTorch " +
+              host.torchVersion + "; rebuild the plugin with the same LibTorch (CMAKE_PREFIX_PATH)";
+    else if (std::strcmp(str(info->cxxAbi).c_str(), host.cxxAbi) != 0)
+        why = "it was built with C++ library ABI " + str(info->cxxAbi) + ", this setscope uses " + host.cxxAbi;
+    else if (std::strcmp(str(info->buildType).c_str(), host.buildType) != 0)
+        why = "it is a " + str(info->buildType) + " build and this setscope is a " + host.buildType +
+              " build; build both the same way (CMAKE_BUILD_TYPE)";
+    if (!why.empty()) {
+        const std::string name = info ? str(info->name) : std::string("?");
+        dlclose(h);
+        throw PluginError("refused plugin '" + name + "' (" + path + "): " + why);
+    }
+    LoadedPlugin p{path, str(info->name), str(info->version)};
+    for (const auto& q : m_plugins)
+        if (q.name == p.name)
+            throw PluginError("plugin '" + p.name + "' from " + path + " is already loaded from " + q.path);
+    regFn(this);
+    m_plugins.push_back(std::move(p));
+    return m_plugins.back();
+}
+
+std::vector<std::string> Registry::loadPluginDirectory(const std::string& dir)
+{
+    std::vector<std::string> errors;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        return errors;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.is_regular_file() && e.path().extension() == ".so")
+            files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+        try {
+            loadPlugin(f.string());
+        } catch (const std::exception& e) {
+            errors.emplace_back(e.what());
+        }
+    }
+    return errors;
+}
+
+} // namespace setscope::plugin

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include <setscope/sdk/Registrar.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace setscope::plugin {
+
+/// A plugin was refused (wrong ABI, LibTorch version, build type) or could not be loaded.
+class PluginError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct LoadedPlugin {
+    std::string path;
+    std::string name;
+    std::string version;
+};
+
+/// What plugins (built-in and external) register into: dataset loaders, encoders, losses.
+/// Fill it on the main thread at start-up; after that it is read-only and may be read from
+/// any thread. Loaded plugin libraries stay mapped until the process exits (the registered
+/// std::function objects point into them).
+class Registry final : public sdk::Registrar {
+public:
+    void addLoader(sdk::LoaderInfo info) override;
+    void addEncoder(sdk::EncoderInfo info) override;
+    void addLoss(sdk::LossInfo info) override;
+
+    const std::vector<sdk::LoaderInfo>& loaders() const { return m_loaders; }
+    const std::vector<sdk::EncoderInfo>& encoders() const { return m_encoders; }
+    const std::vector<sdk::LossInfo>& losses() const { return m_losses; }
+
+    /// nullptr when unknown.
+    const sdk::EncoderInfo* encoder(const std::string& name) const;
+    const sdk::LossInfo* loss(const std::string& name) const;
+    /// Throw std::invalid_argument listing what is available.
+    const sdk::EncoderInfo& requireEncoder(const std::string& name) const;
+    const sdk::LossInfo& requireLoss(const std::string& name) const;
+
+    /// The first loader whose canLoad() accepts `path` (later registrations win, so a
+    /// plugin can override a built-in). Throws sdk::InputError naming the path and the
+    /// loaders tried.
+    const sdk::LoaderInfo& loaderFor(const std::string& path) const;
+
+    /// Loads a plugin library. Checks its info block against the host before calling
+    /// anything else in it and throws PluginError with a message a user can act on.
+    const LoadedPlugin& loadPlugin(const std::string& path);
+    /// Loads every *.so in `dir`; returns one message per refused plugin (loading goes on).
+    std::vector<std::string> loadPluginDirectory(const std::string& dir);
+    const std::vector<LoadedPlugin>& plugins() const { return m_plugins; }
+
+private:
+    std::vector<sdk::LoaderInfo> m_loaders;
+    std::vector<sdk::EncoderInfo> m_encoders;
+    std::vector<sdk::LossInfo> m_losses;
+    std::vector<LoadedPlugin> m_plugins;
+};
+
+} // namespace setscope::plugin

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include "core/train/ProgressSink.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace setscope::train {
+
+/// Thrown inside a job by JobControl::checkpoint() when cancel was requested; caught by
+/// Job's thread function.
+class Cancelled : public std::exception {
+public:
+    const char* what() const noexcept override { return "cancelled"; }
+};
+
+/// Shared cancel / pause state of one job. Cancel and pause may be requested from any
+/// thread; the worker polls checkpoint() often enough (at least once per second).
+class JobControl {
+public:
+    void requestCancel();
+    void pause();
+    void resume();
+    bool cancelRequested() const { return m_cancel.load(std::memory_order_relaxed); }
+    bool paused() const { return m_paused.load(std::memory_order_relaxed); }
+
+    /// Called by the worker: throws Cancelled when cancel was requested; blocks while
+    /// paused (and wakes immediately on cancel).
+    void checkpoint();
+
+private:
+    std::atomic<bool> m_cancel{false};
+    std::atomic<bool> m_paused{false};
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+};
+
+/// Progress counters readable without locks from any thread (e.g. every GUI frame).
+struct ProgressCounters {
+    std::atomic<std::int64_t> done{0};
+    std::atomic<std::int64_t> total{0};
+    std::atomic<int> epoch{0};
+    std::atomic<double> lastLoss{0.0};
+};
+
+/// A unit of long work on its own std::thread: training, evaluation, layout, EMD matrices.
+/// Subclasses implement run(); the Job owns the thread. Every subclass destructor must
+/// call stopAndWait() first (run() uses the subclass's members, which die before ~Job).
+class Job {
+public:
+    Job() = default;
+    virtual ~Job();
+    Job(const Job&) = delete;
+    Job& operator=(const Job&) = delete;
+
+    /// Starts run() on a worker thread. `sink` may be nullptr and must outlive the job.
+    void start(ProgressSink* sink);
+    /// Runs on the calling thread (CLI); returns the final status.
+    JobStatus runHere(ProgressSink* sink);
+
+    void cancel() { m_control.requestCancel(); }
+    void pause() { m_control.pause(); }
+    void resume() { m_control.resume(); }
+    bool paused() const { return m_control.paused(); }
+    /// Blocks until the worker finishes (no-op when not started).
+    void wait();
+    bool running() const { return m_running.load(); }
+    JobStatus status() const { return m_status.load(); }
+    /// The failure message when status() == Failed.
+    std::string error() const;
+
+    const ProgressCounters& counters() const { return m_counters; }
+
+protected:
+    /// Requests cancel and joins the worker. Safe to call more than once.
+    void stopAndWait();
+
+    /// The work. Call control().checkpoint() regularly; report through sink (may be null:
+    /// use the helpers below).
+    virtual void run() = 0;
+
+    JobControl& control() { return m_control; }
+    ProgressCounters& counters() { return m_counters; }
+    ProgressSink* sink() const { return m_sink; }
+    void reportProgress(std::int64_t done, std::int64_t total, const std::string& what);
+    void reportMessage(const std::string& text);
+
+private:
+    JobStatus execute();
+
+    JobControl m_control;
+    ProgressCounters m_counters;
+    ProgressSink* m_sink = nullptr;
+    std::thread m_thread;
+    std::atomic<bool> m_running{false};
+    std::atomic<JobStatus> m_status{JobStatus::Idle};
+    mutable std::mutex m_errorMutex;
+    std::string m_error;
+};
+
+} // namespace setscope::train

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include "core/train/EmbeddingSnapshot.h"
+#include "core/train/Job.h"
+#include "core/train/TrainerConfig.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace setscope::data {
+class Dataset;
+}
+namespace setscope::plugin {
+class Registry;
+}
+
+namespace setscope::train {
+
+/// Trains an encoder with a metric loss on a dataset's train split, on a worker thread
+/// (start()) or the caller's (runHere()). This header is Torch-free: the GUI includes it.
+///
+/// - progress: ProgressSink::progress once per step (throttled), stepLoss, epochMetrics;
+///   lock-free ProgressCounters for per-frame polling;
+/// - cancel: returns within one step (milliseconds) or one evaluation chunk;
+/// - pause / resume: blocks between steps;
+/// - checkpoints: every `checkpointEvery` steps (written to a temporary file, then renamed,
+///   so a kill never leaves a half-written checkpoint) and at the end;
+/// - resume: from `resumeFrom`, continuing with the identical sample order, giving results
+///   identical to an uninterrupted run on the same machine and thread count;
+/// - snapshots: every `snapshotEvery` steps, the embeddings of a fixed subset of items
+///   (test split first, stratified) go to snapshots().
+class TrainingJob final : public Job {
+public:
+    TrainingJob(std::shared_ptr<const data::Dataset> dataset, TrainerConfig config, const plugin::Registry& registry);
+    ~TrainingJob() override;
+
+    const TrainerConfig& config() const { return m_config; }
+    const SnapshotBuffer& snapshots() const { return m_snapshots; }
+    /// Metrics of every finished epoch so far (thread-safe copy).
+    std::vector<EpochMetrics> history() const;
+    /// Path of the newest checkpoint written ("" when none).
+    std::string lastCheckpoint() const;
+    /// Total steps this run will take (known after the job has started).
+    std::int64_t totalSteps() const { return m_totalSteps.load(); }
+
+protected:
+    void run() override;
+
+private:
+    struct Impl;
+    std::shared_ptr<const data::Dataset> m_dataset;
+    TrainerConfig m_config;
+    const plugin::Registry& m_registry;
+    SnapshotBuffer m_snapshots;
+    mutable std::mutex m_mutex;
+    std::vector<EpochMetrics> m_history;
+    std::string m_lastCheckpoint;
+    std::atomic<std::int64_t> m_totalSteps{0};
+};
+
+/// Item embeddings computed with a checkpoint's model.
+struct Embeddings {
+    int dim = 0;
+    std::vector<float> data; ///< dataset.size() x dim
+    std::string config;      ///< the checkpoint's TrainerConfig as JSON text
+};
+
+/// Loads `checkpoint` and embeds every item of `dataset` (on the configured device, in
+/// batches; `control` may be null). Throws std::runtime_error when the checkpoint does
+/// not fit the dataset (other input dimension) and sdk::InputError for an unreadable file.
+Embeddings embedWithCheckpoint(const std::string& checkpoint, const data::Dataset& dataset,
+                               const plugin::Registry& registry, JobControl* control = nullptr);
+
+/// "cpu", or "cuda"/"cuda:N" when asked for and available; "auto" picks CUDA when this
+/// LibTorch has it and a GPU is visible. Throws std::invalid_argument with the reason when
+/// CUDA is requested but unavailable.
+std::string resolveDevice(const std::string& requested);
+/// Whether this LibTorch build has CUDA and a device is visible.
+bool cudaAvailable();
+
+} // namespace setscope::train
