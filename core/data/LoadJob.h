@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include "core/data/Dataset.h"
+#include "core/train/Job.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace setscope::plugin {
+class Registry;
+}
+
+namespace setscope::data {
+
+/// Opens a dataset (openDataset: a name such as "fashion-mnist", "synthetic:..." or a path)
+/// on a worker thread. When status() is Finished, result() holds it; when Failed,
+/// error() holds the message (file and record included).
+class LoadJob final : public train::Job {
+public:
+    LoadJob(std::string spec, const plugin::Registry& registry);
+    ~LoadJob() override;
+
+    const std::string& spec() const { return m_spec; }
+    std::shared_ptr<const Dataset> result() const;
+
+protected:
+    void run() override;
+
+private:
+    std::string m_spec;
+    const plugin::Registry& m_registry;
+    mutable std::mutex m_mutex;
+    std::shared_ptr<const Dataset> m_result;
+};
+
+} // namespace setscope::data
