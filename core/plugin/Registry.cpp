@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -146,6 +147,35 @@ std::vector<std::string> Registry::loadPluginDirectory(const std::string& dir)
         }
     }
     return errors;
+}
+
+std::vector<std::string> defaultPluginDirectories(const std::string& executablePath)
+{
+    std::vector<std::string> candidates;
+    if (const char* env = std::getenv("SETSCOPE_PLUGIN_PATH"); env && *env) {
+        std::string s = env;
+        std::size_t b = 0;
+        while (b <= s.size()) {
+            const std::size_t e = std::min(s.find(':', b), s.size());
+            if (e > b)
+                candidates.push_back(s.substr(b, e - b));
+            b = e + 1;
+        }
+    }
+    std::error_code ec;
+    const fs::path exe = fs::weakly_canonical(fs::path(executablePath), ec);
+    const fs::path dir = exe.parent_path();
+    candidates.push_back((dir / ".." / "lib" / "setscope" / "plugins").string());
+    candidates.push_back((dir / ".." / ".." / "plugins").string());
+    std::vector<std::string> out;
+    for (const auto& c : candidates) {
+        if (!fs::is_directory(c, ec))
+            continue;
+        const std::string canon = fs::weakly_canonical(c, ec).string();
+        if (std::find(out.begin(), out.end(), canon) == out.end())
+            out.push_back(canon);
+    }
+    return out;
 }
 
 } // namespace setscope::plugin

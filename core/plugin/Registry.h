@@ -62,4 +62,10 @@ private:
     std::vector<LoadedPlugin> m_plugins;
 };
 
+/// Where plugins are looked for, in order: each folder of $SETSCOPE_PLUGIN_PATH
+/// (colon-separated), <exe dir>/../lib/setscope/plugins (installed layout) and
+/// <exe dir>/../../plugins (build tree: executables in build/app/*, plugins in build/plugins).
+/// Only existing folders are returned, without duplicates.
+std::vector<std::string> defaultPluginDirectories(const std::string& executablePath);
+
 } // namespace setscope::plugin

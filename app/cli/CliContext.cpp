@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "CliContext.h"
+
+#include "Builtin.h"
+#include "core/data/DatasetCatalog.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace setscope::cli {
+
+CliContext::CliContext(std::string exe)
+    : executable(std::move(exe))
+{
+    builtin::registerBuiltins(registry);
+    for (const auto& dir : plugin::defaultPluginDirectories(executable)) {
+        auto errs = registry.loadPluginDirectory(dir);
+        pluginErrors.insert(pluginErrors.end(), errs.begin(), errs.end());
+    }
+    for (const auto& e : pluginErrors)
+        std::cerr << "setscope-cli: " << e << "\n";
+}
+
+std::shared_ptr<const data::Dataset> CliContext::openDataset(const std::string& spec) const
+{
+    auto ds = std::make_shared<const data::Dataset>(data::openDataset(spec, registry));
+    for (const auto& n : ds->notes())
+        std::cerr << "note: " << n << "\n";
+    return ds;
+}
+
+std::string formatSeconds(double s)
+{
+    char buf[32];
+    if (s < 60)
+        std::snprintf(buf, sizeof buf, "%.1fs", s);
+    else
+        std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+    return buf;
+}
+
+} // namespace setscope::cli

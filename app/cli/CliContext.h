@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include "core/data/Dataset.h"
+#include "core/plugin/Registry.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace setscope::cli {
+
+/// What every command shares: the registry (built-ins + plugins) and dataset opening.
+struct CliContext {
+    plugin::Registry registry;
+    std::vector<std::string> pluginErrors;
+    std::string executable;
+
+    explicit CliContext(std::string exe);
+    /// Opens DATASET (a name or a path); prints loader notes to stderr.
+    std::shared_ptr<const data::Dataset> openDataset(const std::string& spec) const;
+};
+
+/// Formats a number of seconds as "1m05s" / "42.1s".
+std::string formatSeconds(double s);
+
+} // namespace setscope::cli

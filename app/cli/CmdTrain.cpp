@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "CliContext.h"
+#include "Commands.h"
+#include "ConsoleSink.h"
+
+#include "core/data/Dataset.h"
+#include "core/eval/Evaluate.h"
+#include "core/train/TrainingJob.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+namespace setscope::cli {
+
+namespace {
+std::atomic<bool> g_interrupted{false};
+extern "C" void onSigint(int) { g_interrupted = true; }
+
+struct TrainOptions {
+    std::string dataset;
+    std::string configFile;
+    train::TrainerConfig cfg;
+    bool baseline = true;
+    std::vector<std::string> modelOptions;
+};
+
+std::string printEval(const char* what, const eval::Evaluation& ev)
+{
+    char buf[256];
+    int n = std::snprintf(buf, sizeof buf, "%s: kNN %.4f", what, ev.knnAccuracy);
+    for (std::size_t i = 0; i < ev.ks.size() && i < ev.recallAtK.size(); ++i)
+        n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  R@%d %.4f", ev.ks[i], ev.recallAtK[i]);
+    std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  [%s, %lld queries]", ev.protocol.c_str(),
+                  static_cast<long long>(ev.queries));
+    return buf;
+}
+} // namespace
+
+void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
+{
+    auto* cmd = app.add_subcommand("train", "Train an encoder with a metric loss; prints one line per epoch");
+    auto o = std::make_shared<TrainOptions>();
+    train::TrainerConfig& c = o->cfg;
+    cmd->add_option("--dataset", o->dataset, "dataset name or path")->required();
+    cmd->add_option("--config", o->configFile, "trainer config JSON (keys as stored with runs); flags override it");
+    cmd->add_option("--model", c.model, "encoder (see `setscope-cli plugins`)")->capture_default_str();
+    cmd->add_option("--loss", c.loss, "loss: triplet | contrastive | a plugin's")->capture_default_str();
+    cmd->add_option("--epochs", c.epochs, "epochs")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--max-steps", c.maxSteps, "stop after this many steps (0 = no limit)")->capture_default_str();
+    cmd->add_option("--device", c.device, "auto | cpu | cuda | cuda:N")->capture_default_str();
+    cmd->add_option("--label-set", c.labelSet, "labels that supervise the loss")->capture_default_str();
+    cmd->add_option("--embedding-dim", c.embeddingDim, "output dimension")->capture_default_str();
+    cmd->add_option("--model-option", o->modelOptions, "encoder option key=value (repeatable)");
+    cmd->add_option("--margin", c.margin, "loss margin (default: the loss's own)");
+    cmd->add_option("--lr", c.learningRate, "Adam learning rate")->capture_default_str();
+    cmd->add_option("--weight-decay", c.weightDecay, "Adam weight decay")->capture_default_str();
+    cmd->add_option("--batch-classes", c.batchClasses, "classes per batch")->capture_default_str();
+    cmd->add_option("--batch-per-class", c.batchPerClass, "items per class per batch")->capture_default_str();
+    cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
+    cmd->add_option("--threads", c.threads, "intra-op threads (0 = default)")->capture_default_str();
+    cmd->add_option("--checkpoint-dir", c.checkpointDir, "write checkpoints here");
+    cmd->add_option("--checkpoint-every", c.checkpointEvery, "steps between checkpoints (0 = each epoch)");
+    cmd->add_option("--resume", c.resumeFrom, "resume from this checkpoint");
+    cmd->add_flag("!--no-baseline", o->baseline, "skip the raw-vector baseline");
+
+    cmd->callback([ctx, o, cmd, &rc] {
+        train::TrainerConfig cfg = o->cfg;
+        if (!o->configFile.empty()) {
+            std::ifstream in(o->configFile);
+            if (!in)
+                throw std::runtime_error("cannot read config " + o->configFile);
+            nlohmann::json j = nlohmann::json::parse(in, nullptr, true, true);
+            train::TrainerConfig fromFile = train::TrainerConfig::fromJson(j);
+            // Flags given on the command line override the file.
+            const nlohmann::json flags = cfg.toJson();
+            nlohmann::json merged = fromFile.toJson();
+            for (const auto& [flag, key] : std::vector<std::pair<std::string, std::string>>{
+                     {"--model", "model"}, {"--loss", "loss"}, {"--epochs", "epochs"}, {"--max-steps", "max_steps"},
+                     {"--device", "device"}, {"--label-set", "label_set"}, {"--embedding-dim", "embedding_dim"},
+                     {"--margin", "margin"}, {"--lr", "learning_rate"}, {"--weight-decay", "weight_decay"},
+                     {"--batch-classes", "batch_classes"}, {"--batch-per-class", "batch_per_class"},
+                     {"--seed", "seed"}, {"--threads", "threads"}, {"--checkpoint-dir", "checkpoint_dir"},
+                     {"--checkpoint-every", "checkpoint_every"}, {"--resume", "resume_from"}})
+                if (cmd->count(flag) > 0)
+                    merged[key] = flags[key];
+            cfg = train::TrainerConfig::fromJson(merged);
+        }
+        for (const auto& kv : o->modelOptions) {
+            const auto eq = kv.find('=');
+            if (eq == std::string::npos)
+                throw std::invalid_argument("--model-option expects key=value, got '" + kv + "'");
+            cfg.modelOptions[kv.substr(0, eq)] = kv.substr(eq + 1);
+        }
+        cfg.snapshotEvery = 0; // nobody looks at maps here
+        cfg.validate();
+        train::resolveDevice(cfg.device); // fail early with a clear message
+
+        CliContext& context = ctx();
+        const auto ds = context.openDataset(o->dataset);
+        std::fprintf(stderr, "dataset %s: %zu items (train %zu, test %zu), dim %d\n", ds->name().c_str(), ds->size(),
+                     ds->count(data::Split::Train), ds->count(data::Split::Test), ds->dim());
+
+        double rawKnn = -1.0;
+        if (o->baseline && ds->isVectorDataset() && ds->labelSet(cfg.labelSet)) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const eval::Evaluation raw = eval::evaluateRaw(*ds, cfg.labelSet);
+            rawKnn = raw.knnAccuracy;
+            std::printf("%s  (%.1fs)\n", printEval("raw vectors", raw).c_str(),
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            std::fflush(stdout);
+        }
+
+        ConsoleSink sink;
+        train::TrainingJob job(ds, cfg, context.registry);
+        g_interrupted = false;
+        auto previous = std::signal(SIGINT, onSigint);
+        job.start(&sink);
+        while (job.running()) {
+            if (g_interrupted.exchange(false)) {
+                std::fprintf(stderr, "\ninterrupt: cancelling (press Ctrl-C again to cancel harder)...\n");
+                job.cancel();
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        job.wait();
+        std::signal(SIGINT, previous);
+
+        const auto hist = job.history();
+        if (!job.lastCheckpoint().empty())
+            std::fprintf(stderr, "last checkpoint: %s\n", job.lastCheckpoint().c_str());
+        if (job.status() == train::JobStatus::Finished && !hist.empty() && hist.back().knnAccuracy >= 0) {
+            const double fin = hist.back().knnAccuracy;
+            if (rawKnn >= 0)
+                std::printf("final: kNN accuracy %.4f (raw vectors %.4f, %+.4f)\n", fin, rawKnn, fin - rawKnn);
+            else
+                std::printf("final: kNN accuracy %.4f\n", fin);
+        }
+        switch (job.status()) {
+        case train::JobStatus::Finished: rc = 0; break;
+        case train::JobStatus::Cancelled: rc = 130; break;
+        default: rc = 1; break;
+        }
+    });
+}
+
+} // namespace setscope::cli

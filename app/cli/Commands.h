@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+
+namespace setscope::cli {
+
+struct CliContext;
+
+/// Each command adds its subcommand to `app`; its callback stores its exit code in `rc`.
+/// The context is created lazily (registry + plugins) by `ctx()`.
+using ContextFn = std::function<CliContext&()>;
+
+void addInfoCommand(CLI::App& app, ContextFn ctx, int& rc);
+void addDatasetsCommand(CLI::App& app, ContextFn ctx, int& rc);
+void addPluginsCommand(CLI::App& app, ContextFn ctx, int& rc);
+void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc);
+void addEvalCommand(CLI::App& app, ContextFn ctx, int& rc);
+void addExportCommand(CLI::App& app, ContextFn ctx, int& rc);
+
+} // namespace setscope::cli
