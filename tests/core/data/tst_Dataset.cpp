@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/data/Dataset.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace setscope::data;
+
+class TestDataset : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void raggedStorage();
+    void vectorDatasetIsSetsOfOne();
+    void labelSetsAndCounts();
+    void rejectsBadInput_data();
+    void rejectsBadInput();
+    void contentHashTracksData();
+    void withLabelSetReplaces();
+};
+
+void TestDataset::raggedStorage()
+{
+    DatasetBuilder b("mem");
+    b.setDimension(2);
+    const float a[] = {1, 2, 3, 4, 5, 6};
+    const float wa[] = {0.5f, 0.25f, 0.25f};
+    const float c[] = {7, 8};
+    QCOMPARE(b.addItem(a, wa, 3, Split::Train), std::size_t(0));
+    QCOMPARE(b.addItem(c, nullptr, 1, Split::Test), std::size_t(1));
+    const Dataset ds = b.finish();
+    QCOMPARE(ds.size(), std::size_t(2));
+    QCOMPARE(ds.elementCount(), std::size_t(4));
+    QCOMPARE(ds.setSize(0), std::size_t(3));
+    QCOMPARE(ds.maxSetSize(), std::size_t(3));
+    QVERIFY(!ds.isVectorDataset());
+    const ItemView it = ds.item(0);
+    QCOMPARE(it.element(2)[0], 5.0f);
+    QCOMPARE(it.element(2)[1], 6.0f);
+    QCOMPARE(it.weights[1], 0.25f);
+    QCOMPARE(ds.item(1).weights[0], 1.0f); // default weight
+    QCOMPARE(ds.indices(Split::Test), std::vector<std::int64_t>{1});
+    QCOMPARE(ds.count(Split::Train), std::size_t(1));
+}
+
+void TestDataset::vectorDatasetIsSetsOfOne()
+{
+    DatasetBuilder b;
+    b.setDimension(3);
+    for (int i = 0; i < 4; ++i) {
+        const float v[] = {float(i), 0, 1};
+        b.addItem(v, nullptr, 1, Split::Train);
+    }
+    const Dataset ds = b.finish();
+    QVERIFY(ds.isVectorDataset());
+    // Row-major N x D values, the same memory a plain matrix would have.
+    QCOMPARE(ds.values().size(), std::size_t(12));
+    QCOMPARE(ds.values()[3 * 3], 3.0f);
+}
+
+void TestDataset::labelSetsAndCounts()
+{
+    DatasetBuilder b;
+    b.setDimension(1);
+    b.defineLabelSet("fine", {"a", "b", "c"});
+    for (int i = 0; i < 6; ++i) {
+        const float v = float(i);
+        b.addItem(&v, nullptr, 1, Split::Train);
+    }
+    b.defineLabelSet("coarse", {"x", "y"}); // defined after items: all unlabelled first
+    const int fine[] = {0, 1, 1, 2, -1, 2};
+    for (int i = 0; i < 6; ++i) {
+        b.setLabel("fine", std::size_t(i), fine[i]);
+        if (i < 3)
+            b.setLabel("coarse", std::size_t(i), i % 2);
+    }
+    const Dataset ds = b.finish();
+    const LabelSet& f = ds.requireLabelSet("fine");
+    QCOMPARE(f.counts(), (std::vector<std::size_t>{1, 2, 2}));
+    QCOMPARE(f.unlabelledCount(), std::size_t(1));
+    const LabelSet* c = ds.labelSet("coarse");
+    QVERIFY(c);
+    QCOMPARE(c->unlabelledCount(), std::size_t(3));
+    QVERIFY(!ds.labelSet("nope"));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ds.requireLabelSet("nope"));
+}
+
+void TestDataset::rejectsBadInput_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("expect");
+    QTest::newRow("nan") << 0 << "NaN";
+    QTest::newRow("inf") << 1 << "infinite";
+    QTest::newRow("negative weight") << 2 << "non-negative";
+    QTest::newRow("zero total weight") << 3 << "total weight is zero";
+    QTest::newRow("empty set") << 4 << "empty set";
+    QTest::newRow("no items") << 5 << "no items";
+    QTest::newRow("label out of range") << 6 << "outside";
+    QTest::newRow("element text count") << 7 << "strings for a set";
+}
+
+void TestDataset::rejectsBadInput()
+{
+    QFETCH(int, kind);
+    QFETCH(QString, expect);
+    DatasetBuilder b("bad.bin");
+    b.setDimension(2);
+    b.defineLabelSet("fine", {"a"});
+    const float ok[] = {1, 2};
+    try {
+        b.addItem(ok, nullptr, 1, Split::Train); // record 0 is fine
+        float v[] = {1, 2};
+        float w[] = {1};
+        switch (kind) {
+        case 0: v[1] = std::nanf(""); break;
+        case 1: v[0] = INFINITY; break;
+        case 2: w[0] = -1; break;
+        case 3: w[0] = 0; break;
+        case 4: b.addItem(v, w, 0, Split::Train); break;
+        case 5: b = DatasetBuilder("bad.bin"); b.setDimension(2); break;
+        case 6: b.setLabel("fine", 0, 5); break;
+        case 7: b.setElementText(0, {"a", "b"}); break;
+        }
+        if (kind < 4)
+            b.addItem(v, w, 1, Split::Train);
+        b.finish();
+        QFAIL("bad input accepted");
+    } catch (const InputError& e) {
+        const QString msg = QString::fromStdString(e.what());
+        QVERIFY2(msg.contains(expect), qPrintable(msg));
+        QVERIFY2(msg.startsWith("bad.bin"), qPrintable(msg));
+        if (kind < 4)
+            QVERIFY2(msg.contains("record 1"), qPrintable(msg)); // names the offending item
+    }
+}
+
+void TestDataset::contentHashTracksData()
+{
+    auto make = [](float x, int label) {
+        DatasetBuilder b;
+        b.setDimension(1);
+        b.defineLabelSet("fine", {"a", "b"});
+        b.addItem(&x, nullptr, 1, Split::Train);
+        b.setLabel("fine", 0, label);
+        return b.finish().contentHash();
+    };
+    QCOMPARE(make(1, 0).size(), std::size_t(32));
+    QCOMPARE(make(1, 0), make(1, 0));
+    QVERIFY(make(1, 0) != make(2, 0));
+    QVERIFY(make(1, 0) != make(1, 1));
+}
+
+void TestDataset::withLabelSetReplaces()
+{
+    DatasetBuilder b;
+    b.setDimension(1);
+    b.defineLabelSet("fine", {"a", "b"});
+    for (int i = 0; i < 3; ++i) {
+        const float v = float(i);
+        b.addItem(&v, nullptr, 1, Split::Train);
+    }
+    const Dataset ds = b.finish();
+    LabelSet user{"user", {"u0", "u1"}, {1, 0, -1}};
+    const Dataset d2 = ds.withLabelSet(user);
+    QCOMPARE(d2.labelSets().size(), std::size_t(2));
+    QCOMPARE(d2.requireLabelSet("user").labels, (std::vector<std::int32_t>{1, 0, -1}));
+    LabelSet wrong{"user", {"u"}, {0}};
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ds.withLabelSet(wrong));
+}
+
+QTEST_GUILESS_MAIN(TestDataset)
+#include "tst_Dataset.moc"
