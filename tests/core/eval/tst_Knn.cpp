@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/data/Dataset.h"
+#include "core/eval/Evaluate.h"
+#include "core/eval/Knn.h"
+#include "core/train/Job.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <random>
+
+using namespace setscope;
+using eval::MatrixView;
+
+namespace {
+
+struct Data {
+    int d = 0;
+    std::vector<float> x;
+    std::vector<std::int32_t> y;
+    MatrixView view() const { return {x.data(), std::int64_t(y.size()), d}; }
+};
+
+/// Points in a few overlapping Gaussian blobs, on a coarse grid so that exact duplicates
+/// (distance 0) and ties occur.
+Data blobs(int n, int d, int classes, std::uint64_t seed, bool grid = true)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> g(0, 1);
+    Data out;
+    out.d = d;
+    for (int i = 0; i < n; ++i) {
+        const int c = int(rng() % std::uint64_t(classes));
+        out.y.push_back(c);
+        for (int k = 0; k < d; ++k) {
+            float v = float(c) * 0.8f * (k == c % d ? 1.f : 0.f) + g(rng);
+            out.x.push_back(grid ? std::round(v * 2) / 2 : v);
+        }
+    }
+    return out;
+}
+
+double dist(const float* a, const float* b, int d)
+{
+    double s = 0;
+    for (int k = 0; k < d; ++k)
+        s += double(a[k] - b[k]) * double(a[k] - b[k]);
+    return std::sqrt(s);
+}
+
+/// Brute-force reference: sort all references by (distance, index), vote as sklearn's
+/// KNeighborsClassifier(weights="distance") does.
+std::vector<std::int32_t> bruteKnn(const Data& ref, const Data& q, int k, bool self)
+{
+    std::vector<std::int32_t> pred;
+    for (std::size_t i = 0; i < q.y.size(); ++i) {
+        std::vector<std::pair<double, std::size_t>> cand;
+        for (std::size_t j = 0; j < ref.y.size(); ++j) {
+            if (self && i == j)
+                continue;
+            if (ref.y[j] < 0)
+                continue;
+            cand.push_back({dist(&q.x[i * std::size_t(q.d)], &ref.x[j * std::size_t(ref.d)], q.d), j});
+        }
+        std::sort(cand.begin(), cand.end());
+        cand.resize(std::min<std::size_t>(cand.size(), std::size_t(k)));
+        const bool zero = std::any_of(cand.begin(), cand.end(), [](auto& c) { return c.first == 0; });
+        std::map<int, double> votes;
+        for (auto& [dd, j] : cand)
+            votes[ref.y[j]] += zero ? (dd == 0 ? 1.0 : 0.0) : 1.0 / dd;
+        int best = -1;
+        double bw = -1;
+        for (auto& [l, w] : votes)
+            if (w > bw) {
+                bw = w;
+                best = l;
+            }
+        pred.push_back(best);
+    }
+    return pred;
+}
+
+} // namespace
+
+class TestKnn : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void handSolvedVote();
+    void zeroDistanceNeighboursDecide();
+    void matchesBruteForce_data();
+    void matchesBruteForce();
+    void selfExclusionKeepsDuplicates();
+    void recallMatchesBruteForce();
+    void recallHandSolved();
+    void unlabelledIgnored();
+    void evaluateProtocols();
+    void cancel();
+    void dimensionMismatch();
+};
+
+void TestKnn::handSolvedVote()
+{
+    // Query at 0; neighbours at 1 (class 0), 2 and 2.5 (class 1): weights 1 vs 0.5 + 0.4.
+    // Majority vote would say class 1; 1/d weighting says class 0 (1.0 > 0.9).
+    const std::vector<float> ref{1, -2, 2.5};
+    const std::vector<std::int32_t> refY{0, 1, 1};
+    const std::vector<float> q{0};
+    const std::vector<std::int32_t> qY{0};
+    const auto r = eval::knnClassify({ref.data(), 3, 1}, refY, {q.data(), 1, 1}, qY, 3);
+    QCOMPARE(r.predicted[0], 0);
+    QCOMPARE(r.accuracy, 1.0);
+    // With the class-0 point a bit farther (1.2: 0.833 < 0.9) the vote flips.
+    const std::vector<float> ref2{1.2f, -2, 2.5};
+    QCOMPARE(eval::knnClassify({ref2.data(), 3, 1}, refY, {q.data(), 1, 1}, qY, 3).predicted[0], 1);
+}
+
+void TestKnn::zeroDistanceNeighboursDecide()
+{
+    // An exact duplicate of class 2 beats two very close class-0 points.
+    const std::vector<float> ref{0, 1e-3f, -1e-3f};
+    const std::vector<std::int32_t> refY{2, 0, 0};
+    const std::vector<float> q{0};
+    QCOMPARE(eval::knnClassify({ref.data(), 3, 1}, refY, {q.data(), 1, 1}, {2}, 3).predicted[0], 2);
+}
+
+void TestKnn::matchesBruteForce_data()
+{
+    QTest::addColumn<int>("k");
+    QTest::addColumn<bool>("self");
+    QTest::addColumn<bool>("grid");
+    QTest::newRow("k=10 test-vs-train") << 10 << false << false;
+    QTest::newRow("k=10 leave-one-out") << 10 << true << false;
+    QTest::newRow("k=1 leave-one-out") << 1 << true << false;
+    QTest::newRow("k=5 grid (duplicates)") << 5 << false << true;
+}
+
+void TestKnn::matchesBruteForce()
+{
+    QFETCH(int, k);
+    QFETCH(bool, self);
+    QFETCH(bool, grid);
+    const Data ref = blobs(400, 6, 4, 11, grid);
+    const Data q = self ? ref : blobs(150, 6, 4, 12, grid);
+    const auto r = eval::knnClassify(ref.view(), ref.y, q.view(), q.y, k, self);
+    const auto expect = bruteKnn(ref, q, k, self);
+    int mismatch = 0;
+    for (std::size_t i = 0; i < expect.size(); ++i)
+        mismatch += r.predicted[i] != expect[i];
+    // On the grid, equal distances make the k-th neighbour ambiguous (FAISS and the brute
+    // force may break ties differently); allow a handful there, none otherwise.
+    QVERIFY2(mismatch <= (grid ? 3 : 0), qPrintable(QString("%1 mismatches").arg(mismatch)));
+    int correct = 0;
+    for (std::size_t i = 0; i < expect.size(); ++i)
+        correct += expect[i] == q.y[i];
+    if (!grid)
+        QCOMPARE(r.accuracy, double(correct) / double(expect.size()));
+}
+
+void TestKnn::selfExclusionKeepsDuplicates()
+{
+    // Two identical points of different classes: leave-one-out must still see the twin.
+    const std::vector<float> x{0, 0, 5, 5.1f};
+    const std::vector<std::int32_t> y{0, 1, 1, 0};
+    const auto r = eval::knnClassify({x.data(), 4, 1}, y, {x.data(), 4, 1}, y, 1, true);
+    QCOMPARE(r.predicted, (std::vector<std::int32_t>{1, 0, 0, 1}));
+    const auto nb = eval::nearestNeighbours({x.data(), 4, 1}, {x.data(), 4, 1}, 1, true);
+    QCOMPARE(nb.ids[0], std::int64_t(1));
+    QCOMPARE(nb.ids[1], std::int64_t(0));
+    QCOMPARE(nb.distances[0], 0.0f);
+}
+
+void TestKnn::recallMatchesBruteForce()
+{
+    const Data a = blobs(300, 5, 6, 21, false);
+    const std::vector<int> ks{1, 2, 4, 8};
+    const auto r = eval::recallAtK(a.view(), a.y, ks);
+    for (std::size_t t = 0; t < ks.size(); ++t) {
+        int hit = 0;
+        for (std::size_t i = 0; i < a.y.size(); ++i) {
+            std::vector<std::pair<double, std::size_t>> c;
+            for (std::size_t j = 0; j < a.y.size(); ++j)
+                if (j != i)
+                    c.push_back({dist(&a.x[i * 5], &a.x[j * 5], 5), j});
+            std::sort(c.begin(), c.end());
+            bool any = false;
+            for (int m = 0; m < ks[t]; ++m)
+                any = any || a.y[c[std::size_t(m)].second] == a.y[i];
+            hit += any;
+        }
+        QCOMPARE(r[t], double(hit) / double(a.y.size()));
+    }
+}
+
+void TestKnn::recallHandSolved()
+{
+    // Points on a line: 0(a) 1(b) 3(a) 10(b). Nearest others: 0->1(b) 1->0(a) 3->1(b) 10->3(a).
+    // R@1 = 0. Two nearest: 0->{1,3}: a hit; 1->{0,3}: miss; 3->{1,0}: hit; 10->{3,1}: hit. R@2 = 3/4.
+    const std::vector<float> x{0, 1, 3, 10};
+    const std::vector<std::int32_t> y{0, 1, 0, 1};
+    const auto r = eval::recallAtK({x.data(), 4, 1}, y, {1, 2});
+    QCOMPARE(r[0], 0.0);
+    QCOMPARE(r[1], 0.75);
+}
+
+void TestKnn::unlabelledIgnored()
+{
+    // The unlabelled point sits right on the query; it must neither vote nor be scored.
+    const std::vector<float> ref{0, 3, 4};
+    const std::vector<std::int32_t> refY{-1, 1, 1};
+    const std::vector<float> q{0, 4};
+    const std::vector<std::int32_t> qY{1, -1};
+    const auto r = eval::knnClassify({ref.data(), 3, 1}, refY, {q.data(), 2, 1}, qY, 1);
+    QCOMPARE(r.predicted[0], 1);
+    QCOMPARE(r.predicted[1], -1);
+    QCOMPARE(r.evaluated, std::int64_t(1));
+}
+
+void TestKnn::evaluateProtocols()
+{
+    data::DatasetBuilder b;
+    b.setDimension(1);
+    b.defineLabelSet("fine", {"a", "b"});
+    const float pts[] = {0, 0.1f, 5, 5.1f, 0.05f, 5.05f};
+    const int lab[] = {0, 0, 1, 1, 0, 1};
+    for (int i = 0; i < 6; ++i)
+        b.setLabel("fine", b.addItem(&pts[i], nullptr, 1, i < 4 ? data::Split::Train : data::Split::Test), lab[i]);
+    const data::Dataset ds = b.finish();
+    const auto ev = eval::evaluateRaw(ds, "fine");
+    QCOMPARE(QString::fromStdString(ev.protocol), QString("test-vs-train"));
+    QCOMPARE(ev.queries, std::int64_t(2));
+    QCOMPARE(ev.knnAccuracy, 1.0);
+    QCOMPARE(ev.recallAtK[0], 0.0); // within the test split the only other item has the other label
+}
+
+void TestKnn::cancel()
+{
+    const Data a = blobs(20000, 8, 3, 5, false);
+    train::JobControl control;
+    control.requestCancel();
+    QVERIFY_THROWS_EXCEPTION(train::Cancelled, eval::recallAtK(a.view(), a.y, {1}, &control));
+}
+
+void TestKnn::dimensionMismatch()
+{
+    const std::vector<float> a{1, 2, 3, 4};
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, eval::nearestNeighbours({a.data(), 2, 2}, {a.data(), 1, 4}, 1, false));
+}
+
+QTEST_GUILESS_MAIN(TestKnn)
+#include "tst_Knn.moc"
