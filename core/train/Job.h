@@ -87,7 +87,7 @@ protected:
     virtual void run() = 0;
 
     JobControl& control() { return m_control; }
-    ProgressCounters& counters() { return m_counters; }
+    ProgressCounters& mutableCounters() { return m_counters; }
     ProgressSink* sink() const { return m_sink; }
     void reportProgress(std::int64_t done, std::int64_t total, const std::string& what);
     void reportMessage(const std::string& text);

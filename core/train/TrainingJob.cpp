@@ -384,10 +384,10 @@ void TrainingJob::run()
         ++epochLossCount;
         ++step;
 
-        counters().lastLoss = lastLoss;
-        counters().epoch = static_cast<int>(step / perEpoch);
-        counters().done = step;
-        counters().total = total;
+        mutableCounters().lastLoss = lastLoss;
+        mutableCounters().epoch = static_cast<int>(step / perEpoch);
+        mutableCounters().done = step;
+        mutableCounters().total = total;
         const auto now = Clock::now();
         if (now - lastReport >= std::chrono::milliseconds(50) || step == total) {
             lastReport = now;
