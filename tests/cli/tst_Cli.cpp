@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+// setscope-cli as a user runs it: a child process, its output and its exit code.
+#include "core/data/VectorLoaders.h"
+
+#include <QtTest>
+
+#include <QProcess>
+#include <QRegularExpression>
+
+#include <fstream>
+
+namespace {
+struct Run {
+    int code = -1;
+    QString out;
+    QString err;
+};
+
+Run cli(const QStringList& args, int timeoutMs = 120000)
+{
+    QProcess p;
+    p.start(SETSCOPE_CLI, args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+    void infoSynthetic();
+    void infoBadFileNamesIt();
+    void trainPrintsEpochLines();
+    void trainRejectsUnavailableCuda();
+    void evalRawAndCheckpoint();
+    void exportNpyRoundTrip();
+    void exportTsvPair();
+    void pluginsListsExample();
+    void usageErrors();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestCli::infoSynthetic()
+{
+    const Run r = cli({"info", "synthetic:coarse=2,fine=3,points=10"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("items        60"), qPrintable(r.out));
+    QVERIFY(r.out.contains("label set    fine: 6 classes, 0 unlabelled"));
+    QVERIFY(r.out.contains("label set    coarse: 2 classes"));
+    // 2 coarse x 3 fine x 10 points: 30 per coarse class
+    QVERIFY(QRegularExpression(R"(\n\s+0\s+C0\s+30\n)").match(r.out).hasMatch());
+    QVERIFY(r.out.contains("set size     min 1, mean 1.00, max 1 (plain vectors)"));
+}
+
+void TestCli::infoBadFileNamesIt()
+{
+    const QString path = m_dir.filePath("broken.csv");
+    std::ofstream(path.toStdString()) << "a,b,label\n1,2,x\n3,oops,y\n";
+    const Run r = cli({"info", path});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(path + " (line 3): column 'b': 'oops' is not a number"), qPrintable(r.err));
+    const Run missing = cli({"info", m_dir.filePath("nope.npy")});
+    QCOMPARE(missing.code, 2);
+    QVERIFY(missing.err.contains("no such file"));
+}
+
+void TestCli::trainPrintsEpochLines()
+{
+    const QString ckdir = m_dir.filePath("ck");
+    const Run r = cli({"train", "--dataset", "synthetic:dim=6,coarse=3,fine=2,points=40", "--model", "mlp", "--loss",
+                       "contrastive", "--epochs", "3", "--batch-classes", "4", "--batch-per-class", "6",
+                       "--checkpoint-dir", ckdir});
+    QCOMPARE(r.code, 0);
+    const QRegularExpression line(R"(^epoch (\d) +step \d+ +loss [0-9.]+ +kNN ([0-9.]+) +R@1 [0-9.]+ +R@2 [0-9.]+ +R@4 [0-9.]+ +R@8 [0-9.]+)",
+                                  QRegularExpression::MultilineOption);
+    int epochs = 0;
+    for (auto it = line.globalMatch(r.out); it.hasNext(); it.next())
+        ++epochs;
+    QCOMPARE(epochs, 3);
+    QVERIFY2(r.out.contains(QRegularExpression(R"(^raw vectors: kNN [0-9.]+ +R@1)", QRegularExpression::MultilineOption)),
+             qPrintable(r.out));
+    QVERIFY(r.out.contains(QRegularExpression(R"(final: kNN accuracy [0-9.]+ \(raw vectors [0-9.]+, [+-][0-9.]+\))")));
+    QVERIFY(r.err.contains("progress: 100%")); // not a terminal: progress as lines
+    QVERIFY(r.err.contains("last checkpoint: " + ckdir));
+    QVERIFY(QDir(ckdir).entryList({"*.pt"}).size() >= 3);
+}
+
+void TestCli::trainRejectsUnavailableCuda()
+{
+    const Run r = cli({"train", "--dataset", "synthetic", "--device", "cuda", "--epochs", "1"});
+    if (r.code == 0)
+        QSKIP("a CUDA device is present here");
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("CUDA is not available"), qPrintable(r.err));
+    QVERIFY(r.err.contains("--device cpu"));
+}
+
+void TestCli::evalRawAndCheckpoint()
+{
+    const QString ds = "synthetic:dim=5,coarse=2,fine=2,points=30";
+    const Run raw = cli({"eval", "--dataset", ds});
+    QCOMPARE(raw.code, 0);
+    QVERIFY(raw.out.contains("protocol     test-vs-train"));
+    QVERIFY(raw.out.contains(QRegularExpression(R"(Recall@8 +[01]\.\d{4})")));
+    const QString ck = m_dir.filePath("eval-ck");
+    QCOMPARE(cli({"train", "--dataset", ds, "--epochs", "1", "--checkpoint-dir", ck, "--no-baseline"}).code, 0);
+    const QString file = ck + "/" + QDir(ck).entryList({"*.pt"}).last();
+    const Run emb = cli({"eval", "--dataset", ds, "--checkpoint", file});
+    QCOMPARE(emb.code, 0);
+    QVERIFY(emb.out.startsWith(file));
+    // A checkpoint for other data is refused, naming both sides.
+    const Run wrong = cli({"eval", "--dataset", "synthetic:dim=7", "--checkpoint", file});
+    QCOMPARE(wrong.code, 1);
+    QVERIFY2(wrong.err.contains("expects 5-d input"), qPrintable(wrong.err));
+}
+
+void TestCli::exportNpyRoundTrip()
+{
+    // Export raw vectors of a CSV dataset and read the .npy back independently of the CLI.
+    const QString csv = m_dir.filePath("small.csv");
+    std::ofstream(csv.toStdString()) << "x,y,label\n1,2,a\n3,4.5,b\n-1,0.25,a\n";
+    const QString out = m_dir.filePath("exp/small.npy");
+    const Run r = cli({"export", "--dataset", csv, "--format", "npy", "--out", out});
+    QCOMPARE(r.code, 0);
+    const auto a = setscope::data::readNpy(out.toStdString());
+    QCOMPARE(a.shape, (std::vector<std::uint64_t>{3, 2}));
+    QCOMPARE(a.data, (std::vector<float>{1, 2, 3, 4.5f, -1, 0.25f}));
+    QFile meta(m_dir.filePath("exp/small.csv"));
+    QVERIFY(meta.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(meta.readAll()), QString("index,split,fine\n0,train,\"a\"\n1,train,\"b\"\n2,train,\"a\"\n"));
+}
+
+void TestCli::exportTsvPair()
+{
+    const QString out = m_dir.filePath("tsv");
+    const Run r = cli({"export", "--dataset", "synthetic:dim=3,coarse=2,fine=2,points=5", "--format", "tsv", "--out", out});
+    QCOMPARE(r.code, 0);
+    QFile v(out + "/vectors.tsv"), m(out + "/metadata.tsv");
+    QVERIFY(v.open(QIODevice::ReadOnly) && m.open(QIODevice::ReadOnly));
+    const QStringList vl = QString::fromUtf8(v.readAll()).split('\n', Qt::SkipEmptyParts);
+    const QStringList ml = QString::fromUtf8(m.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(vl.size(), 20);              // no header in vectors.tsv
+    QCOMPARE(ml.size(), 21);              // header + one row per vector
+    QCOMPARE(vl[0].split('\t').size(), 3);
+    QCOMPARE(ml[0], QString("index\tsplit\tfine\tcoarse"));
+    QVERIFY(ml[1].startsWith("0\t"));
+}
+
+void TestCli::pluginsListsExample()
+{
+    const Run r = cli({"plugins"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("libsvm-loader 1.0"), qPrintable(r.out)); // found in the build tree
+    QVERIFY(r.out.contains("triplet"));
+    QVERIFY(r.out.contains("mlp"));
+}
+
+void TestCli::usageErrors()
+{
+    QVERIFY(cli({}).code != 0);
+    const Run r = cli({"train", "--dataset", "synthetic", "--loss", "magic", "--epochs", "1", "--no-baseline"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("unknown loss 'magic'"), qPrintable(r.err));
+    QVERIFY(cli({"export", "--dataset", "synthetic", "--format", "xml", "--out", "x"}).code != 0);
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_Cli.moc"
