@@ -6,6 +6,8 @@
 
 #include "core/data/Dataset.h"
 #include "core/eval/Evaluate.h"
+#include "core/project/ProjectStore.h"
+#include "core/project/RunRecorder.h"
 #include "core/train/TrainingJob.h"
 
 #include <nlohmann/json.hpp>
@@ -18,6 +20,9 @@
 #include <iostream>
 #include <thread>
 
+#include <unistd.h>
+#include <ctime>
+
 namespace setscope::cli {
 
 namespace {
@@ -27,6 +32,7 @@ extern "C" void onSigint(int) { g_interrupted = true; }
 struct TrainOptions {
     std::string dataset;
     std::string configFile;
+    std::string project;
     train::TrainerConfig cfg;
     bool baseline = true;
     std::vector<std::string> modelOptions;
@@ -70,6 +76,9 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
     cmd->add_option("--checkpoint-every", c.checkpointEvery, "steps between checkpoints (0 = each epoch)");
     cmd->add_option("--resume", c.resumeFrom, "resume from this checkpoint");
     cmd->add_flag("!--no-baseline", o->baseline, "skip the raw-vector baseline");
+    cmd->add_option("--project", o->project,
+                    "record the run in this project file (created if missing): config, per-epoch metrics, "
+                    "checkpoints; its label sets (with your edits) supervise the training");
 
     cmd->callback([ctx, o, cmd, &rc] {
         train::TrainerConfig cfg = o->cfg;
@@ -104,7 +113,20 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         train::resolveDevice(cfg.device); // fail early with a clear message
 
         CliContext& context = ctx();
-        const auto ds = context.openDataset(o->dataset);
+        auto ds = context.openDataset(o->dataset);
+        std::unique_ptr<project::ProjectStore> store;
+        std::int64_t datasetId = 0;
+        if (!o->project.empty()) {
+            store = project::ProjectStore::open(o->project);
+            datasetId = project::registerDataset(*store, *ds, o->dataset);
+            ds = std::make_shared<const data::Dataset>(project::withProjectLabels(*store, datasetId, *ds));
+            if (cfg.checkpointDir.empty()) {
+                char stamp[32];
+                const std::time_t now = std::time(nullptr);
+                std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
+                cfg.checkpointDir = store->checkpointDir() + "/run-" + stamp + "-" + std::to_string(getpid());
+            }
+        }
         std::fprintf(stderr, "dataset %s: %zu items (train %zu, test %zu), dim %d\n", ds->name().c_str(), ds->size(),
                      ds->count(data::Split::Train), ds->count(data::Split::Test), ds->dim());
 
@@ -118,7 +140,13 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             std::fflush(stdout);
         }
 
-        ConsoleSink sink;
+        ConsoleSink console;
+        std::unique_ptr<project::RunRecorder> recorder;
+        if (store) {
+            recorder = std::make_unique<project::RunRecorder>(*store, datasetId, cfg, &console);
+            std::fprintf(stderr, "project %s: run %lld\n", o->project.c_str(), static_cast<long long>(recorder->runId()));
+        }
+        train::ProgressSink& sink = recorder ? static_cast<train::ProgressSink&>(*recorder) : console;
         train::TrainingJob job(ds, cfg, context.registry);
         g_interrupted = false;
         auto previous = std::signal(SIGINT, onSigint);

@@ -21,5 +21,6 @@ void addPluginsCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addEvalCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addExportCommand(CLI::App& app, ContextFn ctx, int& rc);
+void addProjectCommand(CLI::App& app, ContextFn ctx, int& rc);
 
 } // namespace setscope::cli

@@ -31,6 +31,7 @@ int main(int argc, char** argv)
     addTrainCommand(app, ctx, rc);
     addEvalCommand(app, ctx, rc);
     addExportCommand(app, ctx, rc);
+    addProjectCommand(app, ctx, rc);
 
     try {
         app.parse(argc, argv);

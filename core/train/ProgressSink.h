@@ -36,6 +36,8 @@ public:
     /// One training step finished (for loss curves). Called at most ~20 times per second.
     virtual void stepLoss(std::int64_t step, double loss) {}
     virtual void epochMetrics(const EpochMetrics& m) {}
+    /// A checkpoint file was written (complete and renamed into place).
+    virtual void checkpointWritten(std::int64_t step, const std::string& path) {}
     /// Last call of a job: its final status and, for Failed, the reason.
     virtual void finished(JobStatus status, const std::string& detail) {}
 };

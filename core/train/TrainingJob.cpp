@@ -313,8 +313,12 @@ void TrainingJob::run()
         const fs::path tmp = fs::path(cfg.checkpointDir) / (std::string(name) + ".partial");
         ar.save_to(tmp.string());
         fs::rename(tmp, final); // atomic on POSIX: a reader sees the old file set or the new one
-        std::lock_guard lock(m_mutex);
-        m_lastCheckpoint = final.string();
+        {
+            std::lock_guard lock(m_mutex);
+            m_lastCheckpoint = final.string();
+        }
+        if (sink())
+            sink()->checkpointWritten(atStep, final.string());
     };
 
     const std::vector<std::int64_t> snapItems = snapshotSubset(ds, ls.labels, cfg.snapshotItems, cfg.seed);

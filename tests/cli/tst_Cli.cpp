@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 // setscope-cli as a user runs it: a child process, its output and its exit code.
 #include "core/data/VectorLoaders.h"
+#include "core/project/ProjectStore.h"
 
 #include <QtTest>
 
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void exportTsvPair();
     void pluginsListsExample();
     void usageErrors();
+    void projectRecordsRunsAndSuppliesLabels();
 
 private:
     QTemporaryDir m_dir;
@@ -170,6 +172,51 @@ void TestCli::usageErrors()
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("unknown loss 'magic'"), qPrintable(r.err));
     QVERIFY(cli({"export", "--dataset", "synthetic", "--format", "xml", "--out", "x"}).code != 0);
+}
+
+void TestCli::projectRecordsRunsAndSuppliesLabels()
+{
+    using setscope::project::ProjectStore;
+    const QString proj = m_dir.filePath("demo.setscope");
+    const QString ds = "synthetic:dim=4,coarse=2,fine=2,points=30";
+    const Run r = cli({"train", "--dataset", ds, "--epochs", "2", "--project", proj, "--no-baseline"});
+    QCOMPARE(r.code, 0);
+    {
+        const auto store = ProjectStore::open(proj.toStdString());
+        const auto runs = store->runs();
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs[0].status, std::string("finished"));
+        QVERIFY(QString::fromStdString(runs[0].configJson).contains("\"loss\":\"triplet\""));
+        int knn = 0;
+        for (const auto& m : store->metrics(runs[0].id))
+            knn += m.name == "knn_accuracy";
+        QCOMPARE(knn, 2); // one per epoch
+        QCOMPARE(store->checkpoints(runs[0].id).size(), std::size_t(2));
+        QVERIFY(QFile::exists(QString::fromStdString(store->checkpoints(runs[0].id).back().path)));
+
+        // The user un-labels every item of "fine": the next run must train on the
+        // project's labels, so it has nothing to learn from and fails, and says so.
+        const auto dsRec = store->datasets().at(0);
+        const auto fine = store->findLabelSet(dsRec.id, "fine");
+        QVERIFY(fine);
+        std::vector<setscope::project::LabelChange> all;
+        for (std::int64_t i = 0; i < dsRec.items; ++i)
+            all.push_back({i, -1});
+        store->applyEdit(fine->id, all, "clear");
+    }
+    const Run r2 = cli({"train", "--dataset", ds, "--epochs", "1", "--project", proj, "--no-baseline"});
+    QCOMPARE(r2.code, 1);
+    QVERIFY2(r2.err.contains("no labelled items in its train split"), qPrintable(r2.err));
+    const auto store = ProjectStore::open(proj.toStdString());
+    QCOMPARE(store->runs().size(), std::size_t(2));
+    QCOMPARE(store->runs()[1].status, std::string("failed"));
+    QVERIFY(QString::fromStdString(store->runs()[1].note).contains("no labelled items"));
+    // The same dataset was not registered twice.
+    QCOMPARE(store->datasets().size(), std::size_t(1));
+    const Run show = cli({"project", proj, "--check"});
+    QCOMPARE(show.code, 0);
+    QVERIFY(show.out.contains("label set fine       4 classes, 1 edits (0 undone)"));
+    QVERIFY(show.out.contains("integrity: ok"));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

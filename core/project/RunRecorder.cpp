@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/project/RunRecorder.h"
+
+#include "core/data/Dataset.h"
+#include "core/project/ProjectStore.h"
+#include "core/train/TrainerConfig.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+namespace setscope::project {
+
+std::int64_t registerDataset(ProjectStore& store, const data::Dataset& ds, const std::string& path)
+{
+    std::error_code ec;
+    std::string where = path;
+    if (std::filesystem::exists(path, ec))
+        where = std::filesystem::absolute(path, ec).string();
+    const std::int64_t id = store.addDataset(ds.name(), where, ds.contentHash(), static_cast<std::int64_t>(ds.size()));
+    for (const auto& ls : ds.labelSets())
+        if (!store.findLabelSet(id, ls.name))
+            store.createLabelSet(id, ls.name, ls.classNames, ls.labels);
+    return id;
+}
+
+data::Dataset withProjectLabels(const ProjectStore& store, std::int64_t datasetId, const data::Dataset& ds)
+{
+    data::Dataset out = ds;
+    for (const auto& rec : store.labelSets(datasetId)) {
+        data::LabelSet ls;
+        ls.name = rec.name;
+        ls.classNames = rec.classNames;
+        ls.labels = store.labels(rec.id);
+        out = out.withLabelSet(std::move(ls));
+    }
+    return out;
+}
+
+RunRecorder::RunRecorder(ProjectStore& store, std::int64_t datasetId, const train::TrainerConfig& config,
+                         train::ProgressSink* next)
+    : m_store(store)
+    , m_next(next)
+{
+    m_runId = m_store.createRun(datasetId, config.toJson().dump());
+}
+
+void RunRecorder::storeFailed(const std::exception& e)
+{
+    if (m_next)
+        m_next->message(std::string("warning: could not record in the project: ") + e.what());
+}
+
+void RunRecorder::progress(std::int64_t done, std::int64_t total, const std::string& what)
+{
+    if (m_next)
+        m_next->progress(done, total, what);
+}
+
+void RunRecorder::message(const std::string& text)
+{
+    if (m_next)
+        m_next->message(text);
+}
+
+void RunRecorder::stepLoss(std::int64_t step, double loss)
+{
+    if (m_next)
+        m_next->stepLoss(step, loss);
+}
+
+void RunRecorder::epochMetrics(const train::EpochMetrics& m)
+{
+    try {
+        std::vector<std::pair<std::string, double>> values{{"mean_loss", m.meanLoss}, {"seconds", m.seconds}};
+        if (m.knnAccuracy >= 0)
+            values.emplace_back("knn_accuracy", m.knnAccuracy);
+        for (std::size_t i = 0; i < m.recallK.size() && i < m.recallAtK.size(); ++i)
+            values.emplace_back("recall@" + std::to_string(m.recallK[i]), m.recallAtK[i]);
+        m_store.addMetrics(m_runId, m.epoch, m.step, values);
+    } catch (const std::exception& e) {
+        storeFailed(e);
+    }
+    if (m_next)
+        m_next->epochMetrics(m);
+}
+
+void RunRecorder::checkpointWritten(std::int64_t step, const std::string& path)
+{
+    try {
+        m_store.addCheckpoint(m_runId, step, path);
+    } catch (const std::exception& e) {
+        storeFailed(e);
+    }
+    if (m_next)
+        m_next->checkpointWritten(step, path);
+}
+
+void RunRecorder::finished(train::JobStatus status, const std::string& detail)
+{
+    try {
+        const char* s = status == train::JobStatus::Finished    ? "finished"
+                        : status == train::JobStatus::Cancelled ? "cancelled"
+                                                                : "failed";
+        m_store.finishRun(m_runId, s, detail);
+    } catch (const std::exception& e) {
+        storeFailed(e);
+    }
+    if (m_next)
+        m_next->finished(status, detail);
+}
+
+} // namespace setscope::project
