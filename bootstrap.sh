@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# SPDX-FileCopyrightText: 2026 setscope developers
+#
+# One command from a fresh Debian 12 machine (as root, or a user with sudo):
+#   ./bootstrap.sh run    install what is missing, build, start the GUI on the demo
+#   ./bootstrap.sh test   install what is missing, build, run the whole test suite
+#   ./bootstrap.sh build  install what is missing and build
+# Extra arguments after the command go to CMake (e.g. -DCMAKE_PREFIX_PATH=/opt/libtorch
+# for a CUDA-enabled LibTorch). BUILD_DIR (default: build) selects the build folder.
+set -euo pipefail
+
+cd "$(dirname "$0")"
+cmd="${1:-run}"
+shift || true
+BUILD_DIR="${BUILD_DIR:-build}"
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config file dpkg-dev
+  qt6-base-dev qt6-base-dev-tools libgl-dev libegl-dev
+  libtorch-dev libopenblas0-pthread libeigen3-dev libfaiss-dev
+  libimgui-dev libsqlite3-dev libfasttext-dev libmatio-dev libcli11-dev nlohmann-json3-dev
+  libxxhash-dev zlib1g-dev
+  dataset-fashion-mnist
+  xvfb xauth libgl1-mesa-dri libglx-mesa0
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bootstrap: installing ${#missing[@]} missing Debian packages: ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "bootstrap: run as root (or install sudo)" >&2; exit 1; }
+    sudo="sudo"
+  fi
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+jobs="$(nproc)"
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+cmake --build "$BUILD_DIR" -j "$jobs"
+
+case "$cmd" in
+  build)
+    ;;
+  run)
+    if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ] && [ -z "${QT_QPA_PLATFORM:-}" ]; then
+      echo "bootstrap: no display here (DISPLAY is not set), so the GUI cannot open."
+      echo "The same job runs headless:"
+      echo "  $BUILD_DIR/app/cli/setscope-cli train --dataset fashion-mnist --model mlp --loss triplet --epochs 3"
+      echo "or with a virtual display:"
+      echo "  xvfb-run -a $BUILD_DIR/app/gui/setscope --train"
+      exit 0
+    fi
+    exec "$BUILD_DIR/app/gui/setscope" --train
+    ;;
+  test)
+    cd "$BUILD_DIR"
+    exec ctest --output-on-failure -j "$jobs" --timeout 900
+    ;;
+  *)
+    echo "usage: $0 run|test|build [cmake arguments]" >&2
+    exit 2
+    ;;
+esac
