@@ -49,12 +49,16 @@ enum class LayoutMethod { Pca, Tsne };
 ///    `publishEvery` iterations, and switches to a newer snapshot as soon as one arrives
 ///    after at least `minIterationsPerSnapshot` iterations. The first snapshot gets a
 ///    cold start (PCA initialisation, early exaggeration).
-/// Runs until cancelled; idles (polling for cancel) while there is nothing new.
+/// Runs until cancelled; idles (polling for cancel) while there is nothing new. A malformed
+/// snapshot (vectors.size() != items.size() * dim) or one too large for exact t-SNE
+/// (> 10 000 items) ends the job as Failed, with a message naming the snapshot's step.
+/// Published layouts: an initial map as soon as a snapshot is taken (iteration 0), then one
+/// every `publishEvery` iterations; `converged` marks the last one (always true for PCA).
 class LayoutJob final : public train::Job {
 public:
     struct Options {
         LayoutMethod method = LayoutMethod::Tsne;
-        TsneOptions tsne;
+        TsneOptions tsne; ///< maxIterations counts the cold start of the first snapshot
         int publishEvery = 10;
         int minIterationsPerSnapshot = 50;
         int warmIterations = 300; ///< iterations per snapshot after a warm start
@@ -63,6 +67,8 @@ public:
     explicit LayoutJob(Options options);
     ~LayoutJob() override;
 
+    /// Any thread, never blocks (an atomic pointer swap); null is ignored. Replaces a
+    /// snapshot submitted earlier that the job has not taken yet.
     void submit(std::shared_ptr<const train::EmbeddingSnapshot> snapshot);
     const LayoutBuffer& layouts() const { return m_out; }
 
