@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+// setscope: the GUI. Parses the command line, fills the plugin registry, opens the window
+// and, for --screenshot, takes the documentation screenshot and quits.
+
+#include "Builtin.h"
+#include "core/data/Dataset.h"
+#include "core/layout/LayoutJob.h"
+#include "core/plugin/Registry.h"
+#include "core/train/TrainerConfig.h"
+#include "gui/MainWindow.h"
+#include "gui/panels/TrainingPanel.h"
+#include "gui/session/Session.h"
+#include "gui/views/EmbeddingView.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QImage>
+#include <QLineF>
+#include <QMouseEvent>
+#include <QSurfaceFormat>
+#include <QTimer>
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+using setscope::gui::MainWindow;
+using setscope::gui::Session;
+
+struct Options {
+    QString dataset;
+    bool train = false;
+    int epochs = 0;
+    qint64 maxSteps = -1;
+    QString screenshot;
+    QString project;
+    bool noProject = false;
+};
+
+void describe(QCommandLineParser& p)
+{
+    p.setApplicationDescription(QStringLiteral(
+        "Explore learned metrics: train metric-learning models in the background and watch the embedding map."));
+    p.addHelpOption();
+    p.addVersionOption();
+    p.addOption({QStringLiteral("dataset"),
+                 QStringLiteral("Dataset to open: fashion-mnist, synthetic, synthetic:key=value,... or a path "
+                                "(default: the demo, fashion-mnist when installed, else synthetic)."),
+                 QStringLiteral("SPEC")});
+    p.addOption({QStringLiteral("train"), QStringLiteral("Start training as soon as the dataset is open.")});
+    p.addOption({QStringLiteral("epochs"), QStringLiteral("Epochs of the training run."), QStringLiteral("N")});
+    p.addOption({QStringLiteral("max-steps"), QStringLiteral("Stop training after N steps (0 = no limit)."),
+                 QStringLiteral("N")});
+    p.addOption({QStringLiteral("screenshot"),
+                 QStringLiteral("After the first epoch (or, without --train, the first finished map) point at "
+                                "one item, save the window to FILE and the map alone to FILE-map.png, then quit."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("project"),
+                 QStringLiteral("Project file to open or create (*.setscope): datasets, labels and every training "
+                                "run are recorded there (default: the per-user demo project)."),
+                 QStringLiteral("FILE")});
+    p.addOption({QStringLiteral("no-project"), QStringLiteral("Do not record anything in a project file.")});
+}
+
+bool asksForHelp(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        for (const char* o : {"-h", "--help", "--help-all", "-v", "--version", "-?"})
+            if (std::strcmp(argv[i], o) == 0)
+                return true;
+    return false;
+}
+
+/// Takes the --screenshot pictures once the map shows what the options promised: with
+/// --train, a map of a snapshot taken at or after the end of the first epoch; without, the
+/// dataset's first map. Waits for that map to converge (at most kSettleMs after it first
+/// appeared) and for the point animation to finish, then saves and quits.
+class ScreenshotTaker : public QObject {
+public:
+    static constexpr qint64 kSettleMs = 60000;
+    static constexpr int kGiveUpMs = 20 * 60 * 1000;
+
+    ScreenshotTaker(MainWindow& window, QString file, bool train)
+        : m_window(window)
+        , m_file(std::move(file))
+        , m_train(train)
+    {
+        Session* s = window.session();
+        connect(s, &Session::epochMetrics, this, [this](const setscope::train::EpochMetrics& m) {
+            if (m.epoch >= 1 && m_epochStep < 0)
+                m_epochStep = m.step;
+            check();
+        });
+        connect(s, &Session::layoutChanged, this, &ScreenshotTaker::check);
+        connect(s, &Session::trainingFinished, this, [this](int, const QString&) {
+            // A run shorter than an epoch (--max-steps) still gets its picture.
+            if (m_epochStep < 0 && m_window.session()->snapshot())
+                m_epochStep = m_window.session()->snapshot()->step;
+            check();
+        });
+        // Nothing to take a picture of: say why and stop instead of waiting.
+        connect(s, &Session::loadFailed, this, [](const QString& spec, const QString& message) {
+            std::fprintf(stderr, "setscope: --screenshot: could not open %s: %s\n", qPrintable(spec), qPrintable(message));
+            QApplication::exit(1);
+        });
+        connect(s, &Session::error, this, [](const QString& message) {
+            std::fprintf(stderr, "setscope: --screenshot: %s\n", qPrintable(message));
+            QApplication::exit(1);
+        });
+        m_poll.setInterval(1000);
+        connect(&m_poll, &QTimer::timeout, this, &ScreenshotTaker::check);
+        m_poll.start();
+        QTimer::singleShot(kGiveUpMs, this, [this] {
+            std::fprintf(stderr, "setscope: --screenshot: gave up waiting for the map; saving what is shown\n");
+            capture(1);
+        });
+    }
+
+private:
+    void check()
+    {
+        if (m_done)
+            return;
+        const auto layout = m_window.session()->layout();
+        if (!layout || (m_train && (m_epochStep < 0 || layout->sourceStep < m_epochStep)))
+            return;
+        if (!m_ready.isValid())
+            m_ready.start();
+        if (!layout->converged && m_ready.elapsed() < kSettleMs)
+            return;
+        m_done = true;
+        // Let the view draw the newest layout and finish animating towards it, then point
+        // at one item so the picture shows the hover card too.
+        QTimer::singleShot(m_window.view()->animationDuration() + 400, this, [this] {
+            hoverAnItem();
+            QTimer::singleShot(300, this, [this] { capture(0); });
+        });
+    }
+
+    /// Moves the (virtual) mouse onto the item drawn nearest to a spot right of the centre.
+    void hoverAnItem()
+    {
+        setscope::gui::EmbeddingView* view = m_window.view();
+        const std::vector<float> xy = view->currentPositions();
+        const QPointF target(view->width() * 0.58, view->height() * 0.42);
+        QPointF best;
+        double bestD = 1e300;
+        for (std::size_t i = 0; 2 * i + 1 < xy.size(); ++i) {
+            const QPointF w = view->mapToWidget(QPointF(xy[2 * i], xy[2 * i + 1]));
+            const double d = QLineF(w, target).length();
+            if (d < bestD) {
+                bestD = d;
+                best = w;
+            }
+        }
+        if (bestD < 1e300) {
+            QMouseEvent move(QEvent::MouseMove, best, view->mapToGlobal(best), Qt::NoButton, Qt::NoButton,
+                             Qt::NoModifier);
+            QCoreApplication::sendEvent(view, &move);
+        }
+    }
+
+    void capture(int code)
+    {
+        m_poll.stop();
+        const QImage map = m_window.view()->grabMap();
+        const QImage window = m_window.grab().toImage();
+        const QFileInfo fi(m_file);
+        const QString mapFile = fi.dir().filePath(fi.completeBaseName() + QStringLiteral("-map.png"));
+        const bool ok = window.save(m_file) && map.save(mapFile);
+        std::fprintf(stderr, "setscope: %s %s and %s\n", ok ? "saved" : "could not save", qPrintable(m_file),
+                     qPrintable(mapFile));
+        QApplication::exit(ok ? code : 1);
+    }
+
+    MainWindow& m_window;
+    QString m_file;
+    bool m_train;
+    qint64 m_epochStep = -1;
+    bool m_done = false;
+    QElapsedTimer m_ready;
+    QTimer m_poll;
+};
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication::setApplicationName(QStringLiteral("setscope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(SETSCOPE_VERSION));
+    QCoreApplication::setOrganizationName(QStringLiteral("setscope"));
+
+    if (asksForHelp(argc, argv)) { // works without a display
+        QCoreApplication app(argc, argv);
+        QCommandLineParser parser;
+        describe(parser);
+        parser.process(app); // prints and exits
+        return 0;
+    }
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+        std::fputs("setscope: no display found (DISPLAY is not set). The same job runs headless: setscope-cli train "
+                   "--dataset fashion-mnist --model mlp --loss triplet --epochs 3\n",
+                   stderr);
+        return 2;
+    }
+
+    // Before the QApplication: every GL context of the process is 3.3 core.
+    QSurfaceFormat format;
+    format.setVersion(3, 3);
+    format.setProfile(QSurfaceFormat::CoreProfile);
+    format.setDepthBufferSize(0);
+    format.setStencilBufferSize(8);
+    QSurfaceFormat::setDefaultFormat(format);
+    QApplication app(argc, argv);
+    app.setWindowIcon(QIcon(QStringLiteral(":/icons/setscope.png")));
+
+    QCommandLineParser parser;
+    describe(parser);
+    parser.process(app);
+    Options opt;
+    opt.dataset = parser.value(QStringLiteral("dataset"));
+    opt.train = parser.isSet(QStringLiteral("train"));
+    opt.screenshot = parser.value(QStringLiteral("screenshot"));
+    opt.project = parser.value(QStringLiteral("project"));
+    opt.noProject = parser.isSet(QStringLiteral("no-project"));
+    auto number = [&](const char* name, qint64 lo) -> qint64 {
+        const QString v = parser.value(QString::fromLatin1(name));
+        if (v.isEmpty())
+            return -1;
+        bool ok = false;
+        const qint64 n = v.toLongLong(&ok);
+        if (!ok || n < lo) {
+            std::fprintf(stderr, "setscope: --%s expects a whole number >= %lld, got '%s'\n", name,
+                         static_cast<long long>(lo), qPrintable(v));
+            std::exit(2);
+        }
+        return n;
+    };
+    opt.epochs = static_cast<int>(number("epochs", 1));
+    opt.maxSteps = number("max-steps", 0);
+
+    // Registry first: the window and its jobs keep references to it.
+    setscope::plugin::Registry registry;
+    setscope::builtin::registerBuiltins(registry);
+    QStringList pluginMessages;
+    for (const std::string& dir : setscope::plugin::defaultPluginDirectories(
+             QCoreApplication::applicationFilePath().toStdString())) {
+        for (const std::string& e : registry.loadPluginDirectory(dir))
+            pluginMessages << QString::fromStdString(e);
+    }
+
+    MainWindow window(registry);
+    for (const QString& m : pluginMessages) {
+        std::fprintf(stderr, "setscope: plugin refused: %s\n", qPrintable(m));
+        window.showError(QObject::tr("plugin refused: %1").arg(m));
+    }
+    for (const auto& p : registry.plugins())
+        window.showMessage(QObject::tr("plugin %1 %2 loaded from %3")
+                               .arg(QString::fromStdString(p.name), QString::fromStdString(p.version),
+                                    QString::fromStdString(p.path)));
+    if (!opt.noProject) {
+        // Runs are recorded by default (nothing is lost when the program dies), in the
+        // per-user demo project unless --project names another.
+        const QString project = opt.project.isEmpty() ? MainWindow::defaultProjectPath() : opt.project;
+        const auto toStderr = QObject::connect(window.session(), &Session::error, [](const QString& text) {
+            std::fprintf(stderr, "setscope: %s\n", qPrintable(text));
+        });
+        const bool opened = window.session()->openProject(project);
+        QObject::disconnect(toStderr);
+        if (!opened && !opt.project.isEmpty())
+            return 2; // the user named a project we cannot use: it was said above
+    }
+
+    setscope::train::TrainerConfig config = window.trainingPanel()->config();
+    if (opt.epochs > 0)
+        config.epochs = opt.epochs;
+    if (opt.maxSteps >= 0)
+        config.maxSteps = opt.maxSteps;
+    window.trainingPanel()->setConfig(config);
+
+    if (opt.train) {
+        // Once, for the first dataset that opens.
+        auto started = std::make_shared<QMetaObject::Connection>();
+        *started = QObject::connect(window.session(), &Session::datasetChanged, &window, [&window, started] {
+            QObject::disconnect(*started);
+            window.startTraining();
+        });
+    }
+    std::unique_ptr<ScreenshotTaker> screenshot;
+    if (!opt.screenshot.isEmpty())
+        screenshot = std::make_unique<ScreenshotTaker>(window, opt.screenshot, opt.train);
+
+    window.show();
+    if (opt.dataset.isEmpty())
+        window.openDemo();
+    else
+        window.openDataset(opt.dataset);
+    return app.exec();
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "gui/MainWindow.h"
+
+#include "core/data/Dataset.h"
+#include "core/data/DatasetCatalog.h"
+#include "core/train/TrainingJob.h"
+#include "core/util/BuildInfo.h"
+#include "gui/panels/DatasetPanel.h"
+#include "gui/panels/LogPanel.h"
+#include "gui/panels/MetricsPanel.h"
+#include "gui/panels/TrainingPanel.h"
+#include "gui/session/Session.h"
+#include "gui/views/EmbeddingView.h"
+
+#include <imgui.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+
+namespace setscope::gui {
+
+MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
+    : QMainWindow(parent)
+    , m_registry(registry)
+    , m_session(new Session(registry, this))
+{
+    setWindowTitle(QStringLiteral("setscope"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/setscope.png")));
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+
+    m_view = new EmbeddingView;
+    m_view->setObjectName(QStringLiteral("embeddingView"));
+    setCentralWidget(m_view);
+    m_datasetPanel = new DatasetPanel(registry);
+    m_trainingPanel = new TrainingPanel(registry);
+    m_metricsPanel = new MetricsPanel;
+    m_logPanel = new LogPanel;
+    addPanel(m_datasetPanel, tr("Dataset"), QStringLiteral("datasetDock"), Qt::LeftDockWidgetArea);
+    addPanel(m_trainingPanel, tr("Training"), QStringLiteral("trainingDock"), Qt::RightDockWidgetArea);
+    QDockWidget* metrics = addPanel(m_metricsPanel, tr("Metrics"), QStringLiteral("metricsDock"), Qt::BottomDockWidgetArea);
+    QDockWidget* log = addPanel(m_logPanel, tr("Log"), QStringLiteral("logDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(metrics, log);
+    metrics->raise();
+    resizeDocks({metrics}, {190}, Qt::Vertical);
+
+    m_statusProject = new QLabel;
+    statusBar()->addPermanentWidget(m_statusProject);
+    m_statusRight = new QLabel;
+    statusBar()->addPermanentWidget(m_statusRight);
+    createMenus();
+
+    Session* s = m_session;
+    // Dataset.
+    connect(m_datasetPanel, &DatasetPanel::loadRequested, this, &MainWindow::openDataset);
+    connect(m_datasetPanel, &DatasetPanel::labelSetChanged, m_view, &EmbeddingView::setColorBy);
+    connect(s, &Session::loadingChanged, m_datasetPanel, &DatasetPanel::setLoading);
+    connect(s, &Session::loadFailed, m_datasetPanel, &DatasetPanel::showLoadError);
+    connect(s, &Session::loadFailed, this, [this](const QString& spec, const QString& msg) {
+        m_logPanel->appendError(tr("%1: %2").arg(spec, msg));
+    });
+    connect(s, &Session::datasetChanged, this, [this] {
+        const auto ds = m_session->dataset();
+        m_view->setDataset(ds);
+        m_view->setTrainingInfo(-1);
+        m_trainingPanel->setDataset(ds.get());
+        m_datasetPanel->setDataset(ds, m_session->datasetSpec());
+        m_view->setColorBy(m_datasetPanel->currentLabelSet());
+        m_metricsPanel->setDataset(ds.get());
+        if (ds)
+            for (const std::string& note : ds->notes())
+                m_logPanel->appendMessage(tr("note: %1").arg(QString::fromStdString(note)));
+        m_statusRight->setText(ds ? tr("%1 · %2 items").arg(QString::fromStdString(ds->name())).arg(ds->size())
+                                  : QString());
+    });
+    connect(s, &Session::projectChanged, this, [this](const QString& path) {
+        m_statusProject->setText(path.isEmpty() ? tr("no project") : tr("project: %1").arg(QFileInfo(path).fileName()));
+        m_statusProject->setToolTip(path);
+    });
+    // Map.
+    connect(s, &Session::layoutChanged, this, [this] { m_view->setLayout(m_session->layout()); });
+    // Training.
+    connect(m_trainingPanel, &TrainingPanel::startRequested, this, &MainWindow::startTraining);
+    connect(m_trainingPanel, &TrainingPanel::pauseRequested, s, &Session::pauseTraining);
+    connect(m_trainingPanel, &TrainingPanel::resumeRequested, s, &Session::resumeTraining);
+    connect(m_trainingPanel, &TrainingPanel::cancelRequested, s, &Session::cancelTraining);
+    connect(s, &Session::trainingStateChanged, m_trainingPanel, &TrainingPanel::setTrainingState);
+    connect(s, &Session::trainingProgress, m_trainingPanel, &TrainingPanel::showProgress);
+    connect(s, &Session::trainingProgress, m_view, [this](qint64 done, qint64, const QString& what) {
+        m_view->setTrainingInfo(done, what);
+    });
+    connect(s, &Session::stepLoss, m_trainingPanel, &TrainingPanel::addStepLoss);
+    connect(s, &Session::epochMetrics, m_trainingPanel, &TrainingPanel::addEpochMetrics);
+    connect(s, &Session::trainingFinished, m_trainingPanel, &TrainingPanel::showFinished);
+    connect(s, &Session::trainingFinished, m_view, [this](int status) {
+        if (const train::TrainingJob* job = m_session->trainingJob())
+            m_view->setTrainingInfo(job->counters().done.load(),
+                                    QString::fromLatin1(train::statusName(static_cast<train::JobStatus>(status))));
+        m_view->update();
+    });
+    connect(s, &Session::epochMetrics, m_metricsPanel, &MetricsPanel::addEpoch);
+    // Metrics.
+    connect(m_metricsPanel, &MetricsPanel::baselineRequested, this, [this] {
+        const QString labelSet = m_datasetPanel->currentLabelSet();
+        m_session->computeBaseline(labelSet.isEmpty() ? QStringLiteral("fine") : labelSet);
+    });
+    connect(s, &Session::baselineReady, m_metricsPanel, &MetricsPanel::setBaseline);
+    connect(s, &Session::baselineRunningChanged, m_metricsPanel, &MetricsPanel::setBaselineRunning);
+    // Messages.
+    connect(s, &Session::message, this, [this](const QString& t) { showMessage(t); });
+    connect(s, &Session::error, this, &MainWindow::showError);
+
+    resize(1500, 920);
+    showMessage(tr("Open a dataset: File ▸ Open demo, or pick one in the Dataset panel"), 0);
+}
+
+MainWindow::~MainWindow() = default;
+
+QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, const QString& name, Qt::DockWidgetArea area)
+{
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(name);
+    dock->setWidget(panel);
+    addDockWidget(area, dock);
+    m_docks << dock;
+    return dock;
+}
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open dataset…"));
+    open->setShortcut(QKeySequence::Open);
+    connect(open, &QAction::triggered, m_datasetPanel, &DatasetPanel::openFile);
+    QAction* demo = file->addAction(tr("Open &demo"));
+    connect(demo, &QAction::triggered, this, &MainWindow::openDemo);
+    file->addSeparator();
+    QAction* project = file->addAction(tr("Open or create &project…"));
+    connect(project, &QAction::triggered, this, &MainWindow::chooseProject);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"));
+    quit->setShortcut(QKeySequence::Quit);
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : m_docks)
+        view->addAction(d->toggleViewAction());
+    view->addSeparator();
+    QAction* fit = view->addAction(tr("&Fit map"));
+    fit->setShortcut(QKeySequence(Qt::Key_F));
+    connect(fit, &QAction::triggered, m_view, &EmbeddingView::fitAll);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    connect(help->addAction(tr("&About setscope")), &QAction::triggered, this, &MainWindow::about);
+}
+
+void MainWindow::chooseProject()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Open or create a project"), m_session->projectPath().isEmpty() ? defaultProjectPath() : m_session->projectPath(),
+        tr("setscope projects (*.setscope)"), nullptr, QFileDialog::DontConfirmOverwrite);
+    if (!path.isEmpty())
+        m_session->openProject(path.endsWith(QStringLiteral(".setscope")) ? path : path + QStringLiteral(".setscope"));
+}
+
+QString MainWindow::defaultProjectPath()
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("demo.setscope"));
+}
+
+QString MainWindow::demoSpec(QString* why)
+{
+    for (const data::BuiltinDataset& d : data::builtinDatasets())
+        if (d.name == "fashion-mnist") {
+            if (d.available)
+                return QStringLiteral("fashion-mnist");
+            if (why)
+                *why = tr("Fashion-MNIST is not installed (%1); showing synthetic data instead")
+                           .arg(QString::fromStdString(d.howToGet));
+        }
+    return QStringLiteral("synthetic");
+}
+
+void MainWindow::openDataset(const QString& spec) { m_session->load(spec); }
+
+void MainWindow::openDemo()
+{
+    QString why;
+    const QString spec = demoSpec(&why);
+    if (!why.isEmpty())
+        showMessage(why, 0);
+    openDataset(spec);
+}
+
+void MainWindow::startTraining()
+{
+    m_trainingPanel->resetRun();
+    m_metricsPanel->clearRun();
+    m_view->setTrainingInfo(0);
+    m_session->startTraining(m_trainingPanel->config());
+}
+
+void MainWindow::showMessage(const QString& text, int ms)
+{
+    statusBar()->showMessage(text, ms);
+    m_logPanel->appendMessage(text);
+}
+
+void MainWindow::showError(const QString& text)
+{
+    statusBar()->showMessage(text, 15000);
+    m_logPanel->appendError(text);
+}
+
+void MainWindow::about()
+{
+    const util::BuildInfo info = util::buildInfo();
+    QMessageBox::about(this, tr("About setscope"),
+                       tr("<h3>setscope %1</h3>"
+                          "<p>Explore learned metrics on sets, documents, graphs and images: train metric-learning "
+                          "models in the background and watch the embedding map as they learn.</p>"
+                          "<p>Qt %2 · Dear ImGui %3 · OpenGL %4<br>LibTorch %5 (%6) · CUDA device: %7<br>"
+                          "%8 build, %9</p>")
+                           .arg(QString::fromStdString(info.version), QString::fromLatin1(qVersion()),
+                                QString::fromLatin1(IMGUI_VERSION),
+                                QStringLiteral("%1.%2").arg(m_view->format().majorVersion()).arg(m_view->format().minorVersion()),
+                                QString::fromStdString(info.torchVersion),
+                                info.torchCuda ? tr("built with CUDA") : tr("CPU build"),
+                                train::cudaAvailable() ? tr("available") : tr("none"),
+                                QString::fromStdString(info.buildType), QString::fromStdString(info.compiler)));
+}
+
+} // namespace setscope::gui

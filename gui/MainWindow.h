@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include <QMainWindow>
+#include <QStringList>
+
+class QDockWidget;
+class QLabel;
+
+namespace setscope::plugin {
+class Registry;
+}
+
+namespace setscope::gui {
+
+class DatasetPanel;
+class EmbeddingView;
+class LogPanel;
+class MetricsPanel;
+class Session;
+class TrainingPanel;
+
+/// The application window: the embedding map in the centre, the panels in docks (dataset
+/// left, training right, metrics and log bottom), menus and a status bar. Wiring only: the
+/// Session does the work, the panels and the view show it.
+class MainWindow final : public QMainWindow {
+    Q_OBJECT
+public:
+    /// `registry` must outlive the window.
+    explicit MainWindow(const plugin::Registry& registry, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// The demo dataset: "fashion-mnist" when installed, else "synthetic" (then `why`, when
+    /// given, says what to install for the real one).
+    static QString demoSpec(QString* why = nullptr);
+
+    Session* session() const { return m_session; }
+    EmbeddingView* view() const { return m_view; }
+    DatasetPanel* datasetPanel() const { return m_datasetPanel; }
+    TrainingPanel* trainingPanel() const { return m_trainingPanel; }
+    MetricsPanel* metricsPanel() const { return m_metricsPanel; }
+    LogPanel* logPanel() const { return m_logPanel; }
+
+public Q_SLOTS:
+    void openDataset(const QString& spec);
+    void openDemo();
+    /// Asks for a project file (existing or new) and opens it in the session.
+    void chooseProject();
+    /// The per-user demo project: <app data folder>/demo.setscope.
+    static QString defaultProjectPath();
+    /// Starts a run with the training panel's configuration.
+    void startTraining();
+    /// A line in the status bar (for `ms` milliseconds, 0 = until replaced) and the log.
+    void showMessage(const QString& text, int ms = 8000);
+    void showError(const QString& text);
+    void about();
+
+private:
+    void createMenus();
+    QDockWidget* addPanel(QWidget* panel, const QString& title, const QString& name, Qt::DockWidgetArea area);
+
+    const plugin::Registry& m_registry;
+    Session* m_session = nullptr;
+    EmbeddingView* m_view = nullptr;
+    DatasetPanel* m_datasetPanel = nullptr;
+    TrainingPanel* m_trainingPanel = nullptr;
+    MetricsPanel* m_metricsPanel = nullptr;
+    LogPanel* m_logPanel = nullptr;
+    QList<QDockWidget*> m_docks;
+    QLabel* m_statusRight = nullptr;
+    QLabel* m_statusProject = nullptr;
+};
+
+} // namespace setscope::gui

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "gui/session/Session.h"
+
+#include "core/data/Dataset.h"
+#include "core/data/LoadJob.h"
+#include "core/project/ProjectStore.h"
+#include "core/project/RunRecorder.h"
+#include "core/train/SnapshotSubset.h"
+#include "core/train/TrainingJob.h"
+#include "gui/bridge/QtProgressSink.h"
+#include "gui/session/BaselineJob.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <random>
+
+namespace setscope::gui {
+
+namespace {
+
+constexpr int kPollMs = 33; // ~30 Hz
+
+train::JobStatus toStatus(int s) { return static_cast<train::JobStatus>(s); }
+
+} // namespace
+
+Session::Session(const plugin::Registry& registry, QObject* parent)
+    : QObject(parent)
+    , m_registry(registry)
+{
+    QtProgressSink::registerMetaTypes();
+    m_timer.setInterval(kPollMs);
+    connect(&m_timer, &QTimer::timeout, this, &Session::poll);
+}
+
+Session::~Session()
+{
+    m_timer.stop();
+    // Ask everyone to stop first, so the joins below overlap instead of adding up.
+    for (Slot* s : {&m_load, &m_training, &m_layoutJob, &m_baseline})
+        if (s->job)
+            s->job->cancel();
+    for (Slot& s : m_retired)
+        s.job->cancel();
+    m_training.job.reset();
+    m_layoutJob.job.reset();
+    m_baseline.job.reset();
+    m_load.job.reset();
+    m_retired.clear();
+}
+
+bool Session::isLoading() const { return m_load.job && m_load.job->running(); }
+
+bool Session::baselineRunning() const { return m_baseline.job && m_baseline.job->running(); }
+
+const train::TrainingJob* Session::trainingJob() const
+{
+    return static_cast<const train::TrainingJob*>(m_training.job.get());
+}
+
+std::vector<train::EpochMetrics> Session::history() const
+{
+    const train::TrainingJob* job = trainingJob();
+    return job ? job->history() : std::vector<train::EpochMetrics>{};
+}
+
+bool Session::openProject(const QString& path)
+{
+    if (m_trainingState != TrainingState::Idle) {
+        Q_EMIT error(tr("Cancel the training run before switching projects."));
+        return false;
+    }
+    try {
+        const QFileInfo fi(path);
+        if (!fi.absoluteDir().exists())
+            QDir().mkpath(fi.absolutePath());
+        auto store = project::ProjectStore::open(fi.absoluteFilePath().toStdString());
+        // The old project's recorder (if a finished run still holds one) goes with its slot.
+        retire(m_training);
+        m_project = std::move(store);
+    } catch (const std::exception& e) {
+        Q_EMIT error(tr("Cannot open project: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    Q_EMIT message(tr("Project %1").arg(projectPath()));
+    Q_EMIT projectChanged(projectPath());
+    if (m_dataset) // re-open the current dataset through the project
+        setDataset(m_dataset, m_datasetSpec);
+    return true;
+}
+
+QString Session::projectPath() const
+{
+    return m_project ? QString::fromStdString(m_project->path()) : QString();
+}
+
+void Session::retire(Slot& slot)
+{
+    if (!slot.job) {
+        slot.sink.reset();
+        slot.recorder.reset();
+        return;
+    }
+    slot.job->cancel();
+    m_retired.push_back(std::move(slot));
+    slot = Slot{};
+    updatePolling();
+}
+
+void Session::setTrainingState(TrainingState s)
+{
+    if (s == m_trainingState)
+        return;
+    m_trainingState = s;
+    Q_EMIT trainingStateChanged(s);
+}
+
+// --- loading -------------------------------------------------------------------------
+
+void Session::load(const QString& spec)
+{
+    const bool wasLoading = isLoading();
+    retire(m_load);
+    const quint64 gen = ++m_loadGen;
+    m_loadingSpec = spec;
+    m_load.sink = std::make_unique<QtProgressSink>();
+    auto* job = new data::LoadJob(spec.toStdString(), m_registry);
+    m_load.job.reset(job);
+    connect(m_load.sink.get(), &QtProgressSink::messageReported, this, &Session::message);
+    connect(m_load.sink.get(), &QtProgressSink::jobFinished, this, [this, gen](int status, const QString& detail) {
+        if (gen == m_loadGen)
+            onLoadFinished(status, detail);
+    });
+    job->start(m_load.sink.get());
+    Q_EMIT message(tr("Loading %1…").arg(spec));
+    if (!wasLoading)
+        Q_EMIT loadingChanged(true);
+    updatePolling();
+}
+
+void Session::onLoadFinished(int status, const QString& detail)
+{
+    auto* job = static_cast<data::LoadJob*>(m_load.job.get());
+    std::shared_ptr<const data::Dataset> ds = job ? job->result() : nullptr;
+    const QString spec = m_loadingSpec;
+    retire(m_load);
+    Q_EMIT loadingChanged(false);
+    if (toStatus(status) == train::JobStatus::Finished && ds) {
+        setDataset(std::move(ds), spec);
+        return;
+    }
+    if (toStatus(status) == train::JobStatus::Failed) {
+        Q_EMIT loadFailed(spec, detail);
+        Q_EMIT message(tr("Could not open %1").arg(spec));
+    }
+}
+
+void Session::setDataset(std::shared_ptr<const data::Dataset> dataset, const QString& spec)
+{
+    // The previous dataset's jobs stop in the background; their late signals are ignored.
+    ++m_trainingGen;
+    ++m_layoutGen;
+    ++m_baselineGen;
+    const bool baselineWasRunning = baselineRunning();
+    retire(m_training);
+    retire(m_layoutJob);
+    retire(m_baseline);
+    setTrainingState(TrainingState::Idle);
+    if (baselineWasRunning)
+        Q_EMIT baselineRunningChanged(false);
+
+    m_projectDatasetId = 0;
+    if (dataset && m_project) {
+        // Register the dataset and train / colour with the project's labels. A project
+        // error must not cost the user the dataset: open it without the project then.
+        try {
+            m_projectDatasetId = project::registerDataset(*m_project, *dataset, spec.toStdString());
+            dataset = std::make_shared<const data::Dataset>(
+                project::withProjectLabels(*m_project, m_projectDatasetId, *dataset));
+        } catch (const std::exception& e) {
+            m_projectDatasetId = 0;
+            Q_EMIT error(tr("Project %1: %2 (the dataset is open without the project)")
+                             .arg(projectPath(), QString::fromUtf8(e.what())));
+        }
+    }
+    m_dataset = std::move(dataset);
+    m_datasetSpec = spec;
+    m_snapshot.reset();
+    m_layout.reset();
+    m_seenSnapshotSeq = 0;
+    m_seenLayoutSeq = 0;
+    if (m_dataset) {
+        startLayout();
+        Q_EMIT message(tr("Opened %1: %2 items, %3-d")
+                           .arg(QString::fromStdString(m_dataset->name()))
+                           .arg(m_dataset->size())
+                           .arg(m_dataset->dim()));
+    }
+    Q_EMIT datasetChanged();
+    updatePolling();
+}
+
+// --- the map ---------------------------------------------------------------------------
+
+std::vector<std::int64_t> Session::mapItems(const data::Dataset& ds, const std::string& labelSet, int maxItems,
+                                            std::uint64_t seed)
+{
+    // The same subset TrainingJob snapshots, so the first training snapshot has the very
+    // items of this map and t-SNE warm-starts from it.
+    const data::LabelSet* ls = ds.labelSet(labelSet);
+    if (!ls && !ds.labelSets().empty())
+        ls = &ds.labelSets().front();
+    const std::vector<std::int32_t> labels = ls ? ls->labels : std::vector<std::int32_t>(ds.size(), data::kUnlabelled);
+    return train::snapshotSubset(ds, labels, maxItems, seed);
+}
+
+std::shared_ptr<const train::EmbeddingSnapshot> Session::rawSnapshot(const data::Dataset& ds,
+                                                                     const std::vector<std::int64_t>& items)
+{
+    auto s = std::make_shared<train::EmbeddingSnapshot>();
+    s->items = items;
+    s->dim = ds.dim();
+    const auto d = static_cast<std::size_t>(ds.dim());
+    s->vectors.assign(items.size() * d, 0.0f);
+    for (std::size_t r = 0; r < items.size(); ++r) {
+        const data::ItemView it = ds.item(static_cast<std::size_t>(items[r]));
+        float* out = s->vectors.data() + r * d;
+        double wsum = 0.0;
+        for (std::size_t e = 0; e < it.count; ++e)
+            wsum += it.weights ? it.weights[e] : 1.0;
+        for (std::size_t e = 0; e < it.count; ++e) {
+            const double w = (it.weights ? it.weights[e] : 1.0) / (wsum > 0 ? wsum : 1.0);
+            const std::span<const float> v = it.element(e);
+            for (std::size_t k = 0; k < d; ++k)
+                out[k] += static_cast<float>(w * v[k]);
+        }
+    }
+    return s;
+}
+
+void Session::startLayout()
+{
+    const quint64 gen = ++m_layoutGen;
+    m_layoutJob.sink = std::make_unique<QtProgressSink>();
+    auto* job = new layout::LayoutJob(m_layoutOptions);
+    m_layoutJob.job.reset(job);
+    connect(m_layoutJob.sink.get(), &QtProgressSink::messageReported, this, &Session::message);
+    connect(m_layoutJob.sink.get(), &QtProgressSink::jobFinished, this, [this, gen](int status, const QString& detail) {
+        if (gen == m_layoutGen && toStatus(status) == train::JobStatus::Failed)
+            Q_EMIT error(tr("The map could not be computed: %1").arg(detail));
+    });
+    // Copying ≤ 3000 rows takes milliseconds; the layout work happens on the job's thread.
+    const std::string labelSet = m_dataset->labelSet("fine") || m_dataset->labelSets().empty()
+                                     ? std::string("fine")
+                                     : m_dataset->labelSets().front().name;
+    job->submit(rawSnapshot(*m_dataset, mapItems(*m_dataset, labelSet, kMapItems)));
+    m_submittedStep = 0;
+    m_layoutPending = true;
+    job->start(m_layoutJob.sink.get());
+}
+
+// --- training --------------------------------------------------------------------------
+
+bool Session::startTraining(const train::TrainerConfig& config)
+{
+    if (!m_dataset) {
+        Q_EMIT error(tr("Open a dataset before training."));
+        return false;
+    }
+    if (m_trainingState != TrainingState::Idle) {
+        Q_EMIT error(tr("A training run is still active; cancel it first."));
+        return false;
+    }
+    train::TrainerConfig cfg = config;
+    if (m_project && m_projectDatasetId && cfg.checkpointDir.empty())
+        cfg.checkpointDir = (QString::fromStdString(m_project->checkpointDir()) + QStringLiteral("/run-") +
+                             QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-hhmmss-zzz")))
+                                .toStdString();
+    std::unique_ptr<train::TrainingJob> job;
+    try {
+        job = std::make_unique<train::TrainingJob>(m_dataset, cfg, m_registry);
+    } catch (const std::exception& e) {
+        Q_EMIT error(tr("Cannot start training: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    retire(m_training);
+    const quint64 gen = ++m_trainingGen;
+    m_training.sink = std::make_unique<QtProgressSink>();
+    QtProgressSink* sink = m_training.sink.get();
+    auto current = [this, gen] { return gen == m_trainingGen; };
+    connect(sink, &QtProgressSink::progressReported, this, [this, current](qint64 d, qint64 t, const QString& w) {
+        if (current())
+            Q_EMIT trainingProgress(d, t, w);
+    });
+    connect(sink, &QtProgressSink::stepLossReported, this, [this, current](qint64 step, double loss) {
+        if (current())
+            Q_EMIT stepLoss(step, loss);
+    });
+    connect(sink, &QtProgressSink::epochMetricsReported, this, [this, current](const train::EpochMetrics& m) {
+        if (current())
+            Q_EMIT epochMetrics(m);
+    });
+    connect(sink, &QtProgressSink::messageReported, this, [this, current](const QString& text) {
+        if (current())
+            Q_EMIT message(text);
+    });
+    connect(sink, &QtProgressSink::jobFinished, this, [this, current](int status, const QString& detail) {
+        if (current())
+            onTrainingFinished(status, detail);
+    });
+    train::ProgressSink* jobSink = sink;
+    if (m_project && m_projectDatasetId) {
+        try {
+            m_training.recorder = std::make_unique<project::RunRecorder>(*m_project, m_projectDatasetId, cfg, sink);
+            jobSink = m_training.recorder.get();
+            Q_EMIT message(tr("Recording run %1 in %2")
+                               .arg(static_cast<project::RunRecorder*>(m_training.recorder.get())->runId())
+                               .arg(projectPath()));
+        } catch (const std::exception& e) {
+            Q_EMIT error(tr("Project %1: %2 (this run is not recorded)").arg(projectPath(), QString::fromUtf8(e.what())));
+        }
+    }
+    m_seenSnapshotSeq = 0;
+    job->start(jobSink);
+    m_training.job = std::move(job);
+    setTrainingState(TrainingState::Running);
+    updatePolling();
+    return true;
+}
+
+void Session::pauseTraining()
+{
+    if (m_trainingState != TrainingState::Running || !m_training.job)
+        return;
+    m_training.job->pause();
+    setTrainingState(TrainingState::Paused);
+    Q_EMIT message(tr("Training paused"));
+}
+
+void Session::resumeTraining()
+{
+    if (m_trainingState != TrainingState::Paused || !m_training.job)
+        return;
+    m_training.job->resume();
+    setTrainingState(TrainingState::Running);
+    Q_EMIT message(tr("Training resumed"));
+}
+
+void Session::cancelTraining()
+{
+    if ((m_trainingState != TrainingState::Running && m_trainingState != TrainingState::Paused) || !m_training.job)
+        return;
+    m_training.job->cancel(); // also wakes a paused job
+    setTrainingState(TrainingState::Stopping);
+    Q_EMIT message(tr("Cancelling training…"));
+}
+
+void Session::onTrainingFinished(int status, const QString& detail)
+{
+    poll(); // the last snapshot was published before the job reported its end
+    setTrainingState(TrainingState::Idle);
+    switch (toStatus(status)) {
+    case train::JobStatus::Finished: Q_EMIT message(tr("Training finished")); break;
+    case train::JobStatus::Cancelled: Q_EMIT message(tr("Training cancelled")); break;
+    case train::JobStatus::Failed: Q_EMIT error(tr("Training failed: %1").arg(detail)); break;
+    default: break;
+    }
+    Q_EMIT trainingFinished(status, detail);
+    updatePolling();
+}
+
+// --- baseline --------------------------------------------------------------------------
+
+bool Session::computeBaseline(const QString& labelSet)
+{
+    if (!m_dataset || !m_dataset->isVectorDataset() || !m_dataset->labelSet(labelSet.toStdString()))
+        return false;
+    const bool wasRunning = baselineRunning();
+    retire(m_baseline);
+    const quint64 gen = ++m_baselineGen;
+    m_baseline.sink = std::make_unique<QtProgressSink>();
+    auto* job = new BaselineJob(m_dataset, labelSet.toStdString());
+    m_baseline.job.reset(job);
+    connect(m_baseline.sink.get(), &QtProgressSink::jobFinished, this, [this, gen](int status, const QString& detail) {
+        if (gen == m_baselineGen)
+            onBaselineFinished(status, detail);
+    });
+    job->start(m_baseline.sink.get());
+    if (!wasRunning)
+        Q_EMIT baselineRunningChanged(true);
+    Q_EMIT message(tr("Scoring the raw vectors (%1)…").arg(labelSet));
+    updatePolling();
+    return true;
+}
+
+void Session::onBaselineFinished(int status, const QString& detail)
+{
+    auto* job = static_cast<BaselineJob*>(m_baseline.job.get());
+    if (job && toStatus(status) == train::JobStatus::Finished) {
+        const eval::Evaluation ev = job->result();
+        train::EpochMetrics m;
+        m.epoch = 0;
+        m.knnAccuracy = ev.knnAccuracy;
+        m.recallK = ev.ks;
+        m.recallAtK = ev.recallAtK;
+        Q_EMIT baselineReady(m);
+        Q_EMIT message(tr("Raw-vector baseline: kNN accuracy %1").arg(ev.knnAccuracy, 0, 'f', 4));
+    } else if (toStatus(status) == train::JobStatus::Failed) {
+        Q_EMIT error(tr("Baseline failed: %1").arg(detail));
+    }
+    retire(m_baseline);
+    Q_EMIT baselineRunningChanged(false);
+}
+
+// --- polling ---------------------------------------------------------------------------
+
+void Session::poll()
+{
+    if (const train::TrainingJob* job = trainingJob()) {
+        const std::uint64_t seq = job->snapshots().sequence();
+        if (seq != m_seenSnapshotSeq) {
+            m_seenSnapshotSeq = seq;
+            if (auto s = job->snapshots().latest()) {
+                m_snapshot = s;
+                ++m_snapshotUpdates;
+                if (auto* layoutJob = static_cast<layout::LayoutJob*>(m_layoutJob.job.get())) {
+                    m_submittedStep = s->step;
+                    m_layoutPending = true;
+                    layoutJob->submit(std::move(s));
+                }
+                Q_EMIT snapshotChanged();
+            }
+        }
+    }
+    if (auto* layoutJob = static_cast<const layout::LayoutJob*>(m_layoutJob.job.get())) {
+        const std::uint64_t seq = layoutJob->layouts().sequence();
+        if (seq != m_seenLayoutSeq) {
+            m_seenLayoutSeq = seq;
+            if (auto l = layoutJob->layouts().latest()) {
+                m_layout = std::move(l);
+                ++m_layoutUpdates;
+                if (m_layout->converged && m_layout->sourceStep == m_submittedStep)
+                    m_layoutPending = false;
+                Q_EMIT layoutChanged();
+            }
+        }
+    }
+    std::erase_if(m_retired, [](const Slot& s) { return !s.job->running(); });
+    updatePolling();
+}
+
+void Session::updatePolling()
+{
+    const bool trainingActive = m_training.job && m_training.job->running();
+    // The layout job idles once the map of the last snapshot it was given has converged.
+    const bool layoutActive = m_layoutJob.job && m_layoutJob.job->running() && m_layoutPending;
+    const bool busy = trainingActive || layoutActive || !m_retired.empty() || isLoading() || baselineRunning();
+    if (busy && !m_timer.isActive())
+        m_timer.start();
+    else if (!busy && m_timer.isActive())
+        m_timer.stop();
+}
+
+} // namespace setscope::gui

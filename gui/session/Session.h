@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include "core/layout/LayoutJob.h"
+#include "core/train/EmbeddingSnapshot.h"
+#include "core/train/TrainerConfig.h"
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace setscope::data {
+class Dataset;
+class LoadJob;
+}
+namespace setscope::plugin {
+class Registry;
+}
+namespace setscope::project {
+class ProjectStore;
+}
+namespace setscope::train {
+class Job;
+class ProgressSink;
+class TrainingJob;
+}
+
+namespace setscope::gui {
+
+class BaselineJob;
+class QtProgressSink;
+
+/// What the user is working on: the open dataset and the jobs that work on it (loading,
+/// training, the 2-D map, the raw-vector baseline). Not a widget; the main window wires
+/// its signals to the views and panels.
+///
+/// Threads: every method runs on the GUI thread and returns at once. Jobs run on their own
+/// worker threads and report through QtProgressSinks (queued signals). A 30 Hz timer,
+/// active while something is going on, reads the jobs' lock-free mailboxes: a new training
+/// snapshot is handed to the layout job, a new layout is announced with layoutChanged().
+///
+/// Ownership: the Session owns every job and its sink. A job that is replaced or cancelled
+/// is asked to stop and kept ("retired") until its thread has ended, so the GUI thread
+/// never blocks on a worker; only the destructor waits (jobs stop within about a second,
+/// except a dataset load, which finishes reading its files first).
+class Session final : public QObject {
+    Q_OBJECT
+public:
+    enum class TrainingState { Idle, Running, Paused, Stopping };
+    Q_ENUM(TrainingState)
+
+    /// Items in the map before training: at most this many, test split first, stratified.
+    static constexpr int kMapItems = 3000;
+
+    /// `registry` must outlive the session (jobs read it on their threads).
+    explicit Session(const plugin::Registry& registry, QObject* parent = nullptr);
+    /// Cancels every job and waits for their threads.
+    ~Session() override;
+
+    const plugin::Registry& registry() const { return m_registry; }
+    /// The open dataset (nullptr before the first successful load).
+    std::shared_ptr<const data::Dataset> dataset() const { return m_dataset; }
+    /// The spec it was opened with ("fashion-mnist", "synthetic:...", a path).
+    QString datasetSpec() const { return m_datasetSpec; }
+    bool isLoading() const;
+
+    TrainingState trainingState() const { return m_trainingState; }
+    /// The current (or last) training job, for lock-free per-frame reads of its counters;
+    /// nullptr before the first run. Owned by the session; valid until the next
+    /// startTraining(), load() or the session's destruction.
+    const train::TrainingJob* trainingJob() const;
+    /// Epoch metrics of the current (or last) run.
+    std::vector<train::EpochMetrics> history() const;
+
+    /// The newest map of the open dataset (nullptr until the layout job published one).
+    std::shared_ptr<const layout::Layout> layout() const { return m_layout; }
+    /// The newest training snapshot handed to the layout job (nullptr before training).
+    std::shared_ptr<const train::EmbeddingSnapshot> snapshot() const { return m_snapshot; }
+    /// How many layouts / snapshots this session has seen (for tests and status lines).
+    std::uint64_t layoutUpdates() const { return m_layoutUpdates; }
+    std::uint64_t snapshotUpdates() const { return m_snapshotUpdates; }
+    bool baselineRunning() const;
+
+    /// Opens (or creates) a project file. From then on every dataset opened is registered
+    /// in it, trained with the project's labels (user edits included) and every training
+    /// run is recorded there (config, per-epoch metrics, checkpoints in the project's
+    /// checkpoint folder, final status), from the training thread. Takes effect for the
+    /// next dataset opened. False (and error()) when the file is not a usable project.
+    bool openProject(const QString& path);
+    /// The open project's file ("" when none).
+    QString projectPath() const;
+    /// The project store (nullptr when none). GUI thread only.
+    project::ProjectStore* project() const { return m_project.get(); }
+    /// The open dataset's id in the project (0 when none).
+    std::int64_t projectDatasetId() const { return m_projectDatasetId; }
+
+    /// Options of the layout job started for the next dataset (default: t-SNE).
+    void setLayoutOptions(const layout::LayoutJob::Options& options) { m_layoutOptions = options; }
+    const layout::LayoutJob::Options& layoutOptions() const { return m_layoutOptions; }
+
+    /// Makes `dataset` the open dataset (what load() does when its job finishes): stops the
+    /// jobs of the previous one, starts the initial map. For datasets built in memory.
+    void setDataset(std::shared_ptr<const data::Dataset> dataset, const QString& spec);
+
+    /// The items of the map before training, chosen like TrainingJob's snapshot subset
+    /// (test split when it has items, else all; classes of `labelSet` in proportion, order
+    /// fixed by `seed`), so that training snapshots warm-start from this map item by item.
+    static std::vector<std::int64_t> mapItems(const data::Dataset& ds, const std::string& labelSet, int maxItems,
+                                              std::uint64_t seed = 1);
+    /// A snapshot of the raw vectors of `items` (a set is represented by the weighted mean
+    /// of its elements), step 0, epoch 0.
+    static std::shared_ptr<const train::EmbeddingSnapshot> rawSnapshot(const data::Dataset& ds,
+                                                                       const std::vector<std::int64_t>& items);
+
+public Q_SLOTS:
+    /// Opens a dataset on a worker thread (a load still running is abandoned). Ends with
+    /// datasetChanged() or loadFailed().
+    void load(const QString& spec);
+    /// Starts training on the open dataset. False (and error()) when there is no dataset,
+    /// a run is active, or the configuration is invalid.
+    bool startTraining(const setscope::train::TrainerConfig& config);
+    void pauseTraining();
+    void resumeTraining();
+    /// Requests cancel; the state is Stopping until the job's thread reports back (within
+    /// about a second), then Idle.
+    void cancelTraining();
+    /// Scores the raw vectors of the open (vector) dataset with `labelSet` on a worker
+    /// thread; ends with baselineReady() or error(). False when not applicable.
+    bool computeBaseline(const QString& labelSet);
+
+Q_SIGNALS:
+    void loadingChanged(bool loading);
+    /// A new dataset is open (the map is reset; layoutChanged() follows when it is ready).
+    void datasetChanged();
+    void loadFailed(const QString& spec, const QString& message);
+    void trainingStateChanged(setscope::gui::Session::TrainingState state);
+    void trainingProgress(qint64 done, qint64 total, const QString& what);
+    void stepLoss(qint64 step, double loss);
+    void epochMetrics(const setscope::train::EpochMetrics& metrics);
+    /// `status` is a train::JobStatus value; `detail` the reason when it failed.
+    void trainingFinished(int status, const QString& detail);
+    void snapshotChanged();
+    void layoutChanged();
+    /// Raw-vector scores as an EpochMetrics row with epoch 0 (meanLoss unused).
+    void baselineReady(const setscope::train::EpochMetrics& metrics);
+    void baselineRunningChanged(bool running);
+    void projectChanged(const QString& path);
+    /// A line for the status bar / log.
+    void message(const QString& text);
+    /// Something failed that the user should know about.
+    void error(const QString& text);
+
+private:
+    /// A job and its sink. The job is declared last so it is destroyed (joined) first:
+    /// its thread may still be inside a sink call when it reports the end.
+    struct Slot {
+        std::unique_ptr<QtProgressSink> sink;
+        std::unique_ptr<train::ProgressSink> recorder; ///< project::RunRecorder in front of sink, or null
+        std::unique_ptr<train::Job> job;
+    };
+
+    void poll();
+    void updatePolling();
+    void retire(Slot& slot);
+    void setTrainingState(TrainingState s);
+    void startLayout();
+    void onLoadFinished(int status, const QString& detail);
+    void onTrainingFinished(int status, const QString& detail);
+    void onBaselineFinished(int status, const QString& detail);
+
+    const plugin::Registry& m_registry;
+    std::unique_ptr<project::ProjectStore> m_project;
+    std::int64_t m_projectDatasetId = 0;
+    std::shared_ptr<const data::Dataset> m_dataset;
+    QString m_datasetSpec;
+    QString m_loadingSpec;
+    layout::LayoutJob::Options m_layoutOptions;
+
+    Slot m_load;
+    Slot m_training;
+    Slot m_layoutJob;
+    Slot m_baseline;
+    std::vector<Slot> m_retired;
+    // Generations tell a stale job's queued signals from the current job's.
+    quint64 m_loadGen = 0;
+    quint64 m_trainingGen = 0;
+    quint64 m_layoutGen = 0;
+    quint64 m_baselineGen = 0;
+
+    TrainingState m_trainingState = TrainingState::Idle;
+    std::uint64_t m_seenSnapshotSeq = 0;
+    std::uint64_t m_seenLayoutSeq = 0;
+    std::int64_t m_submittedStep = 0; ///< step of the snapshot last handed to the layout job
+    bool m_layoutPending = false;     ///< its map has not converged yet
+    std::shared_ptr<const train::EmbeddingSnapshot> m_snapshot;
+    std::shared_ptr<const layout::Layout> m_layout;
+    std::uint64_t m_layoutUpdates = 0;
+    std::uint64_t m_snapshotUpdates = 0;
+    QTimer m_timer;
+};
+
+} // namespace setscope::gui

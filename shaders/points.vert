@@ -1,0 +1,31 @@
+#version 330 core
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+// One vertex per map point. The point moves from a_from (its place in the previous map)
+// to a_to (the new map) as u_t goes 0 -> 1, so new layouts animate on the GPU.
+
+layout(location = 0) in vec2 a_from;
+layout(location = 1) in vec2 a_to;
+layout(location = 2) in float a_class; // class id, < 0 = unlabelled
+
+uniform vec2 u_center;      // map coordinates at the widget centre
+uniform vec2 u_scale;       // NDC units per map unit (x, y)
+uniform float u_t;          // animation progress, eased, 0..1
+uniform float u_pointSize;  // diameter in framebuffer pixels
+uniform int u_highlight;    // vertex drawn larger (the hovered point), -1 = none
+uniform vec3 u_palette[20];
+uniform int u_paletteSize;
+uniform vec3 u_unlabelled;
+
+out vec3 v_color;
+out float v_size;
+
+void main()
+{
+    vec2 p = mix(a_from, a_to, u_t);
+    gl_Position = vec4((p - u_center) * u_scale, 0.0, 1.0);
+    int c = int(floor(a_class + 0.5));
+    v_color = c < 0 ? u_unlabelled : u_palette[c % u_paletteSize];
+    v_size = gl_VertexID == u_highlight ? u_pointSize * 2.0 : u_pointSize;
+    gl_PointSize = v_size;
+}

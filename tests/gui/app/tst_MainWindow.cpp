@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+// End to end, as a user would: open the demo, train briefly, pause, resume, cancel a
+// second run, and look at the map.
+#include "gui/MainWindow.h"
+
+#include "Builtin.h"
+#include "core/data/Dataset.h"
+#include "core/layout/LayoutJob.h"
+#include "core/plugin/Registry.h"
+#include "core/train/TrainingJob.h"
+#include "gui/panels/DatasetPanel.h"
+#include "gui/panels/MetricsPanel.h"
+#include "gui/panels/TrainingPanel.h"
+#include "gui/session/Session.h"
+#include "gui/views/EmbeddingView.h"
+#include "gui/views/LossCurveWidget.h"
+#include "gui/views/Palette.h"
+
+#include <QtTest/QtTest>
+
+#include <QComboBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+
+using namespace setscope;
+using gui::MainWindow;
+using gui::Palette;
+using S = gui::Session::TrainingState;
+
+namespace {
+
+int colourDistance(QColor a, QColor b)
+{
+    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
+}
+
+QString outPath(const char* name) { return QDir(QStringLiteral(SETSCOPE_BINARY_DIR)).filePath(QString::fromLatin1(name)); }
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private:
+    plugin::Registry m_registry;
+    std::unique_ptr<MainWindow> m_window;
+
+    gui::Session* session() const { return m_window->session(); }
+    gui::TrainingPanel* training() const { return m_window->trainingPanel(); }
+    template <typename T>
+    T* child(const char* name) const
+    {
+        T* w = training()->findChild<T*>(QString::fromLatin1(name));
+        if (!w)
+            qFatal("no %s", name);
+        return w;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        builtin::registerBuiltins(m_registry);
+        m_window = std::make_unique<MainWindow>(m_registry);
+        m_window->resize(1400, 900);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+
+    void cleanupTestCase() { m_window.reset(); }
+
+    void opensTheDemo()
+    {
+        QSignalSpy changed(session(), &gui::Session::datasetChanged);
+        m_window->openDemo();
+        QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, 60000);
+        const auto ds = session()->dataset();
+        QVERIFY(ds);
+        if (MainWindow::demoSpec() == QStringLiteral("fashion-mnist")) {
+            QCOMPARE(QString::fromStdString(ds->name()), QStringLiteral("fashion-mnist"));
+            QCOMPARE(ds->size(), std::size_t(70000));
+            QVERIFY(ds->hasImages());
+        } else {
+            qWarning("Fashion-MNIST is not installed; the demo is the synthetic dataset");
+        }
+        QCOMPARE(m_window->datasetPanel()->currentLabelSet(), QStringLiteral("fine"));
+        QVERIFY(training()->startButton()->isEnabled());
+        // The initial map of the raw vectors arrives from the layout job.
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->view()->currentLayout() != nullptr, 120000);
+        QCOMPARE(m_window->view()->currentLayout()->sourceStep, 0);
+    }
+
+    void trainsPausesAndResumes()
+    {
+        child<QSpinBox>("epochsSpin")->setValue(1);
+        child<QSpinBox>("maxStepsSpin")->setValue(150);
+        child<QSpinBox>("snapshotEverySpin")->setValue(25);
+        child<QComboBox>("deviceCombo")->setCurrentText(QStringLiteral("cpu"));
+        QCOMPARE(training()->config().maxSteps, 150);
+
+        QSignalSpy finished(session(), &gui::Session::trainingFinished);
+        training()->startButton()->click();
+        QCOMPARE(session()->trainingState(), S::Running);
+        QVERIFY(!training()->startButton()->isEnabled());
+        const train::TrainingJob* job = session()->trainingJob();
+        QVERIFY(job);
+        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 10, 60000);
+
+        training()->pauseButton()->click();
+        QCOMPARE(session()->trainingState(), S::Paused);
+        QCOMPARE(training()->pauseButton()->text(), QStringLiteral("Resume"));
+        QTest::qWait(500); // the step in flight (or a snapshot) finishes
+        const auto paused = job->counters().done.load();
+        QTest::qWait(700);
+        QCOMPARE(job->counters().done.load(), paused);
+        training()->pauseButton()->click();
+        QCOMPARE(session()->trainingState(), S::Running);
+
+        // Snapshots of the model reach the map while it trains.
+        QTRY_VERIFY_WITH_TIMEOUT(session()->snapshotUpdates() >= 2, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->view()->currentLayout() &&
+                                     m_window->view()->currentLayout()->sourceStep >= 25,
+                                 120000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 180000);
+        QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(train::JobStatus::Finished));
+        QCOMPARE(job->counters().done.load(), 150);
+        QVERIFY(training()->lossCurve()->pointCount() > 0);
+        QVERIFY(training()->progressBar()->text().contains(QStringLiteral("finished")));
+        QVERIFY(training()->startButton()->isEnabled());
+    }
+
+    void cancelStopsWithinASecond()
+    {
+        child<QSpinBox>("maxStepsSpin")->setValue(0);
+        training()->startButton()->click();
+        QCOMPARE(session()->trainingState(), S::Running);
+        const train::TrainingJob* job = session()->trainingJob();
+        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 3, 60000);
+        QElapsedTimer clock;
+        clock.start();
+        training()->cancelButton()->click();
+        QCOMPARE(session()->trainingState(), S::Stopping);
+        QTRY_COMPARE_WITH_TIMEOUT(session()->trainingState(), S::Idle, 1000);
+        qInfo("cancelled after %lld ms", static_cast<long long>(clock.elapsed()));
+        QVERIFY(!job->running());
+        QCOMPARE(job->status(), train::JobStatus::Cancelled);
+        QVERIFY(training()->progressBar()->text().contains(QStringLiteral("cancelled")));
+    }
+
+    void screenshotShowsTheClassesAndTheOverlay()
+    {
+        // Let the map of the last snapshot settle a little.
+        QTest::qWait(1500);
+        const QImage map = m_window->view()->grabMap();
+        QVERIFY(map.save(outPath("tst_main_window_map.png")));
+        const QImage window = m_window->grab().toImage();
+        QVERIFY(window.save(outPath("tst_main_window.png")));
+        QVERIFY(!window.isNull());
+
+        const int classes = session()->dataset()->labelSet("fine")->numClasses();
+        int present = 0;
+        const QRect legend = m_window->view()->legendRect().toRect();
+        for (int c = 0; c < classes; ++c) {
+            int n = 0;
+            for (int y = 0; y < map.height(); ++y)
+                for (int x = 0; x < map.width(); ++x)
+                    if (!legend.contains(x, y) && colourDistance(map.pixelColor(x, y), Palette::color(c)) <= 12)
+                        ++n;
+            present += n >= 20; // a few points of that class, outside the legend
+        }
+        QVERIFY2(present >= 5, qPrintable(QString::number(present)));
+        // The overlay: the legend in the top-right corner.
+        QVERIFY(!legend.isEmpty());
+        QVERIFY(legend.right() > m_window->view()->width() - 20);
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_MainWindow.moc"

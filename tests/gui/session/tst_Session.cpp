@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "gui/session/Session.h"
+
+#include "Builtin.h"
+#include "core/data/Dataset.h"
+#include "core/data/Synthetic.h"
+#include "core/plugin/Registry.h"
+#include "core/project/ProjectStore.h"
+#include "core/train/TrainingJob.h"
+
+#include <QtTest/QtTest>
+
+#include <set>
+
+using namespace setscope;
+using gui::Session;
+using S = gui::Session::TrainingState;
+
+namespace {
+
+std::shared_ptr<const data::Dataset> synthetic(const std::string& spec)
+{
+    return std::make_shared<const data::Dataset>(data::makeHierarchicalGaussians(data::SyntheticSpec::parse(spec)));
+}
+
+/// A quick map for tests: PCA (the t-SNE path is the layout job's own test's business).
+layout::LayoutJob::Options pcaOptions()
+{
+    layout::LayoutJob::Options o;
+    o.method = layout::LayoutMethod::Pca;
+    return o;
+}
+
+train::TrainerConfig quickConfig()
+{
+    train::TrainerConfig c;
+    c.device = "cpu";
+    c.epochs = 200; // long enough to pause and cancel
+    c.snapshotEvery = 5;
+    c.evaluateEachEpoch = false;
+    c.embeddingDim = 8;
+    c.threads = 1;
+    return c;
+}
+
+} // namespace
+
+class TestSession : public QObject {
+    Q_OBJECT
+
+private:
+    plugin::Registry m_registry;
+
+private Q_SLOTS:
+    void initTestCase() { builtin::registerBuiltins(m_registry); }
+
+    void mapItemsAreTheTestSplitWhenSmall()
+    {
+        const auto ds = synthetic("points=40");
+        const auto items = Session::mapItems(*ds, "fine", 3000);
+        QCOMPARE(items, ds->indices(data::Split::Test));
+    }
+
+    void mapItemsAreAStratifiedSubset()
+    {
+        const auto ds = synthetic("coarse=4,fine=2,points=200"); // 1600 items, test 400, 50 per class
+        const auto items = Session::mapItems(*ds, "fine", 100);
+        QVERIFY(items.size() <= 100 && items.size() >= 96);
+        QVERIFY(std::is_sorted(items.begin(), items.end()));
+        std::map<int, int> perClass;
+        for (std::int64_t i : items) {
+            QCOMPARE(ds->split(static_cast<std::size_t>(i)), data::Split::Test);
+            ++perClass[ds->labelSet("fine")->labels[static_cast<std::size_t>(i)]];
+        }
+        QCOMPARE(perClass.size(), std::size_t(8));
+        for (auto [c, n] : perClass)
+            QVERIFY2(n >= 11 && n <= 13, qPrintable(QStringLiteral("class %1: %2").arg(c).arg(n))); // 100 / 8
+        QCOMPARE(Session::mapItems(*ds, "fine", 100), items); // deterministic
+    }
+
+    void rawSnapshotHoldsTheVectorsOrSetMeans()
+    {
+        const auto ds = synthetic("dim=3,points=10");
+        const std::vector<std::int64_t> items = {0, 7, 42};
+        const auto s = Session::rawSnapshot(*ds, items);
+        QCOMPARE(s->dim, 3);
+        QCOMPARE(s->items, items);
+        QCOMPARE(s->step, 0);
+        for (std::size_t r = 0; r < items.size(); ++r)
+            for (int k = 0; k < 3; ++k)
+                QCOMPARE(s->vectors[r * 3 + k], ds->item(static_cast<std::size_t>(items[r])).values[k]);
+
+        const auto sets = synthetic("dim=2,points=5,set=4");
+        const auto m = Session::rawSnapshot(*sets, {3});
+        const data::ItemView it = sets->item(3);
+        QCOMPARE(it.count, std::size_t(4));
+        for (int k = 0; k < 2; ++k) {
+            double mean = 0;
+            for (std::size_t e = 0; e < 4; ++e)
+                mean += it.element(e)[k] / 4.0;
+            QVERIFY(std::abs(m->vectors[k] - mean) < 1e-5);
+        }
+    }
+
+    void loadOpensADatasetAndShowsItsMap()
+    {
+        Session s(m_registry);
+        s.setLayoutOptions(pcaOptions());
+        QSignalSpy loading(&s, &Session::loadingChanged);
+        QSignalSpy changed(&s, &Session::datasetChanged);
+        s.load(QStringLiteral("synthetic:dim=4,coarse=2,fine=2,points=50"));
+        QVERIFY(s.isLoading());
+        QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, 20000);
+        QCOMPARE(loading.count(), 2);
+        QCOMPARE(loading.at(0).at(0).toBool(), true);
+        QCOMPARE(loading.at(1).at(0).toBool(), false);
+        QVERIFY(s.dataset());
+        QCOMPARE(s.dataset()->size(), std::size_t(200));
+        QCOMPARE(s.datasetSpec(), QStringLiteral("synthetic:dim=4,coarse=2,fine=2,points=50"));
+        // The map before training: the raw vectors of the test split.
+        QTRY_VERIFY_WITH_TIMEOUT(s.layout() != nullptr, 20000);
+        QCOMPARE(s.layout()->items, Session::mapItems(*s.dataset(), "fine", Session::kMapItems));
+        QCOMPARE(s.layout()->xy.size(), 2 * s.layout()->items.size());
+    }
+
+    void loadFailureCarriesTheLoadersMessage()
+    {
+        Session s(m_registry);
+        QSignalSpy failed(&s, &Session::loadFailed);
+        QSignalSpy changed(&s, &Session::datasetChanged);
+        s.load(QStringLiteral("/nonexistent/data.csv"));
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        QCOMPARE(failed.at(0).at(0).toString(), QStringLiteral("/nonexistent/data.csv"));
+        QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("/nonexistent/data.csv")),
+                 qPrintable(failed.at(0).at(1).toString()));
+        QCOMPARE(changed.count(), 0);
+        QVERIFY(!s.isLoading());
+    }
+
+    void startNeedsADatasetAndAValidConfig()
+    {
+        Session s(m_registry);
+        QSignalSpy errors(&s, &Session::error);
+        QVERIFY(!s.startTraining(quickConfig()));
+        QCOMPARE(errors.count(), 1);
+        s.setLayoutOptions(pcaOptions());
+        s.setDataset(synthetic("points=20"), QStringLiteral("mem"));
+        train::TrainerConfig bad = quickConfig();
+        bad.epochs = 0;
+        QVERIFY(!s.startTraining(bad));
+        QCOMPARE(errors.count(), 2);
+        QCOMPARE(s.trainingState(), S::Idle);
+    }
+
+    // The first training snapshot has the very items of the map shown before training, so
+    // the layout warm-starts item by item; snapshots flow to the layout job.
+    void trainingSnapshotsFeedTheMap()
+    {
+        Session s(m_registry);
+        s.setLayoutOptions(pcaOptions());
+        const auto ds = synthetic("dim=6,coarse=4,fine=2,points=100");
+        s.setDataset(ds, QStringLiteral("mem"));
+        QTRY_VERIFY_WITH_TIMEOUT(s.layout() != nullptr, 20000);
+        const auto before = s.layoutUpdates();
+        train::TrainerConfig c = quickConfig();
+        c.epochs = 3;
+        QSignalSpy finished(&s, &Session::trainingFinished);
+        QSignalSpy snapshots(&s, &Session::snapshotChanged);
+        QVERIFY(s.startTraining(c));
+        QCOMPARE(s.trainingState(), S::Running);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(train::JobStatus::Finished));
+        QCOMPARE(s.trainingState(), S::Idle);
+        QVERIFY(snapshots.count() >= 1);
+        QVERIFY(s.snapshot());
+        QCOMPARE(s.snapshot()->items, Session::mapItems(*ds, "fine", Session::kMapItems));
+        QCOMPARE(s.snapshot()->step, s.trainingJob()->totalSteps()); // the last one was picked up
+        QCOMPARE(s.snapshot()->dim, 8);
+        QTRY_VERIFY_WITH_TIMEOUT(s.layout() && s.layout()->sourceStep == s.snapshot()->step, 20000);
+        QVERIFY(s.layoutUpdates() > before);
+    }
+
+    void pauseResumeAndCancelWithinASecond()
+    {
+        Session s(m_registry);
+        s.setLayoutOptions(pcaOptions());
+        s.setDataset(synthetic("dim=8,coarse=4,fine=2,points=1000"), QStringLiteral("mem"));
+        QSignalSpy states(&s, &Session::trainingStateChanged);
+        QSignalSpy finished(&s, &Session::trainingFinished);
+        QVERIFY(s.startTraining(quickConfig()));
+        const train::TrainingJob* job = s.trainingJob();
+        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 5, 30000);
+
+        s.pauseTraining();
+        QCOMPARE(s.trainingState(), S::Paused);
+        QTest::qWait(200); // the step in flight finishes
+        const auto paused = job->counters().done.load();
+        QTest::qWait(400);
+        QCOMPARE(job->counters().done.load(), paused);
+
+        s.resumeTraining();
+        QCOMPARE(s.trainingState(), S::Running);
+        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() > paused + 3, 10000);
+
+        QElapsedTimer clock;
+        clock.start();
+        s.cancelTraining();
+        QCOMPARE(s.trainingState(), S::Stopping);
+        QTRY_COMPARE_WITH_TIMEOUT(s.trainingState(), S::Idle, 1000);
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(train::JobStatus::Cancelled));
+        QList<S> seen;
+        for (const auto& a : states)
+            seen << a.at(0).value<S>();
+        QCOMPARE(seen, QList<S>({S::Running, S::Paused, S::Running, S::Stopping, S::Idle}));
+    }
+
+    void cancelWakesAPausedRun()
+    {
+        Session s(m_registry);
+        s.setLayoutOptions(pcaOptions());
+        s.setDataset(synthetic("dim=8,points=500"), QStringLiteral("mem"));
+        QVERIFY(s.startTraining(quickConfig()));
+        QTRY_VERIFY_WITH_TIMEOUT(s.trainingJob()->counters().done.load() >= 2, 30000);
+        s.pauseTraining();
+        QTest::qWait(100);
+        s.cancelTraining();
+        QTRY_COMPARE_WITH_TIMEOUT(s.trainingState(), S::Idle, 1000);
+    }
+
+    // Replacing the dataset or closing must not block the GUI thread on the old jobs.
+    void replacingTheDatasetDoesNotBlock()
+    {
+        auto s = std::make_unique<Session>(m_registry);
+        s->setLayoutOptions(pcaOptions());
+        s->setDataset(synthetic("dim=8,points=1000"), QStringLiteral("a"));
+        QVERIFY(s->startTraining(quickConfig()));
+        QTRY_VERIFY_WITH_TIMEOUT(s->trainingJob()->counters().done.load() >= 2, 30000);
+        QElapsedTimer clock;
+        clock.start();
+        s->setDataset(synthetic("points=30"), QStringLiteral("b"));
+        QVERIFY2(clock.elapsed() < 200, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(s->trainingState(), S::Idle);
+        QVERIFY(s->trainingJob() == nullptr);
+        QCOMPARE(s->datasetSpec(), QStringLiteral("b"));
+        QTRY_VERIFY_WITH_TIMEOUT(s->layout() != nullptr, 20000);
+        QCOMPARE(s->layout()->items, Session::mapItems(*s->dataset(), "fine", Session::kMapItems));
+
+        QVERIFY(s->startTraining(quickConfig()));
+        QTRY_VERIFY_WITH_TIMEOUT(s->trainingJob()->counters().done.load() >= 2, 30000);
+        clock.restart();
+        s.reset(); // cancels and joins
+        QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
+    }
+
+    void baselineScoresRawVectors()
+    {
+        Session s(m_registry);
+        s.setLayoutOptions(pcaOptions());
+        s.setDataset(synthetic("dim=3,points=60"), QStringLiteral("mem"));
+        QSignalSpy ready(&s, &Session::baselineReady);
+        QSignalSpy running(&s, &Session::baselineRunningChanged);
+        QVERIFY(s.computeBaseline(QStringLiteral("fine")));
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+        const auto m = ready.at(0).at(0).value<train::EpochMetrics>();
+        QCOMPARE(m.epoch, 0);
+        QVERIFY(m.knnAccuracy > 0.3 && m.knnAccuracy <= 1.0); // 8 well-separated-ish Gaussians
+        QCOMPARE(m.recallK, std::vector<int>({1, 2, 4, 8}));
+        QCOMPARE(m.recallAtK.size(), std::size_t(4));
+        QVERIFY(std::is_sorted(m.recallAtK.begin(), m.recallAtK.end())); // R@K grows with K
+        QCOMPARE(running.count(), 2);
+        QVERIFY(!s.computeBaseline(QStringLiteral("no such labels")));
+        s.setDataset(synthetic("points=5,set=3"), QStringLiteral("sets"));
+        QVERIFY(!s.computeBaseline(QStringLiteral("fine"))); // not defined for sets
+    }
+
+    void projectRecordsRunsAndSuppliesLabels()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("p.setscope"));
+        const auto ds = synthetic("dim=3,points=30");
+        // The user's labels in the project: item 0 moved from class 0 to class 5.
+        {
+            auto store = project::ProjectStore::open(file.toStdString());
+            const auto id = store->addDataset(ds->name(), "mem", ds->contentHash(), static_cast<std::int64_t>(ds->size()));
+            const auto& fine = ds->requireLabelSet("fine");
+            const auto ls = store->createLabelSet(id, "fine", fine.classNames, fine.labels);
+            QCOMPARE(fine.labels[0], 0);
+            store->applyEdit(ls, {{0, 5}}, "move item 0");
+        }
+        Session s(m_registry);
+        s.setLayoutOptions(pcaOptions());
+        QSignalSpy changed(&s, &Session::projectChanged);
+        QVERIFY(s.openProject(file));
+        QCOMPARE(changed.count(), 1);
+        s.setDataset(ds, QStringLiteral("mem"));
+        QVERIFY(s.projectDatasetId() > 0);
+        QCOMPARE(s.dataset()->requireLabelSet("fine").labels[0], 5); // the project's label won
+        QCOMPARE(s.dataset()->requireLabelSet("coarse").labels, ds->requireLabelSet("coarse").labels);
+
+        train::TrainerConfig c = quickConfig();
+        c.epochs = 2;
+        c.evaluateEachEpoch = true;
+        QSignalSpy finished(&s, &Session::trainingFinished);
+        QVERIFY(s.startTraining(c));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        const auto store = project::ProjectStore::open(file.toStdString());
+        const auto runs = store->runs();
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs[0].status, std::string("finished"));
+        int knn = 0;
+        for (const auto& m : store->metrics(runs[0].id))
+            knn += m.name == "knn_accuracy";
+        QCOMPARE(knn, 2);
+        const auto cks = store->checkpoints(runs[0].id);
+        QVERIFY(!cks.empty());
+        QVERIFY(QString::fromStdString(cks.back().path).startsWith(dir.filePath(QStringLiteral("p.checkpoints/run-"))));
+        QVERIFY(QFile::exists(QString::fromStdString(cks.back().path)));
+
+        // Not a project: refused with the file named, the session keeps the old one.
+        const QString junk = dir.filePath(QStringLiteral("junk.setscope"));
+        QFile f(junk);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("not sqlite");
+        f.close();
+        QSignalSpy err(&s, &Session::error);
+        QVERIFY(!s.openProject(junk));
+        QCOMPARE(err.count(), 1);
+        QVERIFY(err.at(0).at(0).toString().contains(junk));
+        QCOMPARE(s.projectPath(), QFileInfo(file).absoluteFilePath());
+    }
+};
+
+QTEST_MAIN(TestSession)
+#include "tst_Session.moc"

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "gui/views/EmbeddingView.h"
+
+#include "core/data/Dataset.h"
+#include "core/layout/LayoutJob.h"
+#include "gui/views/Palette.h"
+
+#include <QtTest/QtTest>
+
+#include <QMouseEvent>
+#include <QWheelEvent>
+
+#include <cmath>
+
+using namespace setscope;
+using gui::EmbeddingView;
+using gui::Palette;
+
+namespace {
+
+constexpr int kPerCluster = 30;
+const QPointF kCentres[3] = {{-10.0, -6.0}, {10.0, -6.0}, {0.0, 8.0}};
+
+/// 3 classes x 30 items; label sets "fine" (a, b, c) and "single" (everything class 0);
+/// 4x4 grey images (item i: all pixels = 255 - i) so the tooltip shows a thumbnail.
+std::shared_ptr<const data::Dataset> makeDataset()
+{
+    data::DatasetBuilder b("test");
+    b.setName("three clusters");
+    b.setDimension(2);
+    b.defineLabelSet("fine", {"a", "b", "c"});
+    b.defineLabelSet("single", {"all"});
+    b.setImageFormat(4, 4, 1);
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < kPerCluster; ++i) {
+            const float v[2] = {float(kCentres[k].x()), float(kCentres[k].y())};
+            const std::size_t item = b.addItem(v, nullptr, 1, k == 0 ? data::Split::Test : data::Split::Train);
+            b.setLabel("fine", item, k);
+            b.setLabel("single", item, 0);
+            std::vector<std::uint8_t> px(16, static_cast<std::uint8_t>(255 - item));
+            b.setImage(item, px.data());
+        }
+    return std::make_shared<const data::Dataset>(b.finish());
+}
+
+/// Item 30 k + i sits at its cluster centre plus a small spiral offset (item 30 k exactly
+/// at the centre); `dx` shifts everything.
+std::shared_ptr<const layout::Layout> makeLayout(double dx = 0.0)
+{
+    auto l = std::make_shared<layout::Layout>();
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < kPerCluster; ++i) {
+            const double r = 0.6 * std::sqrt(double(i) / kPerCluster), a = i * 2.4;
+            l->items.push_back(k * kPerCluster + i);
+            l->xy.push_back(float(kCentres[k].x() + dx + r * std::cos(a)));
+            l->xy.push_back(float(kCentres[k].y() + r * std::sin(a)));
+        }
+    l->iteration = 100;
+    return l;
+}
+
+struct Fit {
+    double zoom;
+    QPointF center;
+};
+
+/// What fit-all must give: the bounding box centred, scaled to the widget minus the margin.
+Fit expectedFit(const layout::Layout& l, QSize size)
+{
+    double x0 = 1e30, x1 = -1e30, y0 = 1e30, y1 = -1e30;
+    for (std::size_t i = 0; i < l.items.size(); ++i) {
+        x0 = std::min<double>(x0, l.xy[2 * i]);
+        x1 = std::max<double>(x1, l.xy[2 * i]);
+        y0 = std::min<double>(y0, l.xy[2 * i + 1]);
+        y1 = std::max<double>(y1, l.xy[2 * i + 1]);
+    }
+    const double m = EmbeddingView::kFitMargin;
+    return {std::min((size.width() - 2 * m) / (x1 - x0), (size.height() - 2 * m) / (y1 - y0)),
+            QPointF((x0 + x1) / 2, (y0 + y1) / 2)};
+}
+
+int colourDistance(QColor a, QColor b)
+{
+    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
+}
+
+/// Whether a pixel within `radius` of `p` (image pixels) has colour `c` (within `tol`).
+bool colourNear(const QImage& img, QPoint p, QColor c, int radius = 3, int tol = 12)
+{
+    for (int y = p.y() - radius; y <= p.y() + radius; ++y)
+        for (int x = p.x() - radius; x <= p.x() + radius; ++x)
+            if (img.rect().contains(x, y) && colourDistance(img.pixelColor(x, y), c) <= tol)
+                return true;
+    return false;
+}
+
+int countColour(const QImage& img, QRect r, QColor c, int tol = 12)
+{
+    int n = 0;
+    r = r.intersected(img.rect());
+    for (int y = r.top(); y <= r.bottom(); ++y)
+        for (int x = r.left(); x <= r.right(); ++x)
+            n += colourDistance(img.pixelColor(x, y), c) <= tol;
+    return n;
+}
+
+QString outPath(const char* name)
+{
+    return QDir(QStringLiteral(SETSCOPE_BINARY_DIR)).filePath(QString::fromLatin1(name));
+}
+
+void sendMouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons)
+{
+    QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, Qt::NoModifier);
+    QCoreApplication::sendEvent(w, &e);
+}
+
+} // namespace
+
+class TestEmbeddingView : public QObject {
+    Q_OBJECT
+
+private:
+    std::shared_ptr<const data::Dataset> m_ds;
+    std::unique_ptr<EmbeddingView> m_view;
+    qreal m_dpr = 1.0;
+
+    QPoint pixel(QPointF widget) const { return (widget * m_dpr).toPoint(); }
+    QPoint clusterPixel(int k) const { return pixel(m_view->mapToWidget(kCentres[k])); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_ds = makeDataset();
+        m_view = std::make_unique<EmbeddingView>();
+        m_view->resize(640, 480);
+        m_view->setAnimationDuration(0);
+        m_view->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+        m_dpr = m_view->devicePixelRatioF();
+        m_view->setDataset(m_ds);
+        m_view->setColorBy(QStringLiteral("fine"));
+        m_view->setLayout(makeLayout());
+        const QImage img = m_view->grabMap();
+        QVERIFY2(m_view->glProblem().isEmpty(), qPrintable(m_view->glProblem()));
+        QVERIFY(!img.isNull());
+        qInfo("GL %d.%d", m_view->format().majorVersion(), m_view->format().minorVersion());
+    }
+
+    void cleanupTestCase() { m_view.reset(); }
+
+    void fitAllCentresTheMapWithAMargin()
+    {
+        QVERIFY(m_view->autoFit());
+        const Fit fit = expectedFit(*makeLayout(), m_view->size());
+        QCOMPARE(m_view->items().size(), std::size_t(90));
+        QVERIFY(std::abs(m_view->zoom() - fit.zoom) < 1e-6 * fit.zoom);
+        QVERIFY(std::abs(m_view->center().x() - fit.center.x()) < 1e-6);
+        QVERIFY(std::abs(m_view->center().y() - fit.center.y()) < 1e-6);
+        // Map y points up: the top cluster (y = 8) is drawn near the top edge.
+        QVERIFY(m_view->mapToWidget(kCentres[2]).y() < m_view->height() / 2.0);
+    }
+
+    void pointsAppearInTheirClassColours()
+    {
+        const QImage img = m_view->grabMap();
+        QVERIFY(img.save(outPath("tst_embedding_view_fit.png")));
+        QCOMPARE(img.size(), (QSizeF(m_view->size()) * m_dpr).toSize());
+        // Background in an empty corner.
+        QVERIFY(colourNear(img, pixel({5, 5}), Palette::mapBackground(), 0, 3));
+        QVERIFY(colourNear(img, pixel({m_view->width() / 2.0, m_view->height() / 2.0}), Palette::mapBackground(), 0, 3));
+        const Fit fit = expectedFit(*makeLayout(), m_view->size());
+        for (int k = 0; k < 3; ++k) {
+            // Independently of the view's own transform: the expected place after fit-all.
+            const QPointF expected(m_view->width() / 2.0 + (kCentres[k].x() - fit.center.x()) * fit.zoom,
+                                   m_view->height() / 2.0 - (kCentres[k].y() - fit.center.y()) * fit.zoom);
+            QVERIFY2(colourNear(img, pixel(expected), Palette::color(k)),
+                     qPrintable(QStringLiteral("cluster %1 at %2,%3").arg(k).arg(expected.x()).arg(expected.y())));
+            // ... and not the other classes' colours.
+            for (int j = 0; j < 3; ++j)
+                if (j != k)
+                    QVERIFY(!colourNear(img, pixel(expected), Palette::color(j), 6, 12));
+        }
+    }
+
+    void legendShowsEveryClass()
+    {
+        const QImage img = m_view->grabMap();
+        const QRectF legend = m_view->legendRect();
+        QVERIFY(!legend.isEmpty());
+        // Pinned to the top-right corner, 10 px in.
+        QVERIFY(std::abs(legend.right() - (m_view->width() - 10)) <= 1.0);
+        QVERIFY(std::abs(legend.top() - 10) <= 1.0);
+        const QRect r(pixel(legend.topLeft()), pixel(legend.bottomRight()));
+        // The window background covers the region (it is not the map's background) ...
+        const int area = r.width() * r.height();
+        const int background = countColour(img, r, Palette::mapBackground(), 3);
+        QVERIFY2(background < area / 10, qPrintable(QStringLiteral("%1 of %2").arg(background).arg(area)));
+        // ... and holds a swatch of each class colour.
+        for (int k = 0; k < 3; ++k)
+            QVERIFY2(countColour(img, r, Palette::color(k), 6) >= 30, qPrintable(QString::number(k)));
+    }
+
+    void hoverShowsTheItem()
+    {
+        const QImage before = m_view->grabMap();
+        QSignalSpy hovered(m_view.get(), &EmbeddingView::hoveredChanged);
+        const QPointF at = m_view->mapToWidget(kCentres[1]); // item 30 sits exactly there
+        QCOMPARE(m_view->itemAt(at), std::int64_t(30));
+        QCOMPARE(m_view->itemAt(QPointF(5, 5)), std::int64_t(-1));
+        sendMouse(m_view.get(), QEvent::MouseMove, at, Qt::NoButton, Qt::NoButton);
+        QCOMPARE(m_view->hoveredItem(), std::int64_t(30));
+        QCOMPARE(hovered.count(), 1);
+        QCOMPARE(hovered.at(0).at(0).toLongLong(), 30);
+
+        const QImage after = m_view->grabMap();
+        QVERIFY(after.save(outPath("tst_embedding_view_hover.png")));
+        const QRectF tip = m_view->tooltipRect();
+        QVERIFY(!tip.isEmpty());
+        // Beside the cursor (ImGui moves it to whichever side keeps it inside the view).
+        QVERIFY2(tip.adjusted(-40, -40, 40, 40).contains(at), qPrintable(QStringLiteral("%1,%2 %3x%4")
+                     .arg(tip.x()).arg(tip.y()).arg(tip.width()).arg(tip.height())));
+        QVERIFY(QRectF(0, 0, m_view->width(), m_view->height()).contains(tip));
+        const QRect r(pixel(tip.topLeft()), pixel(tip.bottomRight()));
+        int changed = 0;
+        for (int y = r.top(); y <= r.bottom(); ++y)
+            for (int x = r.left(); x <= r.right(); ++x)
+                changed += r.contains(x, y) && after.rect().contains(x, y) &&
+                           colourDistance(before.pixelColor(x, y), after.pixelColor(x, y)) > 10;
+        QVERIFY2(changed > r.width() * r.height() / 3, qPrintable(QString::number(changed)));
+        // The thumbnail: item 30's pixels are 255 - 30 = 225, drawn 3x (12 x 12).
+        QVERIFY(countColour(after, r, QColor(225, 225, 225), 6) >= 100);
+        // The label row's swatch has class b's colour.
+        QVERIFY(countColour(after, r, Palette::color(1), 6) >= 20);
+
+        sendMouse(m_view.get(), QEvent::MouseMove, QPointF(5, 5), Qt::NoButton, Qt::NoButton);
+        QCOMPARE(m_view->hoveredItem(), std::int64_t(-1));
+        m_view->grabMap();
+        QVERIFY(m_view->tooltipRect().isEmpty());
+    }
+
+    void dragPansWheelZoomsAboutTheCursorDoubleClickFits()
+    {
+        const Fit fit = expectedFit(*makeLayout(), m_view->size());
+        const QPointF start(320, 250);
+        const QPointF c0 = m_view->center();
+        sendMouse(m_view.get(), QEvent::MouseButtonPress, start, Qt::LeftButton, Qt::LeftButton);
+        sendMouse(m_view.get(), QEvent::MouseMove, start + QPointF(50, 20), Qt::NoButton, Qt::LeftButton);
+        sendMouse(m_view.get(), QEvent::MouseButtonRelease, start + QPointF(50, 20), Qt::LeftButton, Qt::NoButton);
+        QVERIFY(!m_view->autoFit());
+        // The map moved with the mouse: 50 px right, 20 px down (map y points up).
+        QVERIFY(std::abs(m_view->center().x() - (c0.x() - 50 / fit.zoom)) < 1e-9);
+        QVERIFY(std::abs(m_view->center().y() - (c0.y() + 20 / fit.zoom)) < 1e-9);
+
+        const QPointF cursor(200, 150);
+        const QPointF under = m_view->widgetToMap(cursor);
+        QWheelEvent wheel(cursor, m_view->mapToGlobal(cursor), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(m_view.get(), &wheel);
+        QVERIFY(std::abs(m_view->zoom() - fit.zoom * std::pow(1.0015, 120)) < 1e-9 * fit.zoom);
+        const QPointF still = m_view->widgetToMap(cursor);
+        QVERIFY(std::abs(still.x() - under.x()) < 1e-9 && std::abs(still.y() - under.y()) < 1e-9);
+        QVERIFY(m_view->grabMap().save(outPath("tst_embedding_view_zoomed.png")));
+
+        sendMouse(m_view.get(), QEvent::MouseButtonDblClick, QPointF(320, 250), Qt::LeftButton, Qt::LeftButton);
+        sendMouse(m_view.get(), QEvent::MouseButtonRelease, QPointF(320, 250), Qt::LeftButton, Qt::NoButton);
+        QVERIFY(m_view->autoFit());
+        QVERIFY(std::abs(m_view->zoom() - fit.zoom) < 1e-6 * fit.zoom);
+    }
+
+    void colourByAnotherLabelSet()
+    {
+        m_view->setColorBy(QStringLiteral("single"));
+        const QImage img = m_view->grabMap();
+        for (int k = 0; k < 3; ++k)
+            QVERIFY(colourNear(img, clusterPixel(k), Palette::color(0)));
+        QVERIFY(!colourNear(img, clusterPixel(1), Palette::color(1), 6));
+        m_view->setColorBy(QStringLiteral("fine"));
+        QVERIFY(colourNear(m_view->grabMap(), clusterPixel(1), Palette::color(1)));
+    }
+
+    void newLayoutsAnimateThenRepaintingStops()
+    {
+        m_view->setAnimationDuration(300);
+        const std::vector<float> old = m_view->currentPositions();
+        m_view->setLayout(makeLayout(4.0));
+        // Right after: still (about) where they were; the target is 4 units to the right.
+        std::vector<float> now = m_view->currentPositions();
+        QVERIFY(std::abs(now[10] - old[10]) < 0.5f);
+        QVERIFY(m_view->animating());
+        QTRY_VERIFY_WITH_TIMEOUT(!m_view->animating(), 2000);
+        now = m_view->currentPositions();
+        QVERIFY(std::abs(now[10] - (old[10] + 4.0f)) < 1e-4f);
+        QTest::qWait(300);
+        // Event driven: nothing changes, nothing is drawn.
+        const int frames = m_view->frameCount();
+        QTest::qWait(600);
+        QCOMPARE(m_view->frameCount(), frames);
+        m_view->setAnimationDuration(0);
+    }
+
+    void documentsShowTheirFirstWords()
+    {
+        data::DatasetBuilder b("docs");
+        b.setDimension(2);
+        b.defineLabelSet("topic", {"animals", "plants"});
+        const float v[6] = {0, 1, 1, 0, 1, 1};
+        b.setLabel("topic", b.addItem(v, nullptr, 3, data::Split::Train), 0);
+        b.setElementText(0, {"dog", "cat", "bird"});
+        std::vector<float> many(2 * 60, 0.5f);
+        const std::size_t second = b.addItem(many.data(), nullptr, 60, data::Split::Test);
+        b.setElementText(second, std::vector<std::string>(60, "photosynthesis"));
+        const auto docs = std::make_shared<const data::Dataset>(b.finish());
+
+        EmbeddingView view;
+        view.resize(400, 300);
+        view.setAnimationDuration(0);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setDataset(docs);
+        auto l = std::make_shared<layout::Layout>();
+        l->items = {0, 1};
+        l->xy = {-1.f, 0.f, 1.f, 0.f};
+        view.setLayout(l);
+        view.grabMap();
+
+        QCOMPARE(view.describeItem(0), QStringList({"item 0  ·  train", "topic: animals", "dog cat bird"}));
+        const QStringList long_ = view.describeItem(1);
+        QCOMPARE(long_.size(), 3);
+        QCOMPARE(long_[1], QStringLiteral("topic: unlabelled"));
+        QVERIFY(long_[2].startsWith(QStringLiteral("photosynthesis photosynthesis")));
+        QVERIFY(long_[2].endsWith(QStringLiteral(" ..."))); // cut after ~160 characters
+        QVERIFY(long_[2].size() < 200);
+        QVERIFY(view.describeItem(2).isEmpty());
+
+        sendMouse(&view, QEvent::MouseMove, view.mapToWidget(QPointF(-1, 0)), Qt::NoButton, Qt::NoButton);
+        QCOMPARE(view.hoveredItem(), std::int64_t(0));
+        QVERIFY(view.grabMap().save(outPath("tst_embedding_view_document.png")));
+        QVERIFY(!view.tooltipRect().isEmpty());
+    }
+
+    void itemsOutsideTheDatasetAreDropped()
+    {
+        auto l = std::make_shared<layout::Layout>(*makeLayout());
+        l->items.push_back(1000);
+        l->xy.push_back(0.f);
+        l->xy.push_back(0.f);
+        m_view->setLayout(l);
+        QCOMPARE(m_view->items().size(), std::size_t(90));
+        m_view->setDataset(nullptr);
+        QCOMPARE(m_view->items().size(), std::size_t(0));
+        QVERIFY(!m_view->grabMap().isNull());
+        m_view->setDataset(m_ds);
+    }
+};
+
+QTEST_MAIN(TestEmbeddingView)
+#include "tst_EmbeddingView.moc"
