@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/Csv.h"
 
+#include "core/util/Text.h"
+
 #include <setscope/sdk/Errors.h>
 
 #include <algorithm>
@@ -14,11 +16,6 @@ namespace setscope::data {
 using sdk::InputError;
 
 namespace {
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
 std::string trim(const std::string& s)
 {
     const auto b = s.find_first_not_of(" \t");
@@ -31,9 +28,9 @@ std::string trim(const std::string& s)
 
 int CsvTable::column(const std::string& name) const
 {
-    const std::string n = lower(name);
+    const std::string n = util::toLower(name);
     for (std::size_t i = 0; i < header.size(); ++i)
-        if (lower(header[i]) == n)
+        if (util::toLower(header[i]) == n)
             return static_cast<int>(i);
     return -1;
 }

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/IdxLoader.h"
 
+#include "core/util/Text.h"
+
 #include <setscope/sdk/Errors.h>
 
 #include <zlib.h>
@@ -75,12 +77,6 @@ private:
     std::uint64_t m_offset = 0;
 };
 
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
-
 fs::path findWithOptionalGz(const fs::path& dir, const std::string& stem)
 {
     for (const char* suffix : {".gz", ""}) {
@@ -102,7 +98,7 @@ fs::path findWithOptionalGz(const fs::path& dir, const std::string& stem)
     return {};
 }
 
-bool isFashion(const std::string& path) { return lower(fs::absolute(path).string()).find("fashion") != std::string::npos; }
+bool isFashion(const std::string& path) { return util::toLower(fs::absolute(path).string()).find("fashion") != std::string::npos; }
 
 void checkImages(const IdxArray& a, const std::string& path)
 {
@@ -237,7 +233,7 @@ bool looksLikeIdx(const std::string& path)
     if (fs::is_directory(path, ec))
         return !findWithOptionalGz(path, "train-images-idx3-ubyte").empty() ||
                !findWithOptionalGz(path, "t10k-images-idx3-ubyte").empty();
-    const std::string name = lower(fs::path(path).filename().string());
+    const std::string name = util::toLower(fs::path(path).filename().string());
     return name.find("idx3-ubyte") != std::string::npos || name.find("idx1-ubyte") != std::string::npos;
 }
 
@@ -261,7 +257,7 @@ void loadIdx(const std::string& path, sdk::DatasetSink& sink)
         if (!fs::is_regular_file(img, ec))
             throw InputError(path, "", "no such file");
         std::string name = img.filename().string();
-        const std::string lname = lower(name);
+        const std::string lname = util::toLower(name);
         if (lname.find("idx1") != std::string::npos)
             throw InputError(path, "", "this is a labels file; open the images file (…-images-idx3-ubyte) instead");
         fs::path labels;

@@ -4,6 +4,8 @@
 
 #include "core/data/Csv.h"
 
+#include "core/util/Text.h"
+
 #include <setscope/sdk/Errors.h>
 
 #include <algorithm>
@@ -26,12 +28,6 @@ using sdk::InputError;
 using sdk::Split;
 
 namespace {
-
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
 
 template <class T>
 T loadLE(const unsigned char* p, bool bigEndian)
@@ -60,7 +56,7 @@ bool parseFloat(const std::string& s, float& out)
         return true;
     // from_chars rejects "nan"/"inf" spellings some tools write; accept them so that the
     // builder can report them as NaN/infinite with the row number.
-    const std::string l = lower(s);
+    const std::string l = util::toLower(s);
     if (l == "nan" || l == "-nan") {
         out = std::nanf("");
         return true;
@@ -74,13 +70,13 @@ bool parseFloat(const std::string& s, float& out)
 
 bool isMetadataColumn(const std::string& name)
 {
-    const std::string l = lower(name);
+    const std::string l = util::toLower(name);
     return l == "label" || l == "fine" || l == "coarse" || l == "split" || l == "id" || l.rfind("label:", 0) == 0;
 }
 
 std::string labelSetNameOf(const std::string& column)
 {
-    const std::string l = lower(column);
+    const std::string l = util::toLower(column);
     if (l == "label" || l == "fine")
         return "fine";
     if (l == "coarse")
@@ -112,7 +108,7 @@ std::vector<std::string> classNamesOf(const CsvTable& t, int col)
 
 Split parseSplit(const std::string& v, const std::string& path, std::uint64_t line)
 {
-    const std::string l = lower(v);
+    const std::string l = util::toLower(v);
     if (l == "train" || l == "training" || l.empty())
         return Split::Train;
     if (l == "val" || l == "valid" || l == "validation")

@@ -10,13 +10,6 @@
 namespace setscope::eval {
 
 namespace {
-std::vector<float> rows(const float* v, int dim, const std::vector<std::int64_t>& idx)
-{
-    std::vector<float> out(idx.size() * static_cast<std::size_t>(dim));
-    for (std::size_t i = 0; i < idx.size(); ++i)
-        std::copy(v + idx[i] * dim, v + (idx[i] + 1) * dim, out.begin() + static_cast<std::ptrdiff_t>(i * dim));
-    return out;
-}
 std::vector<std::int32_t> labelsOf(const std::vector<std::int32_t>& all, const std::vector<std::int64_t>& idx)
 {
     std::vector<std::int32_t> out(idx.size());
@@ -35,8 +28,9 @@ Evaluation evaluateEmbedding(const data::Dataset& ds, const float* vectors, int 
     const auto test = ds.indices(data::Split::Test);
     if (!train.empty() && !test.empty()) {
         ev.protocol = "test-vs-train";
-        const auto tr = rows(vectors, dim, train);
-        const auto te = rows(vectors, dim, test);
+        const MatrixView all{vectors, static_cast<std::int64_t>(ds.size()), dim};
+        const auto tr = gatherRows(all, train);
+        const auto te = gatherRows(all, test);
         const auto trL = labelsOf(ls.labels, train);
         const auto teL = labelsOf(ls.labels, test);
         const MatrixView trV{tr.data(), static_cast<std::int64_t>(train.size()), dim};

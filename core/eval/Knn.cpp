@@ -17,16 +17,15 @@ namespace {
 
 constexpr std::int64_t kChunk = 2048;
 
-/// Copies the rows `keep` of `m` into a contiguous buffer.
-std::vector<float> gatherRows(MatrixView m, const std::vector<std::int64_t>& keep)
+} // namespace
+
+std::vector<float> gatherRows(MatrixView m, const std::vector<std::int64_t>& rows)
 {
-    std::vector<float> out(keep.size() * static_cast<std::size_t>(m.cols));
-    for (std::size_t i = 0; i < keep.size(); ++i)
-        std::copy(m.row(keep[i]), m.row(keep[i]) + m.cols, out.begin() + static_cast<std::ptrdiff_t>(i * m.cols));
+    std::vector<float> out(rows.size() * static_cast<std::size_t>(m.cols));
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        std::copy(m.row(rows[i]), m.row(rows[i]) + m.cols, out.begin() + static_cast<std::ptrdiff_t>(i * m.cols));
     return out;
 }
-
-} // namespace
 
 Neighbours nearestNeighbours(MatrixView base, MatrixView queries, int k, bool queriesAreBase, train::JobControl* control)
 {

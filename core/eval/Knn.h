@@ -19,6 +19,9 @@ struct MatrixView {
     const float* row(std::int64_t r) const { return data + r * cols; }
 };
 
+/// Copies rows `rows` of `m` into a new contiguous row-major buffer.
+std::vector<float> gatherRows(MatrixView m, const std::vector<std::int64_t>& rows);
+
 /// The k nearest rows of `base` for each query under Euclidean distance, exact (FAISS
 /// IndexFlatL2, all cores through OpenMP). ids[q*k + j] is -1 when base has fewer rows.
 /// When `queriesAreBase` (queries == base, row for row), each query's own row is left out

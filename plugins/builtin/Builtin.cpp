@@ -7,23 +7,12 @@
 #include "core/losses/ContrastiveLoss.h"
 #include "core/losses/TripletLoss.h"
 #include "core/nn/MlpEncoder.h"
+#include "core/util/Text.h"
 
 #include <setscope/sdk/Model.h>
 
-#include <algorithm>
-#include <cctype>
-#include <filesystem>
 
 namespace setscope::builtin {
-
-namespace {
-std::string lowerExtension(const std::string& path)
-{
-    std::string e = std::filesystem::path(path).extension().string();
-    std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return e;
-}
-} // namespace
 
 void registerBuiltins(sdk::Registrar& r)
 {
@@ -33,11 +22,11 @@ void registerBuiltins(sdk::Registrar& r)
                  [](const std::string& p, sdk::DatasetSink& s) { data::loadIdx(p, s); }});
     r.addLoader({"npy", "NumPy .npy vectors (N x D) or sets (N x S x D), labels from a .csv beside it",
                  {".npy"},
-                 [](const std::string& p) { return lowerExtension(p) == ".npy"; },
+                 [](const std::string& p) { return util::lowerExtension(p) == ".npy"; },
                  [](const std::string& p, sdk::DatasetSink& s) { data::loadNpy(p, s); }});
     r.addLoader({"csv", "CSV table of vectors with label / coarse / split columns",
                  {".csv"},
-                 [](const std::string& p) { return lowerExtension(p) == ".csv"; },
+                 [](const std::string& p) { return util::lowerExtension(p) == ".csv"; },
                  [](const std::string& p, sdk::DatasetSink& s) { data::loadCsvVectors(p, s); }});
 
     r.addEncoder({"mlp", "fully connected d-128-128-64-64-out on the weighted mean of each set (seed 003 §4.3)",
