@@ -121,8 +121,12 @@ const LoadedPlugin& Registry::loadPlugin(const std::string& path)
     }
     LoadedPlugin p{path, str(info->name), str(info->version)};
     for (const auto& q : m_plugins)
-        if (q.name == p.name)
+        if (q.name == p.name) {
+            // dlopen of the same file returns the same handle with a second reference;
+            // drop ours so the first load is unaffected.
+            dlclose(h);
             throw PluginError("plugin '" + p.name + "' from " + path + " is already loaded from " + q.path);
+        }
     regFn(this);
     m_plugins.push_back(std::move(p));
     return m_plugins.back();
