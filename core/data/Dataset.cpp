@@ -251,15 +251,15 @@ Dataset DatasetBuilder::finish()
     if (ds.m_name.empty())
         ds.m_name = m_origin.empty() ? std::string("dataset") : m_origin;
 
+    // The hash is of the content itself (what every cache keyed by it depends on), not of
+    // the files: a transformed dataset (e.g. images as point sets) hashes differently from
+    // its source. XXH3 runs at memory speed: ~25 ms for Fashion-MNIST's 220 MB.
     util::ContentHasher h;
-    if (!ds.m_sourceFiles.empty()) {
-        for (const auto& f : ds.m_sourceFiles)
-            h.updateFile(f);
-    } else {
-        h.update(ds.m_values.data(), ds.m_values.size() * sizeof(float));
-        h.update(ds.m_weights.data(), ds.m_weights.size() * sizeof(float));
-        h.update(ds.m_offsets.data(), ds.m_offsets.size() * sizeof(std::int64_t));
-    }
+    const std::int64_t dim = ds.m_dim;
+    h.update(&dim, sizeof dim);
+    h.update(ds.m_values.data(), ds.m_values.size() * sizeof(float));
+    h.update(ds.m_weights.data(), ds.m_weights.size() * sizeof(float));
+    h.update(ds.m_offsets.data(), ds.m_offsets.size() * sizeof(std::int64_t));
     // Labels shipped with the data are part of its identity (user edits are not: they
     // live in the project store).
     for (const auto& ls : ds.m_labelSets) {

@@ -101,8 +101,8 @@ public:
     const std::string& elementText(std::size_t e) const;
 
     const std::vector<std::string>& sourceFiles() const { return m_sourceFiles; }
-    /// Hex content hash of the source files (xxh3-128 over their bytes, in order); set by
-    /// DatasetBuilder::finish(). Keys caches and the project store's dataset records.
+    /// Hex content hash (xxh3-128) of the values, weights, set boundaries, shipped labels and
+    /// splits; set by DatasetBuilder::finish(). Keys caches and the project store's records.
     const std::string& contentHash() const { return m_contentHash; }
     const std::vector<std::string>& notes() const { return m_notes; }
 

@@ -4,6 +4,7 @@
 
 #include "core/data/IdxLoader.h"
 #include "core/data/Synthetic.h"
+#include "core/data/Transform.h"
 #include "core/plugin/Registry.h"
 
 #include <cstdlib>
@@ -47,6 +48,24 @@ std::vector<BuiltinDataset> builtinDatasets()
 
 Dataset openDataset(const std::string& spec, const plugin::Registry& registry)
 {
+    // "SPEC+pointsets" or "SPEC+pointsets=0.2": images (or square vectors) as point sets.
+    if (const auto plus = spec.rfind("+pointsets"); plus != std::string::npos && plus > 0) {
+        const std::string rest = spec.substr(plus + 10);
+        float threshold = 0.0f;
+        if (!rest.empty()) {
+            std::size_t used = 0;
+            try {
+                if (rest[0] != '=')
+                    throw std::invalid_argument("");
+                threshold = std::stof(rest.substr(1), &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used == 0 || used + 1 != rest.size())
+                throw std::invalid_argument("'" + spec + "': expected SPEC+pointsets or SPEC+pointsets=THRESHOLD");
+        }
+        return imagesAsPointsets(openDataset(spec.substr(0, plus), registry), threshold);
+    }
     if (spec == "fashion-mnist") {
         const std::string dir = fashionMnistDir();
         std::error_code ec;

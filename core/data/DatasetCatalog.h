@@ -32,7 +32,9 @@ std::string fashionMnistDir();
 /// Opens a dataset given by name or path:
 ///  - "fashion-mnist": the Debian package's IDX files with the official train/test split;
 ///  - "synthetic" or "synthetic:key=value,..." (see SyntheticSpec::parse);
-///  - anything else is a file or folder, read by the first registered loader that accepts it.
+///  - anything else is a file or folder, read by the first registered loader that accepts it;
+///  - any of these followed by "+pointsets" (or "+pointsets=THRESHOLD"): its images as point
+///    sets of bright pixels (see imagesAsPointsets), e.g. "fashion-mnist+pointsets".
 /// Blocking (reads the files); call it from a worker thread in the GUI.
 /// Throws sdk::InputError (bad file) or std::invalid_argument (bad name / options).
 Dataset openDataset(const std::string& spec, const plugin::Registry& registry);

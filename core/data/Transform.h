@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include "core/data/Dataset.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace setscope::data {
+
+/// Images as point sets: every pixel brighter than `threshold` (0..1 of full scale) becomes
+/// a 2-D point (x = column, y = row, in pixels) weighted by its intensity (0..1; colour
+/// images by their mean channel). Works on datasets with image display data, and on plain
+/// vector datasets whose dimension is a perfect square (read as square grey images with
+/// values in 0..1). Labels, splits and images carry over. Throws std::invalid_argument for
+/// other datasets and InputError naming the item when an image has no pixel above the
+/// threshold (an empty set).
+Dataset imagesAsPointsets(const Dataset& ds, float threshold = 0.0f);
+
+/// The items `items` of `ds` (in that order) as a new dataset, with their labels, splits
+/// and display data.
+Dataset subset(const Dataset& ds, const std::vector<std::int64_t>& items);
+
+} // namespace setscope::data
