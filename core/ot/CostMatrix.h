@@ -9,7 +9,8 @@
 namespace setscope::ot {
 
 /// Ground-distance matrix between the elements of two sets: out[i * b.n + j] =
-/// d(a_i, b_j), float64, row-major. Built with one matrix product (Eigen GEMM) from the
+/// d(a_i, b_j), float64, row-major. Built with one matrix product (a register-blocked
+/// AVX2/FMA kernel when the CPU has it, Eigen's GEMM otherwise) from the
 /// squared norms, ||x - y||² = ||x||² + ||y||² - 2 x·y, in double precision; entries where
 /// that expansion cancels (d² < 1e-6 (||x||² + ||y||²)) are recomputed directly, so equal
 /// elements are at distance exactly 0.
