@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -117,9 +118,12 @@ __attribute__((target("avx2,fma"))) void gramAvx2(const double* A, const double*
     }
 }
 
+/// The CPU has AVX2 and FMA, and SETSCOPE_DISABLE_AVX2 is not set (tests run the portable
+/// path that way).
 bool haveAvx2Fma()
 {
-    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                            !std::getenv("SETSCOPE_DISABLE_AVX2");
     return yes;
 }
 #endif
