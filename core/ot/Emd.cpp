@@ -198,7 +198,9 @@ void EmdSolver::Impl::prepare(const double* cost, const double* wa, std::int64_t
     m = static_cast<std::int64_t>(rowOrig.size());
     n = static_cast<std::int64_t>(colOrig.size());
 
-    const bool dense = m == na && n == nb;
+    // The caller's matrix is usable as is only when no element was dropped and no slack added
+    // (a dropped row and an added slack row would keep the count but shift the rows).
+    const bool dense = !slackRow && !slackCol && m == na && n == nb;
     if (dense) {
         C = cost;
     } else {

@@ -376,6 +376,21 @@ void TestEmd::degenerateCases()
         const EmdResult r = emd({a.data(), w.data(), 16, 2}, {b.data(), w.data(), 16, 2});
         QVERIFY(std::abs(r.emd - 1.0) < 1e-12);
     }
+    // A zero-weight element dropped on the lighter side and the slack node added on that
+    // same side keep the row count: the cost matrix must still be rebuilt (regression).
+    {
+        std::mt19937_64 rng(11);
+        for (int t = 0; t < 200; ++t) {
+            Sets s = randomSets(rng, 2 + static_cast<int>(rng() % 4), 2 + static_cast<int>(rng() % 4), 2, false);
+            s.wa[rng() % s.wa.size()] = 0.0f;
+            std::vector<double> C;
+            costMatrix(s.a(), s.b(), GroundDistance::Euclidean, C);
+            const double lp = emdByLp(C, toDouble(s.wa), toDouble(s.wb));
+            const EmdResult r = emd(s.a(), s.b());
+            QVERIFY2(std::abs(r.emd - lp) <= 1e-9 * std::max(1.0, lp),
+                     qPrintable(QString("trial %1: %2 vs LP %3").arg(t).arg(r.emd).arg(lp)));
+        }
+    }
     // Zero-weight elements are ignored, and never appear in flows.
     {
         const std::vector<float> a{0, 10}, wa{1, 0}, b{1}, wb{1};
