@@ -22,10 +22,11 @@ struct EmdNeighbour {
 };
 
 struct EmdKnnStats {
-    std::int64_t candidates = 0;   ///< items considered
+    std::int64_t candidates = 0;   ///< items considered (the query and repeated indices excluded)
     std::int64_t exactSolves = 0;  ///< exact EMDs computed
-    std::int64_t prunedByWcd = 0;  ///< skipped because WCD ≥ the current k-th distance
-    std::int64_t prunedByRwmd = 0; ///< skipped because RWMD ≥ the current k-th distance
+    std::int64_t prunedByWcd = 0;  ///< never looked at: their centroid bound exceeded the k-th distance
+    std::int64_t prunedByRwmd = 0; ///< skipped because their RWMD exceeded the k-th distance
+    // candidates == exactSolves + prunedByWcd + prunedByRwmd
 };
 
 struct EmdKnnResult {
@@ -33,16 +34,27 @@ struct EmdKnnResult {
     EmdKnnStats stats;
 };
 
-/// The k nearest `candidates` of dataset item `query` under exact EMD (Euclidean ground
-/// distance), pruned with WCD and RWMD (Kusner et al. 2015 §4: "prefetch and prune"):
-/// candidates sorted by WCD; the first k solved exactly; then, in WCD order, stop when
-/// WCD ≥ the k-th best, skip when RWMD ≥ the k-th best, else solve exactly. Returns
-/// exactly the brute-force neighbours (same items and distances; ties broken by item index).
-/// `query` is never its own neighbour. `control` (may be null) is polled for cancel.
+/// The k nearest `candidates` of dataset item `query` under exact EMD (seed 001 Eq. 2,
+/// partial transport for unequal masses; Euclidean ground distance), pruned with lower
+/// bounds (Kusner et al. 2015 §4, "prefetch and prune"): candidates sorted by their
+/// centroid bound (centroidBound(): WCD for equal masses, WCD corrected for the mass
+/// difference otherwise — plain WCD is no bound then); the first k solved exactly; then, in
+/// that order, stop once the bound exceeds the k-th best, skip a candidate whose RWMD
+/// (relaxedEmd(), valid for any masses) exceeds it, else solve exactly. "Exceeds" means by
+/// more than a rounding margin (1e-9 of the k-th distance plus the data's scale), so a
+/// candidate that could tie the k-th best is always solved. Returns exactly the
+/// brute-force neighbours (same items, bit-identical distances; ties broken by item index).
+///
+/// `query` is never its own neighbour; an index listed twice counts once; fewer than k
+/// candidates give them all. Throws OtError for k < 1, an index out of range or a bad
+/// item. `control` (may be null) is polled before every candidate: cancel throws
+/// train::Cancelled within one exact EMD. Runs on the calling thread; one EmdSolver and
+/// one cost-matrix buffer serve all candidates.
 EmdKnnResult emdKnn(const data::Dataset& dataset, std::int64_t query, const std::vector<std::int64_t>& candidates,
                     int k, train::JobControl* control = nullptr);
 
 /// Brute force: exact EMD to every candidate (the reference for tests and benchmarks).
+/// Same conventions, errors and cancellation as emdKnn(); stats.exactSolves == candidates.
 EmdKnnResult emdKnnBruteForce(const data::Dataset& dataset, std::int64_t query,
                               const std::vector<std::int64_t>& candidates, int k, train::JobControl* control = nullptr);
 
