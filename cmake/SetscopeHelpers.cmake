@@ -38,7 +38,7 @@ function(setscope_add_test name)
     SETSCOPE_BINARY_DIR="${PROJECT_BINARY_DIR}")
 
   set(cmd $<TARGET_FILE:${target}>)
-  set(env "OMP_NUM_THREADS=2")
+  set(env "OMP_NUM_THREADS=2" "OMP_WAIT_POLICY=passive")
   if(T_GL)
     if(SETSCOPE_XVFB_RUN)
       set(cmd ${SETSCOPE_XVFB_RUN} -a -s "-screen 0 1280x1024x24" $<TARGET_FILE:${target}>)
