@@ -22,5 +22,6 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addEvalCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addExportCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addProjectCommand(CLI::App& app, ContextFn ctx, int& rc);
+void addOtCommands(CLI::App& app, ContextFn ctx, int& rc);
 
 } // namespace setscope::cli

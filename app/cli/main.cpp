@@ -32,6 +32,7 @@ int main(int argc, char** argv)
     addEvalCommand(app, ctx, rc);
     addExportCommand(app, ctx, rc);
     addProjectCommand(app, ctx, rc);
+    addOtCommands(app, ctx, rc);
 
     try {
         app.parse(argc, argv);

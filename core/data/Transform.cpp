@@ -92,11 +92,19 @@ Dataset imagesAsPointsets(const Dataset& ds, float threshold)
             throw InputError(ds.name(), InputError::atRecord(i),
                              "image has no pixel above the threshold " + std::to_string(threshold) +
                                  " (it would be an empty set)");
+        // Normalised intensities: every image has mass 1, so the EMD compares intensity
+        // distributions (Rubner et al.) instead of fitting a dim image inside a bright one
+        // (the partial transport seed 001's definition would do for unequal masses).
+        double total = 0;
+        for (float x : wts)
+            total += x;
+        for (float& x : wts)
+            x = static_cast<float>(x / total);
         b.addItem(pts.data(), wts.data(), wts.size(), ds.split(i));
     }
     copyMeta(ds, all, b, false);
     b.note("images as point sets: pixels above " + std::to_string(threshold) +
-           " as (x, y) points weighted by intensity");
+           " as (x, y) points weighted by intensity, normalised per image");
     return b.finish();
 }
 

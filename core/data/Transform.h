@@ -10,8 +10,9 @@
 namespace setscope::data {
 
 /// Images as point sets: every pixel brighter than `threshold` (0..1 of full scale) becomes
-/// a 2-D point (x = column, y = row, in pixels) weighted by its intensity (0..1; colour
-/// images by their mean channel). Works on datasets with image display data, and on plain
+/// a 2-D point (x = column, y = row, in pixels) weighted by its intensity (colour images by
+/// their mean channel), the weights of each image normalised to sum 1 (EMDs then compare
+/// intensity distributions; set sizes still differ from image to image). Works on datasets with image display data, and on plain
 /// vector datasets whose dimension is a perfect square (read as square grey images with
 /// values in 0..1). Labels, splits and images carry over. Throws std::invalid_argument for
 /// other datasets and InputError naming the item when an image has no pixel above the

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "CliContext.h"
+#include "Commands.h"
+#include "ConsoleSink.h"
+
+#include "core/data/Dataset.h"
+#include "core/data/Transform.h"
+#include "core/data/VectorLoaders.h"
+#include "core/ot/Chamfer.h"
+#include "core/ot/CostMatrix.h"
+#include "core/ot/Emd.h"
+#include "core/ot/EmdKnn.h"
+#include "core/ot/PairwiseMatrix.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <thread>
+
+namespace setscope::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void onInterrupt(int) { g_stop = true; }
+
+std::size_t checkItem(const data::Dataset& ds, std::int64_t i, const char* what)
+{
+    if (i < 0 || static_cast<std::size_t>(i) >= ds.size())
+        throw std::invalid_argument(std::string(what) + " " + std::to_string(i) + " is not an item of '" + ds.name() +
+                                    "' (0.." + std::to_string(ds.size() - 1) + ")");
+    return static_cast<std::size_t>(i);
+}
+
+/// What an element is, for printing flows: its word, or its coordinates.
+std::string describeElement(const data::Dataset& ds, std::size_t item, std::int32_t e)
+{
+    const std::size_t global = static_cast<std::size_t>(ds.offsets()[item]) + static_cast<std::size_t>(e);
+    if (ds.hasElementText() && !ds.elementText(global).empty())
+        return ds.elementText(global);
+    std::string s = "(";
+    const data::ItemView it = ds.item(item);
+    for (int k = 0; k < std::min(ds.dim(), 4); ++k)
+        s += (k ? ", " : "") + std::to_string(it.element(static_cast<std::size_t>(e))[static_cast<std::size_t>(k)]).substr(0, 7);
+    return s + (ds.dim() > 4 ? ", ...)" : ")");
+}
+
+std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& labelSet)
+{
+    const data::LabelSet* ls = ds.labelSet(labelSet);
+    if (!ls || ls->labels[i] < 0)
+        return "-";
+    return ls->classNames[static_cast<std::size_t>(ls->labels[i])];
+}
+
+/// Runs a job on a worker thread; Ctrl-C cancels it.
+train::JobStatus runInterruptible(train::Job& job, train::ProgressSink& sink)
+{
+    g_stop = false;
+    auto previous = std::signal(SIGINT, onInterrupt);
+    job.start(&sink);
+    while (job.running()) {
+        if (g_stop.exchange(false)) {
+            std::fprintf(stderr, "\ninterrupt: cancelling...\n");
+            job.cancel();
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    job.wait();
+    std::signal(SIGINT, previous);
+    return job.status();
+}
+
+} // namespace
+
+void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
+{
+    // --- emd -----------------------------------------------------------------------------
+    {
+        auto* cmd = app.add_subcommand("emd", "Exact EMD between two items (seed 001 Eq. 1-2), optionally with the "
+                                              "optimal flow");
+        struct Opt {
+            std::string dataset, ground = "euclidean";
+            std::int64_t i = 0, j = 1;
+            bool flows = false, chamfer = false;
+        };
+        auto o = std::make_shared<Opt>();
+        cmd->add_option("--dataset", o->dataset, "dataset name or path (e.g. fashion-mnist+pointsets)")->required();
+        cmd->add_option("--i", o->i, "first item")->required();
+        cmd->add_option("--j", o->j, "second item")->required();
+        cmd->add_option("--ground", o->ground, "ground distance: euclidean | sqeuclidean | cosine")->capture_default_str();
+        cmd->add_flag("--flows", o->flows, "print the optimal flow");
+        cmd->add_flag("--chamfer", o->chamfer, "also print the Chamfer distance");
+        cmd->callback([ctx, o, &rc] {
+            const auto ds = ctx().openDataset(o->dataset);
+            const std::size_t i = checkItem(*ds, o->i, "--i"), j = checkItem(*ds, o->j, "--j");
+            ot::EmdOptions eo;
+            eo.ground = ot::parseGroundDistance(o->ground);
+            eo.flows = o->flows;
+            const auto t0 = std::chrono::steady_clock::now();
+            ot::EmdResult r;
+            try {
+                r = ot::emd(ot::pointSet(*ds, i), ot::pointSet(*ds, j), eo);
+            } catch (const ot::OtError& e) {
+                throw std::invalid_argument("items " + std::to_string(i) + " and " + std::to_string(j) + ": " + e.what());
+            }
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            std::printf("item %zu (%zu elements, label %s) vs item %zu (%zu elements, label %s), %s ground distance\n",
+                        i, ds->setSize(i), labelOf(*ds, i, "fine").c_str(), j, ds->setSize(j),
+                        labelOf(*ds, j, "fine").c_str(), o->ground.c_str());
+            std::printf("EMD          %.10g\n", r.emd);
+            std::printf("work         %.10g\n", r.work);
+            std::printf("total flow   %.10g\n", r.totalFlow);
+            std::printf("pivots       %lld (%.3f ms)\n", static_cast<long long>(r.pivots), ms);
+            if (o->chamfer)
+                std::printf("Chamfer      %.10g\n",
+                            ot::chamfer(ot::pointSet(*ds, i), ot::pointSet(*ds, j), {eo.ground, true}));
+            if (o->flows) {
+                std::vector<double> C;
+                ot::costMatrix(ot::pointSet(*ds, i), ot::pointSet(*ds, j), eo.ground, C);
+                std::printf("flows        %zu (from -> to: amount, ground distance)\n", r.flows.size());
+                for (const ot::Flow& f : r.flows)
+                    std::printf("  %4d %-22s -> %4d %-22s %.6g  %.6g\n", f.i, describeElement(*ds, i, f.i).c_str(), f.j,
+                                describeElement(*ds, j, f.j).c_str(), f.amount,
+                                C[static_cast<std::size_t>(f.i) * ds->setSize(j) + static_cast<std::size_t>(f.j)]);
+            }
+            rc = 0;
+        });
+    }
+
+    // --- emd-matrix ----------------------------------------------------------------------
+    {
+        auto* cmd = app.add_subcommand("emd-matrix", "Full pairwise EMD or Chamfer matrix of a dataset (all cores, "
+                                                     "cached by content hash, resumable), written as N x N float32 .npy");
+        struct Opt {
+            std::string dataset, out, distance = "emd", ground = "euclidean", cacheDir;
+            int threads = 0;
+            std::int64_t limit = 0;
+            bool unweighted = false;
+        };
+        auto o = std::make_shared<Opt>();
+        cmd->add_option("--dataset", o->dataset, "dataset name or path")->required();
+        cmd->add_option("--out", o->out, "output .npy file")->required();
+        cmd->add_option("--distance", o->distance, "emd | chamfer")->capture_default_str();
+        cmd->add_option("--ground", o->ground, "euclidean | sqeuclidean | cosine")->capture_default_str();
+        cmd->add_flag("--unweighted", o->unweighted, "Chamfer: ignore element weights");
+        cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
+        cmd->add_option("--limit", o->limit, "only the first N items");
+        cmd->add_option("--cache-dir", o->cacheDir, "cache folder (default ~/.cache/setscope)");
+        cmd->callback([ctx, o, &rc] {
+            auto ds = ctx().openDataset(o->dataset);
+            if (o->limit > 0 && static_cast<std::size_t>(o->limit) < ds->size()) {
+                std::vector<std::int64_t> first(static_cast<std::size_t>(o->limit));
+                std::iota(first.begin(), first.end(), 0);
+                ds = std::make_shared<const data::Dataset>(data::subset(*ds, first));
+            }
+            ot::PairwiseOptions po;
+            po.distance = ot::parseSetDistance(o->distance);
+            po.ground = ot::parseGroundDistance(o->ground);
+            po.chamferWeighted = !o->unweighted;
+            po.threads = o->threads;
+            po.cacheDir = o->cacheDir;
+            ot::PairwiseJob job(ds, po);
+            std::fprintf(stderr, "%s matrix of %zu items (%zu pairs); cache %s\n", o->distance.c_str(), ds->size(),
+                         ds->size() * (ds->size() - 1) / 2, job.cachePath().c_str());
+            ConsoleSink sink;
+            const auto t0 = std::chrono::steady_clock::now();
+            const train::JobStatus st = runInterruptible(job, sink);
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (st == train::JobStatus::Cancelled) {
+                std::fprintf(stderr, "cancelled; finished blocks stay in the cache and a rerun resumes from them\n");
+                rc = 130;
+                return;
+            }
+            if (st != train::JobStatus::Finished) {
+                rc = 1;
+                return;
+            }
+            const auto m = job.result();
+            data::writeNpy(o->out, m->row(0), {static_cast<std::uint64_t>(m->size()), static_cast<std::uint64_t>(m->size())});
+            std::printf("wrote %s (%lld x %lld float32) in %s%s\n", o->out.c_str(), static_cast<long long>(m->size()),
+                        static_cast<long long>(m->size()), formatSeconds(s).c_str(),
+                        job.blocksReused() > 0 ? (" (" + std::to_string(job.blocksReused()) + " blocks from the cache)").c_str() : "");
+            rc = 0;
+        });
+    }
+
+    // --- emd-knn -------------------------------------------------------------------------
+    {
+        auto* cmd = app.add_subcommand("emd-knn", "k nearest neighbours under exact EMD, pruned with the centroid and "
+                                                  "relaxed-EMD bounds (Kusner et al. 2015); with several queries also "
+                                                  "the distance-weighted kNN accuracy (the WMD-kNN classifier)");
+        struct Opt {
+            std::string dataset, candidates = "train", labelSet = "fine";
+            int k = 10;
+            std::vector<std::int64_t> queries;
+            std::int64_t testQueries = 0, limit = 0;
+        };
+        auto o = std::make_shared<Opt>();
+        cmd->add_option("--dataset", o->dataset, "dataset name or path")->required();
+        cmd->add_option("--k", o->k, "neighbours")->capture_default_str()->check(CLI::PositiveNumber);
+        cmd->add_option("--query", o->queries, "query item (repeatable; default: the first test item)");
+        cmd->add_option("--test-queries", o->testQueries, "use the first N test items as queries");
+        cmd->add_option("--candidates", o->candidates, "train | all")->capture_default_str();
+        cmd->add_option("--limit", o->limit, "only the first N candidates");
+        cmd->add_option("--label-set", o->labelSet, "labels for the accuracy")->capture_default_str();
+        cmd->callback([ctx, o, &rc] {
+            const auto ds = ctx().openDataset(o->dataset);
+            std::vector<std::int64_t> cands = o->candidates == "all" ? std::vector<std::int64_t>() : ds->indices(data::Split::Train);
+            if (o->candidates == "all" || cands.empty()) {
+                cands.resize(ds->size());
+                std::iota(cands.begin(), cands.end(), 0);
+            } else if (o->candidates != "train") {
+                throw std::invalid_argument("--candidates must be train or all");
+            }
+            if (o->limit > 0 && static_cast<std::size_t>(o->limit) < cands.size())
+                cands.resize(static_cast<std::size_t>(o->limit));
+            std::vector<std::int64_t> queries = o->queries;
+            const auto test = ds->indices(data::Split::Test);
+            if (o->testQueries > 0)
+                for (std::int64_t t = 0; t < o->testQueries && static_cast<std::size_t>(t) < test.size(); ++t)
+                    queries.push_back(test[static_cast<std::size_t>(t)]);
+            if (queries.empty())
+                queries.push_back(test.empty() ? 0 : test.front());
+            for (auto q : queries)
+                checkItem(*ds, q, "--query");
+
+            g_stop = false;
+            auto previous = std::signal(SIGINT, onInterrupt);
+            train::JobControl control;
+            std::thread watch([&] {
+                while (!g_stop.load() && !control.cancelRequested())
+                    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                control.requestCancel();
+            });
+            ot::EmdKnnStats total;
+            std::int64_t correct = 0, scored = 0;
+            const data::LabelSet* ls = ds->labelSet(o->labelSet);
+            const auto t0 = std::chrono::steady_clock::now();
+            try {
+                for (std::int64_t q : queries) {
+                    const ot::EmdKnnResult r = ot::emdKnn(*ds, q, cands, o->k, &control);
+                    total.candidates += r.stats.candidates;
+                    total.exactSolves += r.stats.exactSolves;
+                    total.prunedByWcd += r.stats.prunedByWcd;
+                    total.prunedByRwmd += r.stats.prunedByRwmd;
+                    if (queries.size() <= 5) {
+                        std::printf("query %lld (%s): %d nearest of %zu under EMD\n", static_cast<long long>(q),
+                                    labelOf(*ds, static_cast<std::size_t>(q), o->labelSet).c_str(), o->k, cands.size());
+                        for (const auto& nb : r.neighbours)
+                            std::printf("  %8lld  EMD %.6g  %s\n", static_cast<long long>(nb.item), nb.emd,
+                                        labelOf(*ds, static_cast<std::size_t>(nb.item), o->labelSet).c_str());
+                    }
+                    if (ls && ls->labels[static_cast<std::size_t>(q)] >= 0) {
+                        // Distance-weighted vote (weight 1/EMD; a zero distance decides alone).
+                        std::map<std::int32_t, double> votes;
+                        const bool zero = std::any_of(r.neighbours.begin(), r.neighbours.end(),
+                                                      [](const ot::EmdNeighbour& n) { return n.emd <= 0; });
+                        for (const auto& nb : r.neighbours) {
+                            const std::int32_t l = ls->labels[static_cast<std::size_t>(nb.item)];
+                            if (l >= 0)
+                                votes[l] += zero ? (nb.emd <= 0 ? 1.0 : 0.0) : 1.0 / nb.emd;
+                        }
+                        std::int32_t best = -1;
+                        double bw = -1;
+                        for (const auto& [l, wgt] : votes)
+                            if (wgt > bw) {
+                                bw = wgt;
+                                best = l;
+                            }
+                        ++scored;
+                        correct += best == ls->labels[static_cast<std::size_t>(q)];
+                    }
+                }
+            } catch (const train::Cancelled&) {
+                std::fprintf(stderr, "cancelled\n");
+                rc = 130;
+            }
+            control.requestCancel();
+            watch.join();
+            std::signal(SIGINT, previous);
+            if (rc == 130)
+                return;
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            std::printf("pruning: %lld candidates, %lld exact EMDs (%.1f %%), %lld skipped by WCD, %lld by RWMD, %s\n",
+                        static_cast<long long>(total.candidates), static_cast<long long>(total.exactSolves),
+                        total.candidates ? 100.0 * static_cast<double>(total.exactSolves) / static_cast<double>(total.candidates) : 0.0,
+                        static_cast<long long>(total.prunedByWcd), static_cast<long long>(total.prunedByRwmd),
+                        formatSeconds(s).c_str());
+            if (scored > 1)
+                std::printf("kNN accuracy (k=%d, distance-weighted, %lld queries): %.4f\n", o->k,
+                            static_cast<long long>(scored), static_cast<double>(correct) / static_cast<double>(scored));
+            rc = 0;
+        });
+    }
+}
+
+} // namespace setscope::cli
