@@ -21,99 +21,73 @@ namespace {
 
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-/// Points of a set in double precision (the cost matrix is float64 end to end).
-void toDouble(const PointSet& s, std::vector<double>& out)
-{
-    out.resize(static_cast<std::size_t>(s.n * s.d));
-    for (std::int64_t k = 0; k < s.n * s.d; ++k)
-        out[static_cast<std::size_t>(k)] = s.points[k];
-}
 
-/// G[i * nb + j] = a_i · b_j with Eigen's GEMM (portable path).
-void gramGeneric(const double* A, const double* B, std::int64_t na, std::int64_t nb, int d, double* G)
+/// G[i * nb + j] = a_i · b_j with Eigen's GEMM in double (portable path).
+void gramGeneric(const float* A, const float* B, std::int64_t na, std::int64_t nb, int d, double* G)
 {
-    const Eigen::Map<const RowMatrix> Am(A, na, d), Bm(B, nb, d);
+    using FloatRows = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    thread_local RowMatrix Am, Bm; // reused: no allocation per pair
+    Am = Eigen::Map<const FloatRows>(A, na, d).cast<double>();
+    Bm = Eigen::Map<const FloatRows>(B, nb, d).cast<double>();
     Eigen::Map<RowMatrix> Gm(G, na, nb);
     Gm.noalias() = Am * Bm.transpose();
 }
 
 #if SETSCOPE_HAVE_AVX2_KERNEL
 // The same product with AVX2 + FMA, chosen at run time (the build itself targets plain
-// x86-64, whose SSE2 GEMM is 2.3x slower here). A 2 x 4 register block of dot products:
-// per step of 4 coordinates, 6 loads feed 8 fused multiply-adds.
-__attribute__((target("avx2,fma"))) double hsum(__m256d v)
-{
-    const __m128d lo = _mm256_castpd256_pd128(v), hi = _mm256_extractf128_pd(v, 1);
-    const __m128d s = _mm_add_pd(lo, hi);
-    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
-}
+// x86-64, whose SSE2 GEMM is 2.3x slower here), in the usual GEMM shape: both operands
+// packed into panels (A: 6 rows, B: 8 rows, each stored coordinate-major and zero-padded)
+// so that a 6 x 8 block of dot products accumulates in 12 registers while one step of the
+// inner loop reads two B vectors and broadcasts six A values. Measured 0.11 ms for
+// 90 x 90 x 300, as fast as single-threaded OpenBLAS dgemm, without its thread pool.
+constexpr int kMr = 6;
+constexpr int kNr = 8;
 
-__attribute__((target("avx2,fma"))) void gramAvx2(const double* A, const double* B, std::int64_t na,
+__attribute__((target("avx2,fma"))) void gramAvx2(const float* A, const float* B, std::int64_t na,
                                                    std::int64_t nb, int d, double* G)
 {
-    const int d4 = d & ~3;
-    auto tailDot = [d, d4](const double* x, const double* y) {
-        double s = 0;
-        for (int k = d4; k < d; ++k)
-            s += x[k] * y[k];
-        return s;
-    };
-    std::int64_t i = 0;
-    for (; i + 2 <= na; i += 2) {
-        const double* a0 = A + i * d;
-        const double* a1 = a0 + d;
-        std::int64_t j = 0;
-        for (; j + 4 <= nb; j += 4) {
-            const double* b0 = B + j * d;
-            const double* b1 = b0 + d;
-            const double* b2 = b1 + d;
-            const double* b3 = b2 + d;
-            __m256d s00 = _mm256_setzero_pd(), s01 = s00, s02 = s00, s03 = s00;
-            __m256d s10 = s00, s11 = s00, s12 = s00, s13 = s00;
-            for (int k = 0; k < d4; k += 4) {
-                const __m256d x0 = _mm256_loadu_pd(a0 + k), x1 = _mm256_loadu_pd(a1 + k);
-                const __m256d y0 = _mm256_loadu_pd(b0 + k), y1 = _mm256_loadu_pd(b1 + k);
-                const __m256d y2 = _mm256_loadu_pd(b2 + k), y3 = _mm256_loadu_pd(b3 + k);
-                s00 = _mm256_fmadd_pd(x0, y0, s00);
-                s01 = _mm256_fmadd_pd(x0, y1, s01);
-                s02 = _mm256_fmadd_pd(x0, y2, s02);
-                s03 = _mm256_fmadd_pd(x0, y3, s03);
-                s10 = _mm256_fmadd_pd(x1, y0, s10);
-                s11 = _mm256_fmadd_pd(x1, y1, s11);
-                s12 = _mm256_fmadd_pd(x1, y2, s12);
-                s13 = _mm256_fmadd_pd(x1, y3, s13);
-            }
-            double* g0 = G + i * nb + j;
-            double* g1 = g0 + nb;
-            g0[0] = hsum(s00) + tailDot(a0, b0);
-            g0[1] = hsum(s01) + tailDot(a0, b1);
-            g0[2] = hsum(s02) + tailDot(a0, b2);
-            g0[3] = hsum(s03) + tailDot(a0, b3);
-            g1[0] = hsum(s10) + tailDot(a1, b0);
-            g1[1] = hsum(s11) + tailDot(a1, b1);
-            g1[2] = hsum(s12) + tailDot(a1, b2);
-            g1[3] = hsum(s13) + tailDot(a1, b3);
-        }
-        for (; j < nb; ++j) {
-            const double* b0 = B + j * d;
-            __m256d s0 = _mm256_setzero_pd(), s1 = s0;
-            for (int k = 0; k < d4; k += 4) {
-                const __m256d y = _mm256_loadu_pd(b0 + k);
-                s0 = _mm256_fmadd_pd(_mm256_loadu_pd(a0 + k), y, s0);
-                s1 = _mm256_fmadd_pd(_mm256_loadu_pd(a1 + k), y, s1);
-            }
-            G[i * nb + j] = hsum(s0) + tailDot(a0, b0);
-            G[(i + 1) * nb + j] = hsum(s1) + tailDot(a1, b0);
-        }
+    thread_local std::vector<double> ap, bp;
+    const std::int64_t pa = (na + kMr - 1) / kMr, pb = (nb + kNr - 1) / kNr;
+    ap.assign(static_cast<std::size_t>(pa * kMr * d), 0.0);
+    bp.assign(static_cast<std::size_t>(pb * kNr * d), 0.0);
+    for (std::int64_t i = 0; i < na; ++i) {
+        double* dst = ap.data() + (i / kMr) * kMr * d + (i % kMr);
+        const float* src = A + i * d;
+        for (int k = 0; k < d; ++k)
+            dst[k * kMr] = src[k];
     }
-    for (; i < na; ++i) {
-        const double* a0 = A + i * d;
-        for (std::int64_t j = 0; j < nb; ++j) {
-            const double* b0 = B + j * d;
-            __m256d s0 = _mm256_setzero_pd();
-            for (int k = 0; k < d4; k += 4)
-                s0 = _mm256_fmadd_pd(_mm256_loadu_pd(a0 + k), _mm256_loadu_pd(b0 + k), s0);
-            G[i * nb + j] = hsum(s0) + tailDot(a0, b0);
+    for (std::int64_t j = 0; j < nb; ++j) {
+        double* dst = bp.data() + (j / kNr) * kNr * d + (j % kNr);
+        const float* src = B + j * d;
+        for (int k = 0; k < d; ++k)
+            dst[k * kNr] = src[k];
+    }
+    alignas(32) double tile[kMr][kNr];
+    for (std::int64_t jp = 0; jp < pb; ++jp) {
+        const double* bpanel = bp.data() + jp * kNr * d;
+        for (std::int64_t ip = 0; ip < pa; ++ip) {
+            const double* apanel = ap.data() + ip * kMr * d;
+            __m256d c[kMr][2];
+            for (int r = 0; r < kMr; ++r)
+                c[r][0] = c[r][1] = _mm256_setzero_pd();
+            for (int k = 0; k < d; ++k) {
+                const __m256d b0 = _mm256_loadu_pd(bpanel + k * kNr);
+                const __m256d b1 = _mm256_loadu_pd(bpanel + k * kNr + 4);
+                const double* a = apanel + k * kMr;
+                for (int r = 0; r < kMr; ++r) {
+                    const __m256d ar = _mm256_broadcast_sd(a + r);
+                    c[r][0] = _mm256_fmadd_pd(ar, b0, c[r][0]);
+                    c[r][1] = _mm256_fmadd_pd(ar, b1, c[r][1]);
+                }
+            }
+            for (int r = 0; r < kMr; ++r) {
+                _mm256_store_pd(tile[r], c[r][0]);
+                _mm256_store_pd(tile[r] + 4, c[r][1]);
+            }
+            const std::int64_t i0 = ip * kMr, j0 = jp * kNr;
+            const std::int64_t rows = std::min<std::int64_t>(kMr, na - i0), cols = std::min<std::int64_t>(kNr, nb - j0);
+            for (std::int64_t r = 0; r < rows; ++r)
+                std::copy(tile[r], tile[r] + cols, G + (i0 + r) * nb + j0);
         }
     }
 }
@@ -128,7 +102,7 @@ bool haveAvx2Fma()
 }
 #endif
 
-void gram(const double* A, const double* B, std::int64_t na, std::int64_t nb, int d, double* G)
+void gram(const float* A, const float* B, std::int64_t na, std::int64_t nb, int d, double* G)
 {
 #if SETSCOPE_HAVE_AVX2_KERNEL
     if (haveAvx2Fma()) {
@@ -139,12 +113,20 @@ void gram(const double* A, const double* B, std::int64_t na, std::int64_t nb, in
     gramGeneric(A, B, na, nb, d, G);
 }
 
-double squaredNorm(const double* x, int d)
+/// ||x||² in double (four partial sums for instruction-level parallelism).
+double squaredNorm(const float* x, int d)
 {
-    double s = 0;
-    for (int k = 0; k < d; ++k)
-        s += x[k] * x[k];
-    return s;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int k = 0;
+    for (; k + 4 <= d; k += 4) {
+        s0 += double(x[k]) * x[k];
+        s1 += double(x[k + 1]) * x[k + 1];
+        s2 += double(x[k + 2]) * x[k + 2];
+        s3 += double(x[k + 3]) * x[k + 3];
+    }
+    for (; k < d; ++k)
+        s0 += double(x[k]) * x[k];
+    return (s0 + s1) + (s2 + s3);
 }
 
 } // namespace
@@ -153,18 +135,18 @@ void costMatrix(const PointSet& a, const PointSet& b, GroundDistance g, std::vec
 {
     if (a.d != b.d)
         throw OtError("sets have different dimensions (" + std::to_string(a.d) + " and " + std::to_string(b.d) + ")");
-    thread_local std::vector<double> A, B, na, nb;
-    toDouble(a, A);
-    toDouble(b, B);
+    thread_local std::vector<double> na, nb;
+    const float* A = a.points;
+    const float* B = b.points;
     const int d = a.d;
     na.resize(static_cast<std::size_t>(a.n));
     nb.resize(static_cast<std::size_t>(b.n));
     for (std::int64_t i = 0; i < a.n; ++i)
-        na[static_cast<std::size_t>(i)] = squaredNorm(A.data() + i * d, d);
+        na[static_cast<std::size_t>(i)] = squaredNorm(A + i * d, d);
     for (std::int64_t j = 0; j < b.n; ++j)
-        nb[static_cast<std::size_t>(j)] = squaredNorm(B.data() + j * d, d);
+        nb[static_cast<std::size_t>(j)] = squaredNorm(B + j * d, d);
     out.resize(static_cast<std::size_t>(a.n * b.n));
-    gram(A.data(), B.data(), a.n, b.n, d, out.data()); // the one O(na nb d) step
+    gram(A, B, a.n, b.n, d, out.data()); // the one O(na nb d) step
 
     switch (g) {
     case GroundDistance::Euclidean:
@@ -180,10 +162,12 @@ void costMatrix(const PointSet& a, const PointSet& b, GroundDistance g, std::vec
                 // identical elements are at distance exactly 0.
                 if (d2 < 1e-6 * s) {
                     d2 = 0;
-                    const double* x = A.data() + i * d;
-                    const double* y = B.data() + j * d;
-                    for (int k = 0; k < d; ++k)
-                        d2 += (x[k] - y[k]) * (x[k] - y[k]);
+                    const float* x = A + i * d;
+                    const float* y = B + j * d;
+                    for (int k = 0; k < d; ++k) {
+                        const double t = double(x[k]) - double(y[k]);
+                        d2 += t * t;
+                    }
                 }
                 row[j] = std::max(0.0, d2);
             }
