@@ -45,6 +45,10 @@ private Q_SLOTS:
     void pluginsListsExample();
     void usageErrors();
     void projectRecordsRunsAndSuppliesLabels();
+    void emdOnePairWithFlows();
+    void emdMatrixCachedAndEqualToPairs();
+    void emdKnnMatchesTheMatrix();
+    void emdBadInput();
 
 private:
     QTemporaryDir m_dir;
@@ -217,6 +221,86 @@ void TestCli::projectRecordsRunsAndSuppliesLabels()
     QCOMPARE(show.code, 0);
     QVERIFY(show.out.contains("label set fine       4 classes, 1 edits (0 undone)"));
     QVERIFY(show.out.contains("integrity: ok"));
+}
+
+void TestCli::emdOnePairWithFlows()
+{
+    // Two sets of two 1-D points: {0, 10} and {1, 12}, unit weights: the optimal flow moves
+    // 0 -> 1 and 10 -> 12, EMD = (1 + 2) / 2.
+    const QString csvPath = m_dir.filePath("pairs.npy");
+    const std::vector<float> v{0, 10, 1, 12};
+    setscope::data::writeNpy(csvPath.toStdString(), v.data(), {2, 2, 1});
+    const Run r = cli({"emd", "--dataset", csvPath, "--i", "0", "--j", "1", "--flows", "--chamfer"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("EMD          1.5\n"), qPrintable(r.out));
+    QVERIFY(r.out.contains("total flow   2\n"));
+    QVERIFY(r.out.contains("flows        2"));
+    QVERIFY(r.out.contains(QRegularExpression(R"(\n +0 \(0\.0+\) +-> +0 \(1\.0+\) +1 +1\n)")));
+    QVERIFY(r.out.contains(QRegularExpression(R"(\n +1 \(10\.0+\) +-> +1 \(12\.0+\) +1 +2\n)")));
+    // Chamfer: A->B nearest 1 and 2 (mean 1.5), B->A nearest 1 and 2 (mean 1.5): 3.
+    QVERIFY(r.out.contains("Chamfer      3\n"));
+}
+
+void TestCli::emdMatrixCachedAndEqualToPairs()
+{
+    const QString ds = "synthetic:dim=2,coarse=2,fine=2,points=4,set=5";
+    const QString out = m_dir.filePath("m.npy");
+    const QString cache = m_dir.filePath("cache");
+    const Run first = cli({"emd-matrix", "--dataset", ds, "--out", out, "--cache-dir", cache});
+    QCOMPARE(first.code, 0);
+    QVERIFY(first.out.contains("wrote " + out + " (16 x 16 float32)"));
+    const auto m = setscope::data::readNpy(out.toStdString());
+    QCOMPARE(m.shape, (std::vector<std::uint64_t>{16, 16}));
+    // Entry (3, 7) equals the one-pair command's value (float32 rounding).
+    const Run pair = cli({"emd", "--dataset", ds, "--i", "3", "--j", "7"});
+    const auto match = QRegularExpression(R"(EMD +([0-9.e+-]+))").match(pair.out);
+    QVERIFY(match.hasMatch());
+    QCOMPARE(m.data[3 * 16 + 7], static_cast<float>(match.captured(1).toDouble()));
+    QCOMPARE(m.data[7 * 16 + 3], m.data[3 * 16 + 7]);
+    QCOMPARE(m.data[5 * 16 + 5], 0.0f);
+    // A second run reads the cache.
+    const Run again = cli({"emd-matrix", "--dataset", ds, "--out", out, "--cache-dir", cache});
+    QCOMPARE(again.code, 0);
+    QVERIFY2(again.out.contains("from the cache"), qPrintable(again.out));
+}
+
+void TestCli::emdKnnMatchesTheMatrix()
+{
+    // The pruned kNN's neighbours are the k smallest entries of the query's row of the full
+    // matrix, among the candidates (the train split).
+    const QString ds = "synthetic:dim=2,coarse=2,fine=2,points=8,set=4";
+    const QString out = m_dir.filePath("knn.npy");
+    QCOMPARE(cli({"emd-matrix", "--dataset", ds, "--out", out, "--cache-dir", m_dir.filePath("cache2")}).code, 0);
+    const auto m = setscope::data::readNpy(out.toStdString());
+    const Run info = cli({"info", ds});
+    QCOMPARE(info.code, 0);
+    const Run r = cli({"emd-knn", "--dataset", ds, "--k", "3", "--query", "0", "--candidates", "all"});
+    QCOMPARE(r.code, 0);
+    std::vector<std::pair<float, int>> row;
+    for (int j = 1; j < 32; ++j)
+        row.push_back({m.data[static_cast<std::size_t>(j)], j});
+    std::sort(row.begin(), row.end());
+    const QStringList lines = r.out.split('\n');
+    int found = 0;
+    for (const QString& line : lines) {
+        const auto nb = QRegularExpression(R"(^ +(\d+) +EMD ([0-9.e+-]+))").match(line);
+        if (!nb.hasMatch())
+            continue;
+        QCOMPARE(nb.captured(1).toInt(), row[static_cast<std::size_t>(found)].second);
+        ++found;
+    }
+    QCOMPARE(found, 3);
+    QVERIFY(r.out.contains(QRegularExpression(R"(pruning: 31 candidates, \d+ exact EMDs)")));
+}
+
+void TestCli::emdBadInput()
+{
+    const Run r = cli({"emd", "--dataset", "synthetic", "--i", "0", "--j", "99999"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("--j 99999 is not an item"), qPrintable(r.err));
+    const Run g = cli({"emd", "--dataset", "synthetic", "--i", "0", "--j", "1", "--ground", "manhattan"});
+    QCOMPARE(g.code, 1);
+    QVERIFY(g.err.contains("unknown ground distance 'manhattan'"));
 }
 
 QTEST_GUILESS_MAIN(TestCli)
