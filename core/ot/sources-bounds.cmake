@@ -1,3 +1,0 @@
-# SPDX-License-Identifier: GPL-3.0-or-later
-# SPDX-FileCopyrightText: 2026 setscope developers
-target_sources(setscope_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/Chamfer.cpp ${CMAKE_CURRENT_LIST_DIR}/Bounds.cpp ${CMAKE_CURRENT_LIST_DIR}/EmdKnn.cpp)
