@@ -166,17 +166,26 @@ private:
 
 } // namespace
 
+namespace {
+/// What both searches do first: count the candidates, honour an early cancel, check the query.
+PointSet startQuery(const data::Dataset& dataset, std::int64_t query, const std::vector<std::int64_t>& items,
+                    EmdKnnResult& res, train::JobControl* control)
+{
+    res.stats.candidates = static_cast<std::int64_t>(items.size());
+    if (control)
+        control->checkpoint();
+    const PointSet q = pointSet(dataset, static_cast<std::size_t>(query));
+    validate(q, itemName(query));
+    return q;
+}
+} // namespace
+
 EmdKnnResult emdKnn(const data::Dataset& dataset, std::int64_t query, const std::vector<std::int64_t>& candidates,
                     int k, train::JobControl* control)
 {
     const std::vector<std::int64_t> items = candidateList(dataset, query, candidates, k);
     EmdKnnResult res;
-    res.stats.candidates = static_cast<std::int64_t>(items.size());
-    if (control)
-        control->checkpoint();
-
-    const PointSet q = pointSet(dataset, static_cast<std::size_t>(query));
-    validate(q, itemName(query));
+    const PointSet q = startQuery(dataset, query, items, res, control);
     const CentroidSummary qs = summarize(q);
 
     // Prefetch: one centroid summary per candidate, then the candidates in ascending order
@@ -232,12 +241,7 @@ EmdKnnResult emdKnnBruteForce(const data::Dataset& dataset, std::int64_t query,
 {
     const std::vector<std::int64_t> items = candidateList(dataset, query, candidates, k);
     EmdKnnResult res;
-    res.stats.candidates = static_cast<std::int64_t>(items.size());
-    if (control)
-        control->checkpoint();
-
-    const PointSet q = pointSet(dataset, static_cast<std::size_t>(query));
-    validate(q, itemName(query));
+    const PointSet q = startQuery(dataset, query, items, res, control);
     QuerySolver solver(q);
     std::vector<EmdNeighbour> all;
     all.reserve(items.size());

@@ -552,15 +552,24 @@ DistanceMatrix::~DistanceMatrix()
         ::munmap(m_map, m_mapBytes);
 }
 
-std::shared_ptr<const DistanceMatrix> DistanceMatrix::open(const std::string& path)
+namespace {
+/// Maps an existing pairwise file read-only; throws naming the file when it is missing or
+/// not a valid pairwise file.
+void openReadOnly(Mapping& m, const std::string& path)
 {
-    Mapping m;
     std::string reason;
     switch (m.open(path, false, reason)) {
     case Mapping::Status::Missing: throw std::runtime_error(path + ": no such file");
     case Mapping::Status::Invalid: throw std::runtime_error(path + ": " + reason);
     case Mapping::Status::Ok: break;
     }
+}
+} // namespace
+
+std::shared_ptr<const DistanceMatrix> DistanceMatrix::open(const std::string& path)
+{
+    Mapping m;
+    openReadOnly(m, path);
     if (!m.header().complete)
         throw std::runtime_error(path + ": the matrix is not complete (an interrupted run; run the pairwise job "
                                         "again to resume it)");
@@ -576,12 +585,7 @@ std::shared_ptr<const DistanceMatrix> DistanceMatrix::open(const std::string& pa
 PairwiseFileInfo inspectPairwiseFile(const std::string& path)
 {
     Mapping m;
-    std::string reason;
-    switch (m.open(path, false, reason)) {
-    case Mapping::Status::Missing: throw std::runtime_error(path + ": no such file");
-    case Mapping::Status::Invalid: throw std::runtime_error(path + ": " + reason);
-    case Mapping::Status::Ok: break;
-    }
+    openReadOnly(m, path);
     PairwiseFileInfo info;
     info.n = m.n();
     info.key = m.key();
