@@ -627,18 +627,26 @@ QStringList EmbeddingView::describeItem(std::int64_t item) const
     }
     if (m_dataset->hasElementText()) {
         constexpr int kMaxChars = 160;
+        // Heaviest elements first (for documents: the most frequent words), ties in order.
         QString words;
         const std::int64_t b = m_dataset->offsets()[i], e = m_dataset->offsets()[i + 1];
-        std::int64_t k = b;
-        for (; k < e && words.size() < kMaxChars; ++k) {
-            const std::string& t = m_dataset->elementText(static_cast<std::size_t>(k));
+        std::vector<std::int64_t> order(static_cast<std::size_t>(e - b));
+        for (std::size_t j = 0; j < order.size(); ++j)
+            order[j] = b + static_cast<std::int64_t>(j);
+        const auto& w = m_dataset->weights();
+        std::stable_sort(order.begin(), order.end(), [&w](std::int64_t x, std::int64_t y) {
+            return w[static_cast<std::size_t>(x)] > w[static_cast<std::size_t>(y)];
+        });
+        std::size_t k = 0;
+        for (; k < order.size() && words.size() < kMaxChars; ++k) {
+            const std::string& t = m_dataset->elementText(static_cast<std::size_t>(order[k]));
             if (t.empty())
                 continue;
             if (!words.isEmpty())
                 words += QLatin1Char(' ');
             words += QString::fromStdString(t);
         }
-        if (k < e)
+        if (k < order.size())
             words += QStringLiteral(" ...");
         lines << words;
     } else if (m_dataset->setSize(i) > 1) {

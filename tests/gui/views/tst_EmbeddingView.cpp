@@ -300,13 +300,14 @@ private Q_SLOTS:
         m_view->setAnimationDuration(0);
     }
 
-    void documentsShowTheirFirstWords()
+    void documentsShowTheirHeaviestWordsFirst()
     {
         data::DatasetBuilder b("docs");
         b.setDimension(2);
         b.defineLabelSet("topic", {"animals", "plants"});
         const float v[6] = {0, 1, 1, 0, 1, 1};
-        b.setLabel("topic", b.addItem(v, nullptr, 3, data::Split::Train), 0);
+        const float w[3] = {0.2f, 0.5f, 0.3f}; // nBOW weights: cat most frequent, then bird
+        b.setLabel("topic", b.addItem(v, w, 3, data::Split::Train), 0);
         b.setElementText(0, {"dog", "cat", "bird"});
         std::vector<float> many(2 * 60, 0.5f);
         const std::size_t second = b.addItem(many.data(), nullptr, 60, data::Split::Test);
@@ -325,7 +326,7 @@ private Q_SLOTS:
         view.setLayout(l);
         view.grabMap();
 
-        QCOMPARE(view.describeItem(0), QStringList({"item 0  ·  train", "topic: animals", "dog cat bird"}));
+        QCOMPARE(view.describeItem(0), QStringList({"item 0  ·  train", "topic: animals", "cat bird dog"}));
         const QStringList long_ = view.describeItem(1);
         QCOMPARE(long_.size(), 3);
         QCOMPARE(long_[1], QStringLiteral("topic: unlabelled"));
