@@ -27,27 +27,48 @@ void addInfoCommand(CLI::App& app, ContextFn ctx, int& rc)
         std::printf("dimension    %d\n", ds->dim());
         std::printf("splits       train %zu, val %zu, test %zu\n", ds->count(data::Split::Train),
                     ds->count(data::Split::Val), ds->count(data::Split::Test));
-        std::size_t mn = SIZE_MAX, mx = 0;
+        // Set sizes: min, quartiles, mean, max (elements per item; 1 for plain vectors).
+        std::vector<std::size_t> sizes(ds->size());
         double sum = 0;
         for (std::size_t i = 0; i < ds->size(); ++i) {
-            const std::size_t s = ds->setSize(i);
-            mn = std::min(mn, s);
-            mx = std::max(mx, s);
-            sum += static_cast<double>(s);
+            sizes[i] = ds->setSize(i);
+            sum += static_cast<double>(sizes[i]);
         }
-        std::printf("set size     min %zu, mean %.2f, max %zu%s\n", mn, sum / static_cast<double>(ds->size()), mx,
-                    ds->isVectorDataset() ? " (plain vectors)" : "");
+        std::sort(sizes.begin(), sizes.end());
+        auto quantile = [&sizes](double q) {
+            return sizes[static_cast<std::size_t>(q * static_cast<double>(sizes.size() - 1) + 0.5)];
+        };
+        std::printf("set size     min %zu, q1 %zu, median %zu, q3 %zu, max %zu, mean %.2f%s\n", sizes.front(),
+                    quantile(0.25), quantile(0.5), quantile(0.75), sizes.back(),
+                    sum / static_cast<double>(ds->size()), ds->isVectorDataset() ? " (plain vectors)" : "");
+        std::printf("elements     %zu\n", ds->elementCount());
         if (ds->hasImages())
             std::printf("images       %dx%dx%d\n", ds->imageFormat().width, ds->imageFormat().height,
                         ds->imageFormat().channels);
         for (const auto& ls : ds->labelSets()) {
             std::printf("label set    %s: %d classes, %zu unlabelled\n", ls.name.c_str(), ls.numClasses(),
                         ls.unlabelledCount());
+            // Items, items per split and mean set size per class.
+            const auto n = static_cast<std::size_t>(ls.numClasses());
+            std::vector<std::size_t> perSplit(n * 3, 0);
+            std::vector<double> elements(n, 0.0);
+            for (std::size_t i = 0; i < ds->size(); ++i) {
+                const std::int32_t l = ls.labels[i];
+                if (l < 0)
+                    continue;
+                ++perSplit[static_cast<std::size_t>(l) * 3 + static_cast<std::size_t>(ds->split(i))];
+                elements[static_cast<std::size_t>(l)] += static_cast<double>(ds->setSize(i));
+            }
             const auto counts = ls.counts();
-            for (int c = 0; c < ls.numClasses(); ++c)
-                std::printf("  %4d  %-24s %8zu\n", c, ls.classNames[static_cast<std::size_t>(c)].c_str(),
-                            counts[static_cast<std::size_t>(c)]);
+            std::printf("  %4s  %-28s %8s %8s %6s %6s %9s\n", "id", "class", "items", "train", "val", "test",
+                        "mean set");
+            for (std::size_t c = 0; c < n; ++c)
+                std::printf("  %4zu  %-28s %8zu %8zu %6zu %6zu %9.1f\n", c, ls.classNames[c].c_str(), counts[c],
+                            perSplit[c * 3], perSplit[c * 3 + 1], perSplit[c * 3 + 2],
+                            counts[c] ? elements[c] / static_cast<double>(counts[c]) : 0.0);
         }
+        for (const auto& note : ds->notes())
+            std::printf("note         %s\n", note.c_str());
         rc = 0;
     });
 }

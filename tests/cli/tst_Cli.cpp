@@ -62,8 +62,12 @@ void TestCli::infoSynthetic()
     QVERIFY(r.out.contains("label set    fine: 6 classes, 0 unlabelled"));
     QVERIFY(r.out.contains("label set    coarse: 2 classes"));
     // 2 coarse x 3 fine x 10 points: 30 per coarse class
-    QVERIFY(QRegularExpression(R"(\n\s+0\s+C0\s+30\n)").match(r.out).hasMatch());
-    QVERIFY(r.out.contains("set size     min 1, mean 1.00, max 1 (plain vectors)"));
+    // per class: items, then train / val / test (summing to the items), then mean set size
+    const auto row = QRegularExpression(R"(\n\s+0\s+C0\s+30\s+(\d+)\s+(\d+)\s+(\d+)\s+1\.0\n)").match(r.out);
+    QVERIFY2(row.hasMatch(), qPrintable(r.out));
+    QCOMPARE(row.captured(1).toInt() + row.captured(2).toInt() + row.captured(3).toInt(), 30);
+    QVERIFY(r.out.contains("set size     min 1, q1 1, median 1, q3 1, max 1, mean 1.00 (plain vectors)"));
+    QVERIFY(r.out.contains("elements     60"));
 }
 
 void TestCli::infoBadFileNamesIt()
