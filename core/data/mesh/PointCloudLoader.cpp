@@ -160,6 +160,8 @@ void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, c
         throw InputError(rootPath, "", "not a folder (expected root/<category>/[train|test]/*.off ...)");
     if (options.sampling.points < 1)
         throw std::invalid_argument("loadPointCloudFolder: points must be positive");
+    if (control)
+        control->checkpoint(); // cancel before any work; waits while paused
 
     // 1. The file list, in (category, split folder, file name) order.
     std::vector<std::string> categories;
