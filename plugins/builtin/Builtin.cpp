@@ -4,12 +4,15 @@
 
 #include "core/data/IdxLoader.h"
 #include "core/data/VectorLoaders.h"
+#include "core/data/mesh/PointCloudLoader.h"
 #include "core/losses/ContrastiveLoss.h"
 #include "core/losses/TripletLoss.h"
 #include "core/nn/MlpEncoder.h"
 #include "core/util/Text.h"
 
 #include <setscope/sdk/Model.h>
+
+#include <filesystem>
 
 
 namespace setscope::builtin {
@@ -28,6 +31,18 @@ void registerBuiltins(sdk::Registrar& r)
                  {".csv"},
                  [](const std::string& p) { return util::lowerExtension(p) == ".csv"; },
                  [](const std::string& p, sdk::DatasetSink& s) { data::loadCsvVectors(p, s); }});
+    r.addLoader({"mesh", "one mesh or point file (OFF, PLY, OBJ, STL, XYZ) as a point cloud of 1024 points in the unit sphere",
+                 data::mesh::meshExtensions(),
+                 [](const std::string& p) {
+                     std::error_code ec;
+                     return data::mesh::isMeshFile(p) && std::filesystem::is_regular_file(p, ec);
+                 },
+                 [](const std::string& p, sdk::DatasetSink& s) { data::mesh::loadMeshFile(p, s); }});
+    r.addLoader({"pointcloud-folder",
+                 "folder per category of meshes (ModelNet40 layout root/<category>/[train|test]/*.off) as point clouds",
+                 {""},
+                 [](const std::string& p) { return data::mesh::looksLikePointCloudFolder(p); },
+                 [](const std::string& p, sdk::DatasetSink& s) { data::mesh::loadPointCloudFolder(p, s); }});
 
     r.addEncoder({"mlp", "fully connected d-128-128-64-64-out on the weighted mean of each set (seed 003 §4.3)",
                   [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {

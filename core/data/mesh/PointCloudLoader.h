@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include "core/data/mesh/SurfaceSampler.h"
+
+#include <setscope/sdk/DatasetSink.h>
+
+#include <string>
+
+namespace setscope::train {
+class ProgressSink;
+class JobControl;
+} // namespace setscope::train
+
+namespace setscope::data::mesh {
+
+struct PointCloudOptions {
+    SamplingOptions sampling;
+    /// Worker threads for the folder loader; 0 = std::thread::hardware_concurrency().
+    /// The result does not depend on it.
+    int threads = 0;
+    /// The folder load fails when more than this fraction of the files cannot be read.
+    double maxFailedFraction = 0.10;
+    /// How many of the failures are quoted in the dataset's notes.
+    int quotedFailures = 5;
+};
+
+/// One mesh / point file as a dataset of one item: options.sampling.points 3-D points of
+/// weight 1, split train, unlabelled. Throws InputError for a bad file.
+void loadMeshFile(const std::string& path, sdk::DatasetSink& sink, const PointCloudOptions& options = {});
+
+/// True when `path` is a directory with at least one category sub-folder holding mesh files
+/// directly or in train/ or test/ (checks a few entries only).
+bool looksLikePointCloudFolder(const std::string& path);
+
+/// A folder-per-category collection (ModelNet40 layout):
+///   root/<category>/train/*.{off,ply,obj,stl,xyz}  and  root/<category>/test/*...
+/// or, without train/test folders, root/<category>/*.{...}, split per category: files sorted
+/// by XXH3-64 of their relative path, the first round(0.8 n) train, the rest test.
+/// Label set "fine": the categories holding at least one file, sorted by name. Items are in
+/// (category, split folder, file name) order, each options.sampling.points 3-D points of
+/// weight 1.
+///
+/// Files that cannot be read are skipped, counted and the first few errors noted; the load
+/// throws InputError when none loads or more than options.maxFailedFraction fail.
+/// Work is spread over options.threads threads; `progress` (may be null) is called on the
+/// calling thread about 10 times a second, and `control` (may be null) is polled there for
+/// cancel (throws train::Cancelled) and pause.
+void loadPointCloudFolder(const std::string& root, sdk::DatasetSink& sink, const PointCloudOptions& options = {},
+                          train::ProgressSink* progress = nullptr, train::JobControl* control = nullptr);
+
+} // namespace setscope::data::mesh
