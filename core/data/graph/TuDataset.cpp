@@ -189,6 +189,8 @@ GraphCollection readTuDataset(const std::string& path)
                 af.failAt(ar.line[r], "expected 'i, j' (two node ids), found '" + std::string(s) + "'");
             long long ij[2] = {0, 0};
             for (int k = 0; k < 2; ++k) {
+                if (f[static_cast<std::size_t>(k)].empty())
+                    af.failAt(ar.line[r], "missing node id in '" + std::string(s) + "' (truncated line?)");
                 if (!parseInteger(f[static_cast<std::size_t>(k)], ij[k]))
                     af.failAt(ar.line[r], "'" + std::string(f[static_cast<std::size_t>(k)]) + "' is not a node id");
                 if (ij[k] < 1 || ij[k] > static_cast<long long>(N))
