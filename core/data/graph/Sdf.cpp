@@ -296,7 +296,7 @@ GraphCollection readSdf(const std::string& path, const GraphOptions& options)
         if (!options.classProperty.empty()) {
             const auto it = std::find_if(g.properties.begin(), g.properties.end(),
                                          [&](const auto& kv) { return kv.first == options.classProperty; });
-            const std::string loc = p.where() + " (from " + InputError::atLine(g.firstLine) + ")";
+            const std::string loc = p.where() + ", " + InputError::atLine(g.firstLine);
             if (it == g.properties.end()) {
                 std::string have;
                 for (const auto& kv : g.properties)
