@@ -29,7 +29,7 @@ struct Graph {
     std::string label;
     /// SDF data items (name, value) in file order; empty for TUDataset graphs.
     std::vector<std::pair<std::string, std::string>> properties;
-    /// Index of the first line of this graph's record in the file (SDF; 0 when unknown).
+    /// 1-based number of the first line of this graph's record (SDF; 0 when unknown).
     std::uint64_t firstLine = 0;
 
     /// Adjacency row sums: a neighbour counts 1, a self-loop counts 1.

@@ -19,7 +19,6 @@ GraphCollection readSdf(const std::string& path, const GraphOptions& options = {
 /// True for .sdf, .sd and .mol files.
 bool looksLikeSdf(const std::string& path);
 
-
 /// readSdf + emitGraphs.
 void loadSdf(const std::string& path, sdk::DatasetSink& sink, const GraphOptions& options = {});
 

@@ -19,6 +19,8 @@ GraphCollection readTuDataset(const std::string& path);
 /// True for a folder holding one *_A.txt with a *_graph_indicator.txt beside it, or such a
 /// *_A.txt file.
 bool looksLikeTuDataset(const std::string& path);
+
 /// readTuDataset + emitGraphs.
 void loadTuDataset(const std::string& path, sdk::DatasetSink& sink, const GraphOptions& options = {});
+
 } // namespace setscope::data
