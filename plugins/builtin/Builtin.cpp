@@ -5,6 +5,8 @@
 #include "core/data/IdxLoader.h"
 #include "core/data/VectorLoaders.h"
 #include "core/data/mesh/PointCloudLoader.h"
+#include "core/data/graph/Sdf.h"
+#include "core/data/graph/TuDataset.h"
 #include "core/losses/ContrastiveLoss.h"
 #include "core/losses/TripletLoss.h"
 #include "core/nn/MlpEncoder.h"
@@ -43,6 +45,17 @@ void registerBuiltins(sdk::Registrar& r)
                  {""},
                  [](const std::string& p) { return data::mesh::looksLikePointCloudFolder(p); },
                  [](const std::string& p, sdk::DatasetSink& s) { data::mesh::loadPointCloudFolder(p, s); }});
+
+    r.addLoader({"tudataset",
+                 "TUDataset graphs (folder or DS_A.txt): sets of node vectors (label one-hot, attributes, degree, "
+                 "random-walk return probabilities), 10 stratified CV folds, fold 0 as test",
+                 {".txt", ""},
+                 [](const std::string& p) { return data::looksLikeTuDataset(p); },
+                 [](const std::string& p, sdk::DatasetSink& s) { data::loadTuDataset(p, s); }});
+    r.addLoader({"sdf", "MDL SD / V2000 molfile molecules: atoms as node vectors, bonds as edges (unlabelled by default)",
+                 {".sdf", ".sd", ".mol"},
+                 [](const std::string& p) { return data::looksLikeSdf(p); },
+                 [](const std::string& p, sdk::DatasetSink& s) { data::loadSdf(p, s); }});
 
     r.addEncoder({"mlp", "fully connected d-128-128-64-64-out on the weighted mean of each set (seed 003 §4.3)",
                   [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {

@@ -6,7 +6,7 @@
 
 namespace setscope::builtin {
 
-/// Registers setscope's own features: loaders idx, npy, csv; encoder mlp; losses
+/// Registers setscope's own features: loaders idx, npy, csv, tudataset, sdf; encoder mlp; losses
 /// triplet and contrastive. Call once at start-up, on the main thread.
 void registerBuiltins(sdk::Registrar& registrar);
 

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "Builtin.h"
+#include "core/data/DatasetCatalog.h"
+#include "core/data/graph/Graph.h"
+#include "core/data/graph/Sdf.h"
+#include "core/data/graph/TuDataset.h"
+#include "core/plugin/Registry.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+
+using namespace setscope::data;
+
+namespace {
+
+void writeText(const QString& path, const std::string& text)
+{
+    std::ofstream f(path.toStdString(), std::ios::binary);
+    f << text;
+}
+
+/// Dense reference: P = D^-1 A with A from the edge list (loops on the diagonal), and the
+/// diagonal of P^k by plain matrix products.
+std::vector<double> densePowers(const Graph& g, int K)
+{
+    const int n = g.nodeCount;
+    std::vector<double> A(static_cast<std::size_t>(n * n), 0.0);
+    for (const auto& [a, b] : g.edges) {
+        A[static_cast<std::size_t>(a * n + b)] = 1;
+        A[static_cast<std::size_t>(b * n + a)] = 1;
+    }
+    std::vector<double> P = A;
+    for (int i = 0; i < n; ++i) {
+        double d = 0;
+        for (int j = 0; j < n; ++j)
+            d += A[static_cast<std::size_t>(i * n + j)];
+        for (int j = 0; j < n; ++j)
+            P[static_cast<std::size_t>(i * n + j)] = d > 0 ? A[static_cast<std::size_t>(i * n + j)] / d : 0.0;
+    }
+    std::vector<double> M = P, out(static_cast<std::size_t>(n * K), 0.0);
+    for (int k = 1; k <= K; ++k) {
+        for (int i = 0; i < n; ++i)
+            out[static_cast<std::size_t>(i * K + k - 1)] = M[static_cast<std::size_t>(i * n + i)];
+        std::vector<double> next(M.size(), 0.0);
+        for (int i = 0; i < n; ++i)
+            for (int l = 0; l < n; ++l)
+                for (int j = 0; j < n; ++j)
+                    next[static_cast<std::size_t>(i * n + j)] +=
+                        M[static_cast<std::size_t>(i * n + l)] * P[static_cast<std::size_t>(l * n + j)];
+        M = std::move(next);
+    }
+    return out;
+}
+
+} // namespace
+
+class TestGraph : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init() { QVERIFY(m_dir.isValid()); }
+    void optionsParse();
+    void badOptions_data();
+    void badOptions();
+    void randomWalkMatchesDenseMatrixPowers();
+    void foldsAreStratified();
+    void emptyGraphsRefused();
+    void registryDispatch();
+    void smokeFiles();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestGraph::optionsParse()
+{
+    const GraphOptions d = GraphOptions::parse("");
+    QVERIFY(d.representation == GraphRepresentation::Features);
+    QCOMPARE(d.randomWalkSteps, 4);
+    QCOMPARE(d.folds, 10);
+    QCOMPARE(d.fold, 0);
+    const GraphOptions o = GraphOptions::parse("repr=adjacency, fold=3,seed=9&rw=2,folds=5");
+    QVERIFY(o.representation == GraphRepresentation::Adjacency);
+    QCOMPARE(o.fold, 3);
+    QCOMPARE(o.seed, std::uint64_t(9));
+    QCOMPARE(o.randomWalkSteps, 2);
+    QCOMPARE(o.folds, 5);
+    const GraphOptions s = GraphOptions::parse("class=ACTIVITY,threshold=7.5");
+    QCOMPARE(s.classProperty, std::string("ACTIVITY"));
+    QVERIFY(s.threshold.has_value());
+    QCOMPARE(*s.threshold, 7.5);
+}
+
+void TestGraph::badOptions_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QString>("expect");
+    QTest::newRow("unknown repr") << "repr=laplacian" << "expected features or adjacency";
+    QTest::newRow("fold out of range") << "fold=10" << "expected 0..9";
+    QTest::newRow("fold beyond folds") << "folds=5,fold=7" << "expected 0..4";
+    QTest::newRow("unknown key") << "bogus=1" << "unknown graph option 'bogus'";
+    QTest::newRow("threshold without class") << "threshold=7" << "needs class=PROPERTY";
+    QTest::newRow("no value") << "fold" << "expected key=value";
+    QTest::newRow("non-numeric") << "rw=four" << "expected an integer";
+    QTest::newRow("one fold") << "folds=1" << "expected an integer in 2..1000";
+}
+
+void TestGraph::badOptions()
+{
+    QFETCH(QString, spec);
+    QFETCH(QString, expect);
+    try {
+        GraphOptions::parse(spec.toStdString());
+        QFAIL("accepted");
+    } catch (const std::invalid_argument& e) {
+        QVERIFY2(QString(e.what()).contains(expect), e.what());
+    }
+}
+
+void TestGraph::randomWalkMatchesDenseMatrixPowers()
+{
+    std::mt19937 rng(3);
+    for (int trial = 0; trial < 20; ++trial) {
+        Graph g;
+        g.nodeCount = 2 + static_cast<int>(rng() % 12);
+        for (int a = 0; a < g.nodeCount; ++a)
+            for (int b = a; b < g.nodeCount; ++b)
+                if (rng() % 100 < (a == b ? 8u : 30u))
+                    g.edges.emplace_back(a, b); // sorted, unique, some self-loops, maybe isolated nodes
+        const int K = 6;
+        const std::vector<double> got = randomWalkReturnProbabilities(g, K);
+        const std::vector<double> want = densePowers(g, K);
+        QCOMPARE(got.size(), want.size());
+        for (std::size_t i = 0; i < got.size(); ++i)
+            QVERIFY2(std::abs(got[i] - want[i]) < 1e-12,
+                     qPrintable(QString("trial %1 entry %2: %3 vs %4").arg(trial).arg(i).arg(got[i]).arg(want[i])));
+    }
+}
+
+void TestGraph::foldsAreStratified()
+{
+    // Classes of 23, 7, 1 and 40 items and 5 unlabelled, interleaved.
+    std::vector<std::int32_t> labels;
+    const std::map<std::int32_t, int> sizes{{0, 23}, {1, 7}, {2, 1}, {3, 40}, {-1, 5}};
+    for (const auto& [c, n] : sizes)
+        for (int i = 0; i < n; ++i)
+            labels.push_back(c);
+    std::shuffle(labels.begin(), labels.end(), std::mt19937(11));
+    for (int K : {10, 3}) {
+        const std::vector<std::int32_t> fold = stratifiedFolds(labels, K, 42);
+        QCOMPARE(fold.size(), labels.size()); // every item gets exactly one fold
+        std::map<std::int32_t, std::vector<int>> perClass;
+        std::vector<int> total(static_cast<std::size_t>(K), 0);
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            QVERIFY(fold[i] >= 0 && fold[i] < K);
+            auto& v = perClass[labels[i]];
+            v.resize(static_cast<std::size_t>(K), 0);
+            ++v[static_cast<std::size_t>(fold[i])];
+            ++total[static_cast<std::size_t>(fold[i])];
+        }
+        for (const auto& [c, v] : perClass) {
+            const int n = sizes.at(c);
+            for (int f = 0; f < K; ++f) // as even as possible: floor(n/K) or ceil(n/K)
+                QVERIFY2(v[static_cast<std::size_t>(f)] == n / K || v[static_cast<std::size_t>(f)] == (n + K - 1) / K,
+                         qPrintable(QString("class %1 fold %2: %3 of %4").arg(c).arg(f).arg(v[static_cast<std::size_t>(f)]).arg(n)));
+        }
+        const int N = static_cast<int>(labels.size());
+        for (int f = 0; f < K; ++f)
+            QVERIFY(total[static_cast<std::size_t>(f)] == N / K || total[static_cast<std::size_t>(f)] == (N + K - 1) / K);
+        QCOMPARE(stratifiedFolds(labels, K, 42), fold); // deterministic
+        QVERIFY(stratifiedFolds(labels, K, 43) != fold);
+    }
+}
+
+void TestGraph::emptyGraphsRefused()
+{
+    GraphCollection c;
+    c.name = "none";
+    DatasetBuilder b;
+    try {
+        emitGraphs(c, {}, b);
+        QFAIL("no graphs accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).contains("no graphs"), e.what());
+    }
+    c.graphs.resize(2);
+    c.graphs[0].name = "graph 1";
+    c.graphs[0].nodeCount = 1;
+    c.graphs[1].name = "graph 2";
+    DatasetBuilder b2;
+    try {
+        emitGraphs(c, {}, b2);
+        QFAIL("empty graph accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).contains("graph 2 has no nodes"), e.what());
+    }
+}
+
+void TestGraph::registryDispatch()
+{
+    const QString dir = m_dir.filePath("MINI");
+    QDir().mkpath(dir);
+    writeText(dir + "/MINI_A.txt", "1, 2\n2, 1\n");
+    writeText(dir + "/MINI_graph_indicator.txt", "1\n1\n2\n");
+    writeText(dir + "/MINI_graph_labels.txt", "0\n1\n");
+    const QString sdf = m_dir.filePath("one.sdf");
+    writeText(sdf, "x\n\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\nM  END\n$$$$\n");
+    setscope::plugin::Registry r;
+    setscope::builtin::registerBuiltins(r);
+    QCOMPARE(r.loaderFor(dir.toStdString()).name, std::string("tudataset"));
+    QCOMPARE(r.loaderFor((dir + "/MINI_A.txt").toStdString()).name, std::string("tudataset"));
+    QCOMPARE(r.loaderFor(sdf.toStdString()).name, std::string("sdf"));
+    bool refused = false;
+    try {
+        r.loaderFor((dir + "/MINI_graph_labels.txt").toStdString());
+    } catch (const InputError&) {
+        refused = true;
+    }
+    QVERIFY(refused);
+    const Dataset ds = openDataset(dir.toStdString(), r);
+    QCOMPARE(ds.size(), std::size_t(2));
+    QCOMPARE(ds.setSize(1), std::size_t(1)); // a one-node graph with no edges
+    const Dataset mol = openDataset(sdf.toStdString(), r);
+    QCOMPARE(mol.size(), std::size_t(1));
+}
+
+void TestGraph::smokeFiles()
+{
+    // Optional: SETSCOPE_GRAPH_SMOKE=path[:path...] loads real files (SDF or TUDataset) and
+    // prints their counts; nothing to check without them.
+    const char* env = std::getenv("SETSCOPE_GRAPH_SMOKE");
+    if (!env || !*env)
+        QSKIP("SETSCOPE_GRAPH_SMOKE not set");
+    for (const QString& p : QString(env).split(':', Qt::SkipEmptyParts)) {
+        DatasetBuilder b(p.toStdString());
+        if (looksLikeSdf(p.toStdString()))
+            loadSdf(p.toStdString(), b);
+        else
+            loadTuDataset(p.toStdString(), b);
+        const Dataset ds = b.finish();
+        qInfo("%s: %zu graphs, %zu nodes, dim %d, largest %zu", qPrintable(p), ds.size(), ds.elementCount(), ds.dim(),
+              ds.maxSetSize());
+        for (const auto& n : ds.notes())
+            qInfo("  note: %s", n.c_str());
+    }
+}
+
+QTEST_GUILESS_MAIN(TestGraph)
+#include "tst_Graph.moc"
