@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <archive.h>
+#include <archive_entry.h>
 #include <zlib.h>
 
 using namespace setscope::fetch::corpora;
@@ -69,7 +70,7 @@ void writeGzip(const QString& path, const std::string& content)
 /// An lz4 frame (what apt stores) written by libarchive's raw writer: an independent encoder.
 std::string lz4Bytes(const std::string& content)
 {
-    std::vector<char> buf(content.size() + 4096);
+    std::vector<char> buf(content.size() + content.size() / 8 + 4096);
     size_t used = 0;
     archive* a = archive_write_new();
     archive_write_add_filter_lz4(a);
@@ -231,7 +232,8 @@ void TestDebianDescriptions::badInput_data()
                                                           "\nDescription-en: x\n\nPackage: b\nDescription-en: y\n"
                                              << "_Translation-en (line 5): Translation-en stanza without Description-md5";
     QTest::newRow("empty Packages") << "" << tr << "no package stanzas";
-    QTest::newRow("truncated lz4") << "lz4" << tr << "corrupt or truncated compressed data";
+    QTest::newRow("truncated lz4") << "lz4" << tr << "_Packages.lz4: cannot open: truncated lz4 input";
+    QTest::newRow("truncated gz") << "gz" << tr << "_Packages.gz (byte offset ";
     QTest::newRow("no Packages file") << "none" << tr << "no *_Packages index here";
 }
 
@@ -244,9 +246,22 @@ void TestDebianDescriptions::badInput()
     QDir().mkpath(d);
     writeFile(d + "/" + kTranslationName, translation.toStdString());
     if (packages == "lz4") {
-        std::string bytes = lz4Bytes(kPackages);
+        // Large enough that the cut falls after the first blocks: the error comes from reading.
+        std::string big;
+        for (int i = 0; i < 3000; ++i)
+            big += kPackages + "\n";
+        std::string bytes = lz4Bytes(big);
         bytes.resize(bytes.size() / 2);
         writeFile(d + "/" + kPackagesName + ".lz4", bytes);
+    } else if (packages == "gz") {
+        std::string big;
+        for (int i = 0; i < 3000; ++i)
+            big += kPackages + "\n";
+        writeGzip(d + "/full.gz", big);
+        std::string bytes = readFile(d + "/full.gz");
+        QFile::remove(d + "/full.gz");
+        bytes.resize(bytes.size() / 2);
+        writeFile(d + "/" + kPackagesName + ".gz", bytes);
     } else if (packages != "none") {
         writeFile(d + "/" + kPackagesName, packages.toStdString());
     }

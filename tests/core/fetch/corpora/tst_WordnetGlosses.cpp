@@ -175,7 +175,7 @@ void TestWordnetGlosses::badInput_data()
     QTest::addColumn<QString>("expect");
     const QString h = QString::fromStdString(kHeader); // 3 lines, so the first synset is line 4
     QTest::newRow("truncated synset line") << "data.noun"
-                                           << h + "00001740 03 n 01 entity 0 003 ~ 00001930 n 0000 | fine  \n"
+                                           << h + "00001740 03 n 01 entity 0 001 ~ 00001930 n 0000 | fine  \n"
                                                   "02084071 05 n 02 dog 0 domestic_dog 0 001 @ 0208\n"
                                            << "data.noun (line 5): synset line has no \" | \"";
     QTest::newRow("pointer count too high") << "data.noun" << h + "00001740 03 n 01 entity 0 003 ~ 00001930 n 0000 | x\n"
