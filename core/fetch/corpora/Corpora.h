@@ -64,6 +64,10 @@ struct DebianDescriptionsOptions {
     std::vector<std::string> droppedSections;
     /// Drop "transitional"/"dummy" packages (their text says nothing about a topic).
     bool dropTransitional = true;
+    /// One document per source package (Packages' `Source` field): binary packages of one
+    /// source repeat its description with a line changed, which would put near-duplicates
+    /// on both sides of a split. The package named like the source is kept when present.
+    bool onePerSourcePackage = true;
     /// Classes with fewer documents than this (after everything else) are dropped.
     std::size_t minClassSize = 50;
     /// At most this many documents per class (0 = all), chosen by a hash of
@@ -84,7 +88,7 @@ const std::vector<std::string>& nonTopicalDebianSections();
 /// `*_Packages` and `*_i18n_Translation-en` file in it (plain, .gz, .xz, .lz4, .bz2,
 /// .zst) is read. Packages are joined to descriptions by Description-md5 (a full
 /// Description in Packages, as third-party repositories write, is used directly);
-/// one document per distinct description; label = Section without the area prefix
+/// one document per distinct description (and by default per source package); label = Section without the area prefix
 /// (`contrib/`, `non-free/`, `non-free-firmware/`); the majority section when packages
 /// sharing a description disagree. Output is ordered by the first package name.
 CorpusStats writeDebianDescriptions(const std::string& aptListsDir, const std::string& outTsv,

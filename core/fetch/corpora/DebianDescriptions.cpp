@@ -170,6 +170,7 @@ std::string stripArea(const std::string& section)
 
 struct Group {
     std::map<std::string, std::string> sectionOf; ///< package -> section (first seen)
+    std::map<std::string, std::string> sourceOf;  ///< package -> source package
     std::string fullDescription;                  ///< from Packages, when it holds the long text
 };
 
@@ -242,6 +243,11 @@ CorpusStats writeDebianDescriptions(const std::string& aptListsDir, const std::s
                 continue;
             }
             g->sectionOf.emplace(*name, stripArea(*section));
+            // "Source: name (version)" when it differs from the package; else the package itself.
+            std::string source = *name;
+            if (const std::string* src = field(s, "Source"); src && !src->empty())
+                source = src->substr(0, src->find(' '));
+            g->sourceOf.emplace(*name, source);
         }
     }
     if (stanzas == 0)
@@ -269,6 +275,8 @@ CorpusStats writeDebianDescriptions(const std::string& aptListsDir, const std::s
 
     struct Candidate {
         std::string firstPackage;
+        std::string source;
+        bool namedAsSource = false;
         std::string label;
         std::string text;
         std::size_t packages = 0;
@@ -323,10 +331,32 @@ CorpusStats writeDebianDescriptions(const std::string& aptListsDir, const std::s
             ++emptyText;
             continue;
         }
-        candidates.push_back({g.sectionOf.begin()->first, label, std::move(text), g.sectionOf.size()});
+        const std::string& first = g.sectionOf.begin()->first;
+        const std::string& source = g.sourceOf.at(first);
+        candidates.push_back({first, source, g.sectionOf.count(source) > 0, label, std::move(text), g.sectionOf.size()});
     }
     std::sort(candidates.begin(), candidates.end(),
               [](const Candidate& a, const Candidate& b) { return a.firstPackage < b.firstPackage; });
+
+    // Binary packages built from one source share most of their description (foo, foo-data,
+    // python3-foo; librust-foo+feature-dev; libghc-foo-dev / -prof): near-duplicates that
+    // would sit on both sides of a train/test split. Keep one per source package: the
+    // package named like the source when it is there, else the first by name.
+    std::size_t sameSource = 0;
+    if (options.onePerSourcePackage) {
+        std::unordered_map<std::string, std::size_t> chosen;
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const auto [it, fresh] = chosen.emplace(candidates[i].source, i);
+            if (!fresh && candidates[i].namedAsSource && !candidates[it->second].namedAsSource)
+                it->second = i;
+        }
+        std::vector<Candidate> kept;
+        for (std::size_t i = 0; i < candidates.size(); ++i)
+            if (chosen.at(candidates[i].source) == i)
+                kept.push_back(std::move(candidates[i]));
+        sameSource = candidates.size() - kept.size();
+        candidates = std::move(kept);
+    }
 
     // Identical texts under different md5s (e.g. synopsis dropped, or two suites): keep the first.
     CorpusWriter all;
@@ -362,7 +392,8 @@ CorpusStats writeDebianDescriptions(const std::string& aptListsDir, const std::s
     std::size_t sectionDropped = 0;
     for (const auto& [sec, n] : droppedBySection)
         sectionDropped += n;
-    stats.dropped = noTranslation + sectionDropped + transitional + emptyText + duplicates + smallDropped + capped;
+    stats.dropped =
+        noTranslation + sectionDropped + transitional + emptyText + sameSource + duplicates + smallDropped + capped;
     stats.notes.push_back(std::to_string(stanzas) + " package stanzas in " + std::to_string(packagesFiles.size()) +
                           " Packages files, " + std::to_string(translations) + " descriptions in " +
                           std::to_string(translationFiles.size()) + " Translation-en files, " +
@@ -385,6 +416,9 @@ CorpusStats writeDebianDescriptions(const std::string& aptListsDir, const std::s
         stats.notes.push_back(std::to_string(transitional) + " transitional/dummy package descriptions dropped");
     if (emptyText > 0)
         stats.notes.push_back(std::to_string(emptyText) + " empty descriptions dropped");
+    if (sameSource > 0)
+        stats.notes.push_back(std::to_string(sameSource) +
+                              " descriptions dropped because another package of the same source package is kept");
     if (duplicates > 0)
         stats.notes.push_back(std::to_string(duplicates) + " descriptions with the same text as an earlier one dropped");
     if (smallDropped > 0)

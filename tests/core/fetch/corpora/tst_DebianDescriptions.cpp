@@ -22,7 +22,7 @@ const std::string kPackages =
     "Description-md5: " + md5('a') + "\nTag: game::strategy, interface::x11,\n role::program\nSection: games\n"
     "Priority: optional\n\n"
     // Same description (same md5) as alpha-game: one document, majority section wins.
-    "Package: alpha-game-data\nDescription: A fine game\nDescription-md5: " + md5('a') + "\nSection: games\n\n"
+    "Package: alpha-game-data\nSource: alpha-game (1.0-1)\nDescription: A fine game\nDescription-md5: " + md5('a') + "\nSection: games\n\n"
     "Package: alpha-edu\nDescription: A fine game\nDescription-md5: " + md5('a') + "\nSection: education\n\n"
     // A dropped (non-topical) section.
     "Package: beta-lib1\nDescription: Beta library\nDescription-md5: " + md5('b') + "\nSection: libs\n\n"
@@ -37,12 +37,16 @@ const std::string kPackages =
     "Package: nomd5\nDescription: Nothing\nSection: games\n\n"
     // A third-party stanza with the long description in Packages itself.
     "Package: zeta\nSection: games\nDescription: Zeta puzzles\n Zeta is a puzzle game.\n\n"
-    "Package: epsilon\nDescription: Epsilon shooter\nDescription-md5: " + md5('f') + "\nSection: games\n";
+    "Package: epsilon\nDescription: Epsilon shooter\nDescription-md5: " + md5('f') + "\nSection: games\n\n"
+    // Built from source "zeta": dropped by default, since zeta itself is there (though
+    // yak-data sorts first).
+    "Package: yak-data\nSource: zeta (2.0)\nDescription: Yak data\nDescription-md5: " + md5('7') +
+    "\nSection: games\n";
 
 const std::string kTranslation =
     "Package: alpha-game\nDescription-md5: " + md5('a') + "\nDescription-en: A fine game\n"
     " Alpha is a game\n about letters.\n .\n It has two paragraphs.\n\n"
-    "Package: alpha-game-data\nDescription-md5: " + md5('a') + "\nDescription-en: A fine game\n"
+    "Package: alpha-game-data\nSource: alpha-game (1.0-1)\nDescription-md5: " + md5('a') + "\nDescription-en: A fine game\n"
     " Alpha is a game\n about letters.\n .\n It has two paragraphs.\n\n"
     "Package: beta-lib1\nDescription-md5: " + md5('b') + "\nDescription-en: Beta library\n A library.\n\n"
     "Package: dee-edit\nDescription-md5: " + md5('c') + "\nDescription-en: Text editor!\n An editor\twith\n"
@@ -51,6 +55,7 @@ const std::string kTranslation =
     " This is a transitional package. It can safely be removed.\n\n"
     "Package: epsilon\nDescription-md5: " + md5('f') + "\nDescription-en: Epsilon shooter\n"
     " Alpha is a game\n about letters.\n .\n It has two paragraphs.\n\n"
+    "Package: yak-data\nDescription-md5: " + md5('7') + "\nDescription-en: Yak data\n Data files for Zeta.\n\n"
     "Package: unrelated\nDescription-md5: " + md5('9') + "\nDescription-en: Not in Packages\n Ignored.\n";
 
 // Hand-written from the rules: synopsis + ". " + paragraphs joined, white space collapsed,
@@ -143,12 +148,13 @@ void TestDebianDescriptions::joinsSectionsAndDescriptions()
     QCOMPARE(s.documents, std::size_t(4));
     QCOMPARE(s.perLabel.at("games"), std::size_t(3));
     QCOMPARE(s.perLabel.at("editors"), std::size_t(1));
-    // Dropped descriptions: beta (libs), gamma (no translation), delta (transitional).
-    QCOMPARE(s.dropped, std::size_t(3));
+    // Dropped descriptions: beta (libs), gamma (no translation), delta (transitional),
+    // yak-data (same source as zeta).
+    QCOMPARE(s.dropped, std::size_t(4));
     std::string notes;
     for (const auto& n : s.notes)
         notes += n + "\n";
-    QVERIFY2(notes.find("10 package stanzas in 1 Packages files, 7 descriptions in 1 Translation-en files, 7 distinct") !=
+    QVERIFY2(notes.find("11 package stanzas in 1 Packages files, 8 descriptions in 1 Translation-en files, 8 distinct") !=
                  std::string::npos,
              notes.c_str());
     QVERIFY2(notes.find("1 package stanzas with neither Description-md5 nor a long Description") != std::string::npos,
@@ -157,6 +163,8 @@ void TestDebianDescriptions::joinsSectionsAndDescriptions()
     QVERIFY2(notes.find("1 descriptions shared by packages of different sections") != std::string::npos, notes.c_str());
     QVERIFY2(notes.find("non-topical sections dropped: libs 1") != std::string::npos, notes.c_str());
     QVERIFY2(notes.find("1 transitional/dummy") != std::string::npos, notes.c_str());
+    QVERIFY2(notes.find("1 descriptions dropped because another package of the same source") != std::string::npos,
+             notes.c_str());
 }
 
 void TestDebianDescriptions::optionsChangeWhatIsKept()
@@ -175,7 +183,18 @@ void TestDebianDescriptions::optionsChangeWhatIsKept()
     QCOMPARE(body(out), std::string("games\tAlpha is a game about letters. It has two paragraphs.\n"
                                     "editors\tAn editor with verbatim spacing\n"
                                     "games\tZeta is a puzzle game.\n"));
-    QCOMPARE(s.dropped, std::size_t(4));
+    QCOMPARE(s.dropped, std::size_t(5));
+
+    // All binary packages of a source, each its own document.
+    o = {};
+    o.minClassSize = 1;
+    o.onePerSourcePackage = false;
+    s = writeDebianDescriptions(d.toStdString(), out.toStdString(), o);
+    QCOMPARE(body(out), std::string("games\tA fine game. Alpha is a game about letters. It has two paragraphs.\n"
+                                    "editors\tText editor! An editor with verbatim spacing\n"
+                                    "games\tEpsilon shooter. Alpha is a game about letters. It has two paragraphs.\n"
+                                    "games\tYak data. Data files for Zeta.\n"
+                                    "games\tZeta puzzles. Zeta is a puzzle game.\n"));
 
     // Classes below the minimum size go (editors has 1 document).
     o = {};
