@@ -66,7 +66,8 @@ struct DebianDescriptionsOptions {
     bool dropTransitional = true;
     /// One document per source package (Packages' `Source` field): binary packages of one
     /// source repeat its description with a line changed, which would put near-duplicates
-    /// on both sides of a split. The package named like the source is kept when present.
+    /// on both sides of a split. Kept: the package named like the source, else the first by
+    /// name that does not end in -doc, -data, -common, -dbg, -examples, -tests or -dev.
     bool onePerSourcePackage = true;
     /// Classes with fewer documents than this (after everything else) are dropped.
     std::size_t minClassSize = 50;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -162,6 +163,18 @@ bool isTransitional(const std::string& synopsis)
     return s.find("transitional") != std::string::npos || s.find("dummy package") != std::string::npos;
 }
 
+/// Binary packages that accompany the main one; a poorer representative of the source.
+bool isAuxiliary(const std::string& package)
+{
+    static const char* const kSuffixes[] = {"-doc", "-data", "-common", "-dbg", "-examples", "-tests", "-dev"};
+    for (const char* suf : kSuffixes) {
+        const std::size_t n = std::strlen(suf);
+        if (package.size() > n && package.compare(package.size() - n, n, suf) == 0)
+            return true;
+    }
+    return false;
+}
+
 std::string stripArea(const std::string& section)
 {
     const std::size_t slash = section.rfind('/');
@@ -276,7 +289,7 @@ CorpusStats writeDebianDescriptions(const std::string& aptListsDir, const std::s
     struct Candidate {
         std::string firstPackage;
         std::string source;
-        bool namedAsSource = false;
+        int rank = 1; ///< within a source: 0 named like it, 1 other, 2 an auxiliary package
         std::string label;
         std::string text;
         std::size_t packages = 0;
@@ -333,7 +346,8 @@ CorpusStats writeDebianDescriptions(const std::string& aptListsDir, const std::s
         }
         const std::string& first = g.sectionOf.begin()->first;
         const std::string& source = g.sourceOf.at(first);
-        candidates.push_back({first, source, g.sectionOf.count(source) > 0, label, std::move(text), g.sectionOf.size()});
+        const int rank = g.sectionOf.count(source) > 0 ? 0 : isAuxiliary(first) ? 2 : 1;
+        candidates.push_back({first, source, rank, label, std::move(text), g.sectionOf.size()});
     }
     std::sort(candidates.begin(), candidates.end(),
               [](const Candidate& a, const Candidate& b) { return a.firstPackage < b.firstPackage; });
@@ -341,13 +355,14 @@ CorpusStats writeDebianDescriptions(const std::string& aptListsDir, const std::s
     // Binary packages built from one source share most of their description (foo, foo-data,
     // python3-foo; librust-foo+feature-dev; libghc-foo-dev / -prof): near-duplicates that
     // would sit on both sides of a train/test split. Keep one per source package: the
-    // package named like the source when it is there, else the first by name.
+    // package named like the source when it is there, else the first by name that is not
+    // an auxiliary (-doc, -data, -common, ...) package.
     std::size_t sameSource = 0;
     if (options.onePerSourcePackage) {
         std::unordered_map<std::string, std::size_t> chosen;
         for (std::size_t i = 0; i < candidates.size(); ++i) {
             const auto [it, fresh] = chosen.emplace(candidates[i].source, i);
-            if (!fresh && candidates[i].namedAsSource && !candidates[it->second].namedAsSource)
+            if (!fresh && candidates[i].rank < candidates[it->second].rank)
                 it->second = i;
         }
         std::vector<Candidate> kept;

@@ -40,6 +40,8 @@ const std::string kPackages =
     "Package: epsilon\nDescription: Epsilon shooter\nDescription-md5: " + md5('f') + "\nSection: games\n\n"
     // Built from source "zeta": dropped by default, since zeta itself is there (though
     // yak-data sorts first).
+    "Package: xi-doc\nSource: xi\nDescription: Xi manual\nDescription-md5: " + md5('8') + "\nSection: games\n\n"
+    "Package: xi-game\nSource: xi\nDescription: Xi game\nDescription-md5: " + md5('6') + "\nSection: games\n\n"
     "Package: yak-data\nSource: zeta (2.0)\nDescription: Yak data\nDescription-md5: " + md5('7') +
     "\nSection: games\n";
 
@@ -56,6 +58,8 @@ const std::string kTranslation =
     "Package: epsilon\nDescription-md5: " + md5('f') + "\nDescription-en: Epsilon shooter\n"
     " Alpha is a game\n about letters.\n .\n It has two paragraphs.\n\n"
     "Package: yak-data\nDescription-md5: " + md5('7') + "\nDescription-en: Yak data\n Data files for Zeta.\n\n"
+    "Package: xi-doc\nDescription-md5: " + md5('8') + "\nDescription-en: Xi manual\n Read about Xi.\n\n"
+    "Package: xi-game\nDescription-md5: " + md5('6') + "\nDescription-en: Xi game\n Xi is fun.\n\n"
     "Package: unrelated\nDescription-md5: " + md5('9') + "\nDescription-en: Not in Packages\n Ignored.\n";
 
 // Hand-written from the rules: synopsis + ". " + paragraphs joined, white space collapsed,
@@ -63,6 +67,7 @@ const std::string kTranslation =
 const std::string kExpected = "games\tA fine game. Alpha is a game about letters. It has two paragraphs.\n"
                               "editors\tText editor! An editor with verbatim spacing\n"
                               "games\tEpsilon shooter. Alpha is a game about letters. It has two paragraphs.\n"
+                              "games\tXi game. Xi is fun.\n"
                               "games\tZeta puzzles. Zeta is a puzzle game.\n";
 
 void writeGzip(const QString& path, const std::string& content)
@@ -145,16 +150,16 @@ void TestDebianDescriptions::joinsSectionsAndDescriptions()
     const QString out = d + "/corpus.tsv";
     const CorpusStats s = writeDebianDescriptions(d.toStdString(), out.toStdString(), o);
     QCOMPARE(body(out), kExpected);
-    QCOMPARE(s.documents, std::size_t(4));
-    QCOMPARE(s.perLabel.at("games"), std::size_t(3));
+    QCOMPARE(s.documents, std::size_t(5));
+    QCOMPARE(s.perLabel.at("games"), std::size_t(4));
     QCOMPARE(s.perLabel.at("editors"), std::size_t(1));
     // Dropped descriptions: beta (libs), gamma (no translation), delta (transitional),
-    // yak-data (same source as zeta).
-    QCOMPARE(s.dropped, std::size_t(4));
+    // yak-data (same source as zeta), xi-doc (an auxiliary package of source xi).
+    QCOMPARE(s.dropped, std::size_t(5));
     std::string notes;
     for (const auto& n : s.notes)
         notes += n + "\n";
-    QVERIFY2(notes.find("11 package stanzas in 1 Packages files, 8 descriptions in 1 Translation-en files, 8 distinct") !=
+    QVERIFY2(notes.find("13 package stanzas in 1 Packages files, 10 descriptions in 1 Translation-en files, 10 distinct") !=
                  std::string::npos,
              notes.c_str());
     QVERIFY2(notes.find("1 package stanzas with neither Description-md5 nor a long Description") != std::string::npos,
@@ -163,7 +168,7 @@ void TestDebianDescriptions::joinsSectionsAndDescriptions()
     QVERIFY2(notes.find("1 descriptions shared by packages of different sections") != std::string::npos, notes.c_str());
     QVERIFY2(notes.find("non-topical sections dropped: libs 1") != std::string::npos, notes.c_str());
     QVERIFY2(notes.find("1 transitional/dummy") != std::string::npos, notes.c_str());
-    QVERIFY2(notes.find("1 descriptions dropped because another package of the same source") != std::string::npos,
+    QVERIFY2(notes.find("2 descriptions dropped because another package of the same source") != std::string::npos,
              notes.c_str());
 }
 
@@ -182,8 +187,9 @@ void TestDebianDescriptions::optionsChangeWhatIsKept()
     CorpusStats s = writeDebianDescriptions(d.toStdString(), out.toStdString(), o);
     QCOMPARE(body(out), std::string("games\tAlpha is a game about letters. It has two paragraphs.\n"
                                     "editors\tAn editor with verbatim spacing\n"
+                                    "games\tXi is fun.\n"
                                     "games\tZeta is a puzzle game.\n"));
-    QCOMPARE(s.dropped, std::size_t(5));
+    QCOMPARE(s.dropped, std::size_t(6));
 
     // All binary packages of a source, each its own document.
     o = {};
@@ -193,6 +199,8 @@ void TestDebianDescriptions::optionsChangeWhatIsKept()
     QCOMPARE(body(out), std::string("games\tA fine game. Alpha is a game about letters. It has two paragraphs.\n"
                                     "editors\tText editor! An editor with verbatim spacing\n"
                                     "games\tEpsilon shooter. Alpha is a game about letters. It has two paragraphs.\n"
+                                    "games\tXi manual. Read about Xi.\n"
+                                    "games\tXi game. Xi is fun.\n"
                                     "games\tYak data. Data files for Zeta.\n"
                                     "games\tZeta puzzles. Zeta is a puzzle game.\n"));
 
@@ -201,7 +209,7 @@ void TestDebianDescriptions::optionsChangeWhatIsKept()
     o.minClassSize = 2;
     s = writeDebianDescriptions(d.toStdString(), out.toStdString(), o);
     QCOMPARE(s.perLabel.size(), std::size_t(1));
-    QCOMPARE(s.perLabel.at("games"), std::size_t(3));
+    QCOMPARE(s.perLabel.at("games"), std::size_t(4));
     QVERIFY(s.notes.back().find("classes smaller than 2 dropped: editors 1") != std::string::npos);
 
     // Own dropped sections (games) and transitional packages kept.
