@@ -50,14 +50,16 @@ bool isCorpusFileName(const std::string& n)
 
 bool attachesLeft(const std::string& w)
 {
-    static const char* const kLeft[] = {".", ",", ";", ":", "?", "!", ")", "]", "}", "''", "'", "...", "?!", "!!"};
+    static const char* const kLeft[] = {".", ",", ";", ":", "?", "!", ")", "]", "}", "''", "...", "?!", "!!"};
     return std::find_if(std::begin(kLeft), std::end(kLeft), [&](const char* p) { return w == p; }) != std::end(kLeft);
 }
 
 bool attachesRight(const std::string& w) { return w == "``" || w == "(" || w == "[" || w == "{"; }
 
 /// One file's words with tags removed: quotes `` and '' become ", punctuation is glued to
-/// the word before it and opening brackets/quotes to the word after.
+/// the word before it and opening brackets/quotes to the word after. Brown writes single
+/// quotes as the same token ' on both sides; within a sentence (one line in this layout)
+/// odd ones open and even ones close.
 std::string detokenise(const std::string& path, std::size_t& tokens)
 {
     LineReader in(path);
@@ -67,6 +69,7 @@ std::string detokenise(const std::string& path, std::size_t& tokens)
     tokens = 0;
     while (in.next(line)) {
         std::size_t i = 0;
+        bool singleQuoteOpen = false;
         while (i < line.size()) {
             while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
                 ++i;
@@ -83,8 +86,13 @@ std::string detokenise(const std::string& path, std::size_t& tokens)
                                  "token \"" + tok + "\" is not word/tag");
             std::string word = tok.substr(0, slash);
             ++tokens;
-            const bool left = attachesLeft(word);
-            const bool right = attachesRight(word);
+            bool left = attachesLeft(word);
+            bool right = attachesRight(word);
+            if (word == "'") {
+                right = !singleQuoteOpen;
+                left = singleQuoteOpen;
+                singleQuoteOpen = !singleQuoteOpen;
+            }
             if (word == "``" || word == "''")
                 word = "\"";
             if (!glueNext && !left)

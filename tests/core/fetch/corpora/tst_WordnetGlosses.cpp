@@ -227,7 +227,7 @@ void TestWordnetGlosses::realWordnet()
     QCOMPARE(s.perLabel.size(), std::size_t(45));
     WordnetOptions o;
     o.balancedPerClass = 200;
-    const QString balanced = outRoot + "/wordnet-glosses/corpus-balanced200.tsv";
+    const QString balanced = m_dir.filePath("wordnet-balanced200.tsv");
     const auto t1 = std::chrono::steady_clock::now();
     const CorpusStats b = writeWordnetGlosses(dir.toStdString(), balanced.toStdString(), o);
     printReport("wordnet-glosses balanced 200", b, balanced, secondsSince(t1));
