@@ -35,6 +35,8 @@ public:
     void write(const std::string& outTsv, const std::string& header, CorpusStats& stats) const;
 
     std::size_t replacedBytes() const { return m_replacedBytes; }
+    /// Carries the count over when documents move from one writer into another.
+    void addReplacedBytes(std::size_t n) { m_replacedBytes += n; }
 
     /// Text cleaning as add() does it; `replaced` counts invalid UTF-8 bytes.
     static std::string clean(const std::string& text, std::size_t& replaced);

@@ -394,6 +394,7 @@ CorpusStats writeDebianDescriptions(const std::string& aptListsDir, const std::s
         if (n < options.minClassSize)
             small[label] = n;
     CorpusWriter writer;
+    writer.addReplacedBytes(all.replacedBytes());
     std::size_t smallDropped = 0;
     for (auto& d : all.documents()) {
         if (small.count(d.label)) {

@@ -223,6 +223,19 @@ void TestDebianDescriptions::optionsChangeWhatIsKept()
                                     "editors\ttransitional dummy package. This is a transitional package. It can "
                                     "safely be removed.\n"));
 
+    // Bytes that are not UTF-8 (a Latin-1 e-acute here) become U+FFFD, and the count is noted.
+    {
+        const QString l = m_dir.filePath("latin1");
+        writeFile(l + "/" + kPackagesName, "Package: cafe\nSection: games\nDescription: x\nDescription-md5: " + md5('a') + "\n");
+        writeFile(l + "/" + kTranslationName, "Package: cafe\nDescription-md5: " + md5('a') +
+                                                  "\nDescription-en: Caf\xe9 game\n A game in a caf\xc3\xa9.\n");
+        o = {};
+        o.minClassSize = 1;
+        s = writeDebianDescriptions(l.toStdString(), (l + "/corpus.tsv").toStdString(), o);
+        QCOMPARE(body(l + "/corpus.tsv"), std::string("games\tCaf\xef\xbf\xbd game. A game in a caf\xc3\xa9.\n"));
+        QVERIFY(s.notes.back().find("1 bytes that were not valid UTF-8 were replaced") != std::string::npos);
+    }
+
     // A per-class cap.
     o = {};
     o.minClassSize = 1;
