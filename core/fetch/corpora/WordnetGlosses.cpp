@@ -10,6 +10,7 @@
 #include <cctype>
 #include <filesystem>
 #include <sstream>
+#include <unordered_map>
 
 namespace fs = std::filesystem;
 
@@ -258,6 +259,21 @@ CorpusStats writeWordnetGlosses(const std::string& wordnetDictDir, const std::st
         stats.dropped += emptyGlosses;
         stats.notes.push_back(std::to_string(emptyGlosses) + " synsets without a gloss dropped");
     }
+    // Some synsets share a gloss word for word; they stay (each is its own synset), but the
+    // figure is reported since identical documents sit on both sides of any split.
+    std::unordered_map<std::string, std::string> firstLabel;
+    std::size_t repeated = 0, repeatedAcrossLabels = 0;
+    for (const auto& d : writer.documents()) {
+        const auto [it, fresh] = firstLabel.emplace(d.text, d.label);
+        if (!fresh) {
+            ++repeated;
+            if (it->second != d.label)
+                ++repeatedAcrossLabels;
+        }
+    }
+    if (repeated > 0)
+        stats.notes.push_back(std::to_string(repeated) + " synsets repeat the text of an earlier synset (kept; " +
+                              std::to_string(repeatedAcrossLabels) + " of them under another label)");
     const std::size_t capped = writer.capPerClass(options.balancedPerClass, options.seed);
     if (capped > 0) {
         stats.dropped += capped;

@@ -41,6 +41,7 @@ private Q_SLOTS:
     void lexnamesFileIsUsed();
     void synsetWordsOption();
     void balancedSubset();
+    void repeatedGlossesAreNoted();
     void missingFileIsNoted();
     void badInput_data();
     void badInput();
@@ -156,6 +157,21 @@ void TestWordnetGlosses::balancedSubset()
         someSeedDiffers = readFile(out) != first;
     }
     QVERIFY(someSeedDiffers);
+}
+
+void TestWordnetGlosses::repeatedGlossesAreNoted()
+{
+    // Two noun.animal synsets and one noun.plant synset with the same gloss: all kept, noted.
+    const std::string noun = kHeader + "02000001 05 n 01 a 0 000 | same words  \n"
+                                       "02000002 05 n 01 b 0 000 | same words  \n"
+                                       "02000003 20 n 01 c 0 000 | same words  \n";
+    const QString d = m_dir.filePath("repeated");
+    writeFile(d + "/data.noun", noun);
+    const CorpusStats s = writeWordnetGlosses(d.toStdString(), m_dir.filePath("repeated.tsv").toStdString());
+    QCOMPARE(s.documents, std::size_t(3));
+    QCOMPARE(s.dropped, std::size_t(0));
+    QVERIFY(s.notes.back().find("2 synsets repeat the text of an earlier synset (kept; 1 of them under another label)") !=
+            std::string::npos);
 }
 
 void TestWordnetGlosses::missingFileIsNoted()
