@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "CliContext.h"
+#include "ConsoleSink.h"
 
 #include "Builtin.h"
 #include "core/data/DatasetCatalog.h"
@@ -24,7 +25,11 @@ CliContext::CliContext(std::string exe)
 
 std::shared_ptr<const data::Dataset> CliContext::openDataset(const std::string& spec) const
 {
-    auto ds = std::make_shared<const data::Dataset>(data::openDataset(spec, registry));
+    // Progress of long loads (mesh folders, word vectors) on stderr. Ctrl-C simply ends the
+    // process: loaders write their caches atomically.
+    ConsoleSink sink;
+    auto ds = std::make_shared<const data::Dataset>(data::openDataset(spec, registry, data::OpenContext{&sink, nullptr}));
+    sink.finished(train::JobStatus::Finished, {}); // clears a progress bar
     for (const auto& n : ds->notes())
         std::cerr << "note: " << n << "\n";
     return ds;

@@ -3,10 +3,15 @@
 #include "core/data/DatasetCatalog.h"
 
 #include "core/data/IdxLoader.h"
+#include "core/data/SpecOptions.h"
+#include "core/data/graph/Sdf.h"
+#include "core/data/graph/TuDataset.h"
+#include "core/data/mesh/PointCloudLoader.h"
 #include "core/data/Synthetic.h"
 #include "core/data/Transform.h"
 #include "core/plugin/Registry.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 
@@ -46,7 +51,50 @@ std::vector<BuiltinDataset> builtinDatasets()
     return out;
 }
 
-Dataset openDataset(const std::string& spec, const plugin::Registry& registry)
+namespace {
+
+mesh::PointCloudOptions pointCloudOptions(const std::string& what, const std::string& text)
+{
+    SpecOptions o(what, text);
+    mesh::PointCloudOptions p;
+    p.sampling.points = static_cast<int>(o.integer("points", p.sampling.points, 1, 1 << 20));
+    p.sampling.seed = static_cast<std::uint64_t>(o.integer("seed", 1, 0, INT64_MAX));
+    p.sampling.jitter = o.flag("jitter", p.sampling.jitter);
+    p.threads = static_cast<int>(o.integer("threads", 0, 0, 1024));
+    o.finish();
+    return p;
+}
+
+/// A file or folder, with "?options" for the loaders that take them.
+Dataset openPath(const std::string& spec, const plugin::Registry& registry, const OpenContext& context)
+{
+    std::string path = spec, options;
+    std::error_code ec;
+    if (const auto q = spec.rfind('?'); q != std::string::npos && q > 0 && !fs::exists(spec, ec)) {
+        path = spec.substr(0, q);
+        options = spec.substr(q + 1);
+    }
+    const sdk::LoaderInfo& loader = registry.loaderFor(path);
+    DatasetBuilder b(path);
+    if (loader.name == "tudataset") {
+        loadTuDataset(path, b, GraphOptions::parse(options));
+    } else if (loader.name == "sdf") {
+        loadSdf(path, b, GraphOptions::parse(options));
+    } else if (loader.name == "mesh") {
+        mesh::loadMeshFile(path, b, pointCloudOptions(path, options));
+    } else if (loader.name == "pointcloud-folder") {
+        mesh::loadPointCloudFolder(path, b, pointCloudOptions(path, options), context.sink, context.control);
+    } else {
+        if (!options.empty())
+            throw std::invalid_argument("'" + spec + "': the " + loader.name + " loader takes no options");
+        loader.load(path, b);
+    }
+    return b.finish();
+}
+
+} // namespace
+
+Dataset openDataset(const std::string& spec, const plugin::Registry& registry, const OpenContext& context)
 {
     // "SPEC+pointsets" or "SPEC+pointsets=0.2": images (or square vectors) as point sets.
     if (const auto plus = spec.rfind("+pointsets"); plus != std::string::npos && plus > 0) {
@@ -64,7 +112,7 @@ Dataset openDataset(const std::string& spec, const plugin::Registry& registry)
             if (used == 0 || used + 1 != rest.size())
                 throw std::invalid_argument("'" + spec + "': expected SPEC+pointsets or SPEC+pointsets=THRESHOLD");
         }
-        return imagesAsPointsets(openDataset(spec.substr(0, plus), registry), threshold);
+        return imagesAsPointsets(openDataset(spec.substr(0, plus), registry, context), threshold);
     }
     if (spec == "fashion-mnist") {
         const std::string dir = fashionMnistDir();
@@ -79,10 +127,7 @@ Dataset openDataset(const std::string& spec, const plugin::Registry& registry)
     }
     if (spec == "synthetic" || spec.rfind("synthetic:", 0) == 0)
         return makeHierarchicalGaussians(SyntheticSpec::parse(spec.size() > 10 ? spec.substr(10) : std::string()));
-    const sdk::LoaderInfo& loader = registry.loaderFor(spec);
-    DatasetBuilder b(spec);
-    loader.load(spec, b);
-    return b.finish();
+    return openPath(spec, registry, context);
 }
 
 } // namespace setscope::data

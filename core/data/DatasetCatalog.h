@@ -11,6 +11,10 @@
 namespace setscope::plugin {
 class Registry;
 }
+namespace setscope::train {
+class JobControl;
+class ProgressSink;
+} // namespace setscope::train
 
 namespace setscope::data {
 
@@ -20,6 +24,8 @@ struct BuiltinDataset {
     std::string location; ///< where it is read from ("" for generated data)
     bool available = false;
     std::string howToGet; ///< what to install when it is not available
+    bool fetchable = false; ///< `setscope-cli fetch NAME` (and the GUI's Fetch) obtains it
+    std::string sizeNote;   ///< download / disk size and counts, for fetchable ones
 };
 
 /// The datasets known by name. Runs on any thread.
@@ -29,14 +35,23 @@ std::vector<BuiltinDataset> builtinDatasets();
 /// /usr/share/datasets/fashion-mnist (Debian package dataset-fashion-mnist).
 std::string fashionMnistDir();
 
+/// Progress and cancel for openDataset (both may be null): reading a folder of meshes or
+/// training word vectors for a corpus takes a while.
+struct OpenContext {
+    train::ProgressSink* sink = nullptr;
+    train::JobControl* control = nullptr;
+};
+
 /// Opens a dataset given by name or path:
 ///  - "fashion-mnist": the Debian package's IDX files with the official train/test split;
 ///  - "synthetic" or "synthetic:key=value,..." (see SyntheticSpec::parse);
 ///  - anything else is a file or folder, read by the first registered loader that accepts it;
+///    "PATH?key=value,..." passes options to the loaders that take them (graphs: repr, rw,
+///    folds, fold, seed, class, threshold; meshes: points, seed, jitter, threads);
 ///  - any of these followed by "+pointsets" (or "+pointsets=THRESHOLD"): its images as point
 ///    sets of bright pixels (see imagesAsPointsets), e.g. "fashion-mnist+pointsets".
 /// Blocking (reads the files); call it from a worker thread in the GUI.
 /// Throws sdk::InputError (bad file) or std::invalid_argument (bad name / options).
-Dataset openDataset(const std::string& spec, const plugin::Registry& registry);
+Dataset openDataset(const std::string& spec, const plugin::Registry& registry, const OpenContext& context = {});
 
 } // namespace setscope::data

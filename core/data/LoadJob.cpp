@@ -23,7 +23,7 @@ std::shared_ptr<const Dataset> LoadJob::result() const
 void LoadJob::run()
 {
     reportProgress(0, 0, "loading " + m_spec);
-    auto ds = std::make_shared<const Dataset>(openDataset(m_spec, m_registry));
+    auto ds = std::make_shared<const Dataset>(openDataset(m_spec, m_registry, OpenContext{sink(), &control()}));
     control().checkpoint(); // a cancel during loading discards the result
     {
         std::lock_guard lock(m_mutex);

@@ -37,6 +37,7 @@ private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
     void infoSynthetic();
     void infoBadFileNamesIt();
+    void infoPathOptions();
     void trainPrintsEpochLines();
     void trainRejectsUnavailableCuda();
     void evalRawAndCheckpoint();
@@ -68,6 +69,31 @@ void TestCli::infoSynthetic()
     QCOMPARE(row.captured(1).toInt() + row.captured(2).toInt() + row.captured(3).toInt(), 30);
     QVERIFY(r.out.contains("set size     min 1, q1 1, median 1, q3 1, max 1, mean 1.00 (plain vectors)"));
     QVERIFY(r.out.contains("elements     60"));
+}
+
+void TestCli::infoPathOptions()
+{
+    // A unit cube as OFF: 8 vertices, 6 quads (fan-triangulated by the reader).
+    const QString cube = m_dir.filePath("cube.off");
+    std::ofstream(cube.toStdString()) << "OFF\n8 6 0\n"
+                                         "0 0 0\n1 0 0\n1 1 0\n0 1 0\n0 0 1\n1 0 1\n1 1 1\n0 1 1\n"
+                                         "4 0 3 2 1\n4 4 5 6 7\n4 0 1 5 4\n4 2 3 7 6\n4 1 2 6 5\n4 0 4 7 3\n";
+    Run r = cli({"info", cube});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("elements     1024"), qPrintable(r.out)); // the papers' 1 024 points by default
+    r = cli({"info", cube + "?points=64"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("elements     64"), qPrintable(r.out));
+    QVERIFY(r.out.contains("dimension    3"));
+    r = cli({"info", cube + "?pionts=64"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("unknown option 'pionts' (options: points, seed, jitter, threads)"), qPrintable(r.err));
+    // Loaders without options refuse them instead of ignoring them.
+    const QString csv = m_dir.filePath("plain.csv");
+    std::ofstream(csv.toStdString()) << "a,b,label\n1,2,x\n3,4,y\n";
+    r = cli({"info", csv + "?fold=2"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("the csv loader takes no options"), qPrintable(r.err));
 }
 
 void TestCli::infoBadFileNamesIt()
