@@ -247,6 +247,8 @@ void parseWord2VecBinary(const std::string& path, Builder& b)
     std::uint64_t n = 0;
     if (!parseHeader(header, n, b.dim))
         throw InputError(path, InputError::atOffset(0), "expected a header 'COUNT DIMENSION' followed by a newline");
+    if (n == 0)
+        throw InputError(path, InputError::atOffset(0), "the header says 0 words: no word vectors in the file");
     std::uint64_t offset = header.size() + 1;
     b.words.reserve(n);
     b.values.reserve(n * static_cast<std::size_t>(b.dim));
@@ -621,6 +623,7 @@ WordVectors loadWordVectors(const std::string& path, const WordVectorOptions& op
         auto model = std::make_shared<WordVectors::Model>();
         try {
             std::ifstream in(path, std::ios::binary);
+            in.seekg(8); // FastText::loadModel(istream) starts after the magic and version checkFastTextFile read
             model->ft.loadModel(in);
             if (in.fail())
                 throw InputError(path, "", "fastText model is truncated");
