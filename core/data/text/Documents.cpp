@@ -315,7 +315,9 @@ DocumentSource DocumentSource::parse(const std::string& spec)
         s.kind = Kind::TrainFastText;
         return s;
     }
-    if (t.rfind("file ", 0) == 0)
+    if (t == "file")
+        t.clear();
+    else if (t.rfind("file ", 0) == 0)
         t = t.substr(5);
     if (t.empty())
         throw std::invalid_argument("word-vector source is empty: give 'file PATH' or 'train fasttext'");
