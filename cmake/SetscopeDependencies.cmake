@@ -16,6 +16,8 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 CONFIG QUIET)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# fastText 0.9.2 (libfasttext-dev): .bin word vectors and skip-gram training on a corpus.
+pkg_check_modules(FASTTEXT REQUIRED IMPORTED_TARGET fasttext)
 
 if(NOT TARGET CLI11::CLI11)
   find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)

@@ -7,6 +7,7 @@
 #include "core/data/mesh/PointCloudLoader.h"
 #include "core/data/graph/Sdf.h"
 #include "core/data/graph/TuDataset.h"
+#include "core/data/text/Documents.h"
 #include "core/losses/ContrastiveLoss.h"
 #include "core/losses/TripletLoss.h"
 #include "core/nn/MlpEncoder.h"
@@ -56,6 +57,21 @@ void registerBuiltins(sdk::Registrar& r)
                  {".sdf", ".sd", ".mol"},
                  [](const std::string& p) { return data::looksLikeSdf(p); },
                  [](const std::string& p, sdk::DatasetSink& s) { data::loadSdf(p, s); }});
+
+    // Documents: word vectors from $SETSCOPE_WORD_VECTORS ("file PATH", a path, or "train
+    // fasttext"), else fastText skip-gram trained on the corpus itself (cached).
+    r.addLoader({"corpus-tsv", "documents as sets of word vectors: corpus.tsv lines 'label<TAB>text[<TAB>split]'",
+                 {".tsv"},
+                 [](const std::string& p) { return util::lowerExtension(p) == ".tsv"; },
+                 [](const std::string& p, sdk::DatasetSink& s) {
+                     data::loadDocuments(p, data::DocumentSource::fromEnvironment(), {}, s, nullptr, nullptr);
+                 }});
+    r.addLoader({"corpus-folder", "documents as sets of word vectors: a folder root/<class>/[train|test/]*.txt",
+                 {""},
+                 [](const std::string& p) { return data::looksLikeCorpusFolder(p); },
+                 [](const std::string& p, sdk::DatasetSink& s) {
+                     data::loadDocuments(p, data::DocumentSource::fromEnvironment(), {}, s, nullptr, nullptr);
+                 }});
 
     r.addEncoder({"mlp", "fully connected d-128-128-64-64-out on the weighted mean of each set (seed 003 §4.3)",
                   [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/data/text/FastTextTrainer.h"
+#include "core/data/text/WordVectors.h"
+#include "core/train/Job.h"
+
+#include <setscope/sdk/Errors.h>
+
+#include <fasttext/fasttext.h>
+
+#include <QtTest>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <thread>
+
+using namespace setscope::data;
+using setscope::sdk::InputError;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Three words, dimension 3, values exactly representable in decimal and binary.
+const std::vector<std::string> kWords{"cat", "dog", "London"};
+const std::vector<float> kValues{0.5f, -1.25f, 2.0f, 0.0f, 3.75f, -0.125f, 1.0f, 1.5f, -2.5f};
+
+void writeBytes(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+
+std::string textLines(bool header, bool trailingSpace)
+{
+    std::string s = header ? "3 3\n" : "";
+    for (std::size_t i = 0; i < kWords.size(); ++i) {
+        s += kWords[i];
+        for (int k = 0; k < 3; ++k) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, " %g", double(kValues[i * 3 + k]));
+            s += buf;
+        }
+        s += trailingSpace ? " \n" : "\n";
+    }
+    return s;
+}
+
+std::string w2vBinary(bool newline, const std::vector<float>& values = kValues, const std::string& header = "3 3\n")
+{
+    std::string s = header;
+    for (std::size_t i = 0; i < kWords.size(); ++i) {
+        s += kWords[i] + " ";
+        s.append(reinterpret_cast<const char*>(values.data() + i * 3), 3 * sizeof(float));
+        if (newline)
+            s += "\n";
+    }
+    return s;
+}
+
+void checkTable(const WordVectors& wv)
+{
+    QCOMPARE(wv.dim(), 3);
+    QCOMPARE(wv.size(), std::size_t(3));
+    QCOMPARE(wv.words(), kWords);
+    for (std::size_t i = 0; i < kWords.size(); ++i) {
+        const float* v = wv.find(kWords[i]);
+        QVERIFY(v);
+        for (int k = 0; k < 3; ++k)
+            QCOMPARE(v[k], kValues[i * 3 + k]);
+    }
+    QVERIFY(wv.find("horse") == nullptr);
+}
+
+QString errorOf(const fs::path& p, const WordVectorOptions& o)
+{
+    try {
+        loadWordVectors(p.string(), o);
+    } catch (const InputError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+/// Trains a real fastText model with libfasttext (the reference implementation) on a tiny corpus.
+fs::path trainFastTextModel(const fs::path& dir, int maxn)
+{
+    const fs::path corpus = dir / "ft-corpus.txt";
+    {
+        std::ofstream f(corpus);
+        for (int r = 0; r < 50; ++r)
+            f << "the cat sat on the mat while the dog ran after the cat\n"
+                 "a dog and a cat are animals and the mat is a thing\n";
+    }
+    fasttext::Args a;
+    a.input = corpus.string();
+    a.model = fasttext::model_name::sg;
+    a.loss = fasttext::loss_name::ns;
+    a.dim = 8;
+    a.epoch = 2;
+    a.minCount = 1;
+    a.minn = maxn > 0 ? 2 : 0;
+    a.maxn = maxn;
+    a.bucket = maxn > 0 ? 1000 : 0;
+    a.thread = 1;
+    a.verbose = 0;
+    fasttext::FastText ft;
+    ft.train(a);
+    const fs::path out = dir / "model.bin";
+    ft.saveModel(out.string());
+    return out;
+}
+
+class CountingSink : public setscope::train::ProgressSink {
+public:
+    int progressCalls = 0;
+    std::vector<std::string> messages;
+    void progress(std::int64_t, std::int64_t, const std::string&) override { ++progressCalls; }
+    void message(const std::string& m) override { messages.push_back(m); }
+};
+
+} // namespace
+
+class TestWordVectors : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init()
+    {
+        QVERIFY(m_dir.isValid());
+        m_opts = {};
+        m_opts.cacheDir = (root() / "cache").string();
+        fs::remove_all(m_opts.cacheDir);
+    }
+    void formats_data();
+    void formats();
+    void lowercaseFallback();
+    void cacheHitAndInvalidation();
+    void cacheFileIsCompactAndValidated();
+    void fastTextBin();
+    void fastTextBinWithoutSubwords();
+    void fastTextBinTruncated();
+    void badInput_data();
+    void badInput();
+    void duplicatesKeepFirst();
+    void trainOnCorpusAndCache();
+    void trainCancel();
+    void trainEmptyVocabulary();
+
+private:
+    fs::path root() const { return m_dir.path().toStdString(); }
+    QTemporaryDir m_dir;
+    WordVectorOptions m_opts;
+};
+
+void TestWordVectors::formats_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<int>("format");
+    QTest::newRow("word2vec binary with newline") << QByteArray::fromStdString(w2vBinary(true))
+                                                  << int(WordVectorFormat::Word2VecBinary);
+    QTest::newRow("word2vec binary without newline") << QByteArray::fromStdString(w2vBinary(false))
+                                                     << int(WordVectorFormat::Word2VecBinary);
+    QTest::newRow("word2vec text") << QByteArray::fromStdString(textLines(true, false)) << int(WordVectorFormat::Word2VecText);
+    QTest::newRow("fastText .vec (trailing spaces)") << QByteArray::fromStdString(textLines(true, true))
+                                                    << int(WordVectorFormat::Word2VecText);
+    QTest::newRow("GloVe text") << QByteArray::fromStdString(textLines(false, false)) << int(WordVectorFormat::GloveText);
+    QTest::newRow("GloVe text, CRLF and blank end") << QByteArray::fromStdString("cat 0.5 -1.25 2\r\ndog 0 3.75 -0.125\r\nLondon 1 1.5 -2.5\r\n\r\n")
+                                                    << int(WordVectorFormat::GloveText);
+}
+
+void TestWordVectors::formats()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(int, format);
+    const fs::path p = root() / "vectors.any";
+    writeBytes(p, bytes.toStdString());
+    const WordVectors wv = loadWordVectors(p.string(), m_opts);
+    QCOMPARE(int(wv.format()), format);
+    checkTable(wv);
+    QVERIFY(!wv.hasSubwords());
+    QCOMPARE(wv.duplicates(), std::size_t(0));
+    // Forcing the detected format gives the same table.
+    WordVectorOptions forced = m_opts;
+    forced.format = static_cast<WordVectorFormat>(format);
+    checkTable(loadWordVectors(p.string(), forced));
+}
+
+void TestWordVectors::lowercaseFallback()
+{
+    const fs::path p = root() / "v.txt";
+    writeBytes(p, textLines(false, false));
+    const WordVectors wv = loadWordVectors(p.string(), m_opts);
+    QVERIFY(wv.find("london") == wv.find("London"));
+    QCOMPARE(wv.indexOf("london"), std::int64_t(2));
+    WordVectorOptions strict = m_opts;
+    strict.lowercaseFallback = false;
+    QVERIFY(loadWordVectors(p.string(), strict).find("london") == nullptr);
+    // An exact lower-case entry wins over the fallback.
+    const WordVectors both = WordVectors::fromData({"Apple", "apple"}, {1, 2}, 1);
+    QCOMPARE(both.find("apple")[0], 2.0f);
+    QCOMPARE(both.find("Apple")[0], 1.0f);
+}
+
+void TestWordVectors::cacheHitAndInvalidation()
+{
+    const fs::path p = root() / "glove.txt";
+    writeBytes(p, textLines(false, false));
+    const WordVectors first = loadWordVectors(p.string(), m_opts);
+    QVERIFY(!first.fromCache());
+    QCOMPARE(std::distance(fs::directory_iterator(m_opts.cacheDir), fs::directory_iterator()), 1);
+    const WordVectors second = loadWordVectors(p.string(), m_opts);
+    QVERIFY(second.fromCache());
+    QCOMPARE(int(second.format()), int(WordVectorFormat::GloveText));
+    checkTable(second);
+    QCOMPARE(second.contentKey(), first.contentKey());
+
+    // Same size, same modification time, different content: the content hash catches it.
+    const auto mtime = fs::last_write_time(p);
+    std::string changed = textLines(false, false);
+    changed.replace(changed.find("0.5"), 3, "0.7");
+    writeBytes(p, changed);
+    fs::last_write_time(p, mtime);
+    QCOMPARE(fs::file_size(p), std::size_t(textLines(false, false).size()));
+    const WordVectors third = loadWordVectors(p.string(), m_opts);
+    QVERIFY(!third.fromCache());
+    QCOMPARE(third.find("cat")[0], 0.7f);
+    QVERIFY(third.contentKey() != first.contentKey());
+    QVERIFY(loadWordVectors(p.string(), m_opts).fromCache());
+    // Still one cache file per source path (replaced, not accumulated).
+    QCOMPARE(std::distance(fs::directory_iterator(m_opts.cacheDir), fs::directory_iterator()), 1);
+
+    WordVectorOptions noCache = m_opts;
+    noCache.useCache = false;
+    QVERIFY(!loadWordVectors(p.string(), noCache).fromCache());
+}
+
+void TestWordVectors::cacheFileIsCompactAndValidated()
+{
+    const fs::path p = root() / "glove.txt";
+    writeBytes(p, textLines(false, false));
+    loadWordVectors(p.string(), m_opts);
+    const fs::path cache = fs::directory_iterator(m_opts.cacheDir)->path();
+    // header + 9 floats + "cat\0dog\0London\0" + end marker
+    QVERIFY(fs::file_size(cache) < 200);
+    // The cache file can be opened directly.
+    checkTable(loadWordVectors(cache.string(), m_opts));
+    // A damaged cache (cut short) is ignored and rebuilt from the source...
+    fs::resize_file(cache, fs::file_size(cache) - 5);
+    const WordVectors again = loadWordVectors(p.string(), m_opts);
+    QVERIFY(!again.fromCache());
+    checkTable(again);
+    // ... and opening a cut cache directly is an input error.
+    fs::resize_file(cache, fs::file_size(cache) - 5);
+    QVERIFY(errorOf(cache, m_opts).contains("damaged or truncated"));
+}
+
+void TestWordVectors::fastTextBin()
+{
+    const fs::path model = trainFastTextModel(root(), 3);
+    fasttext::FastText ref;
+    ref.loadModel(model.string());
+    const WordVectors wv = loadWordVectors(model.string(), m_opts);
+    QCOMPARE(int(wv.format()), int(WordVectorFormat::FastTextBin));
+    QCOMPARE(wv.dim(), 8);
+    QVERIFY(wv.hasSubwords());
+    // Every corpus word is there ("</s>" is fastText's line end, not a word).
+    QCOMPARE(wv.size(), std::size_t(ref.getDictionary()->nwords() - 1));
+    QVERIFY(wv.find("</s>") == nullptr);
+    fasttext::Vector v(8);
+    for (const char* w : {"cat", "mat", "animals"}) {
+        ref.getWordVector(v, w);
+        const float* got = wv.find(w);
+        QVERIFY2(got, w);
+        for (int k = 0; k < 8; ++k)
+            QCOMPARE(got[k], v[k]);
+    }
+    // OOV word: the subword vector libfasttext computes from its n-grams.
+    QVERIFY(wv.find("cats") == nullptr);
+    std::vector<float> sub(8);
+    QVERIFY(wv.subwordVector("cats", sub.data()));
+    ref.getWordVector(v, "cats");
+    for (int k = 0; k < 8; ++k)
+        QCOMPARE(sub[std::size_t(k)], v[k]);
+}
+
+void TestWordVectors::fastTextBinWithoutSubwords()
+{
+    const fs::path model = trainFastTextModel(root(), 0);
+    const WordVectors wv = loadWordVectors(model.string(), m_opts);
+    QVERIFY(!wv.hasSubwords());
+    std::vector<float> sub(8);
+    QVERIFY(!wv.subwordVector("cats", sub.data()));
+    QVERIFY(wv.find("dog"));
+}
+
+void TestWordVectors::fastTextBinTruncated()
+{
+    const fs::path model = trainFastTextModel(root(), 3);
+    std::ifstream in(model, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Cut in the header, the arguments, the dictionary, the input matrix and the output matrix.
+    for (std::size_t cut : {std::size_t(6), std::size_t(40), std::size_t(100), bytes.size() / 2, bytes.size() - 3}) {
+        const fs::path p = root() / "cut.bin";
+        writeBytes(p, bytes.substr(0, cut));
+        const QString msg = errorOf(p, m_opts);
+        QVERIFY2(msg.contains("truncated") && msg.contains("byte offset"), qPrintable(QString::number(cut) + ": " + msg));
+    }
+    const fs::path extra = root() / "extra.bin";
+    writeBytes(extra, bytes + "xx");
+    QVERIFY(errorOf(extra, m_opts).contains("unexpected bytes"));
+}
+
+void TestWordVectors::badInput_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("expected");
+    const std::string bin = w2vBinary(true);
+    QTest::newRow("binary cut inside a vector") << QByteArray::fromStdString(bin.substr(0, bin.size() - 6))
+                                                << "(record 3, byte offset 38): file ends inside the vector of 'London'";
+    QTest::newRow("binary cut inside a word") << QByteArray::fromStdString(bin.substr(0, 4 + 17 + 2))
+                                              << "(record 2, byte offset 21): file ends inside record 2 of 3";
+    QTest::newRow("binary header says more") << QByteArray::fromStdString(w2vBinary(true, kValues, "4 3\n"))
+                                             << "(record 4, byte offset 58): file ends inside record 4 of 4";
+    QTest::newRow("binary header says fewer") << QByteArray::fromStdString(w2vBinary(true, kValues, "2 3\n"))
+                                              << "(byte offset 38): the header says 2 words but the file continues";
+    std::vector<float> nan = kValues;
+    nan[4] = std::numeric_limits<float>::quiet_NaN();
+    QTest::newRow("binary NaN") << QByteArray::fromStdString(w2vBinary(true, nan)) << "(record 2, byte offset 21): NaN or infinite";
+    std::vector<float> inf = kValues;
+    inf[8] = std::numeric_limits<float>::infinity();
+    QTest::newRow("binary inf") << QByteArray::fromStdString(w2vBinary(true, inf)) << "(record 3, byte offset 38): NaN or infinite";
+    QTest::newRow("text wrong count") << QByteArray("3 3\ncat 1 2 3\ndog 1 2\nLondon 1 2 3\n")
+                                      << "(line 3): expected 3 values after the word, found 2";
+    QTest::newRow("glove wrong count") << QByteArray("cat 1 2 3\ndog 1 2 3 4\n") << "(line 2): expected 3 values after the word, found 4";
+    QTest::newRow("text header says more") << QByteArray("4 3\ncat 1 2 3\ndog 1 2 3\nLondon 1 2 3\n")
+                                           << "the header says 4 words but the file has 3 (truncated?)";
+    QTest::newRow("text header says fewer") << QByteArray("2 3\ncat 1 2 3\ndog 1 2 3\nLondon 1 2 3\n")
+                                            << "(line 4): the header says 2 words but the file has more";
+    QTest::newRow("text nan") << QByteArray("cat 1 nan 3\n") << "(line 1): NaN or infinite value";
+    QTest::newRow("text inf") << QByteArray("cat 1 2 3\ndog -inf 2 3\n") << "(line 2): NaN or infinite value";
+    QTest::newRow("text not a number") << QByteArray("cat 1 2 3\ndog 1 x2 3\n") << "(line 2): 'x2' is not a number";
+    QTest::newRow("text overflow") << QByteArray("cat 1 2 1e99\n") << "(line 1): value '1e99' is out of float range";
+    QTest::newRow("word without values") << QByteArray("cat\n") << "(line 1): no values after the word";
+    QTest::newRow("empty file") << QByteArray() << "empty file";
+    QTest::newRow("only a header") << QByteArray("0 3\n") << "(byte offset 0): the header says 0 words";
+}
+
+void TestWordVectors::badInput()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, expected);
+    const fs::path p = root() / "bad.vec";
+    writeBytes(p, bytes.toStdString());
+    const QString msg = errorOf(p, m_opts);
+    QVERIFY2(msg.contains(expected), qPrintable(msg));
+    QVERIFY2(msg.startsWith(QString::fromStdString(p.string())), qPrintable(msg));
+    // Nothing is cached for a bad file.
+    QVERIFY(!fs::exists(m_opts.cacheDir) || fs::is_empty(m_opts.cacheDir));
+}
+
+void TestWordVectors::duplicatesKeepFirst()
+{
+    const fs::path p = root() / "dup.txt";
+    writeBytes(p, "cat 1 2\ndog 3 4\ncat 5 6\ncat 7 8\n");
+    const WordVectors wv = loadWordVectors(p.string(), m_opts);
+    QCOMPARE(wv.size(), std::size_t(2));
+    QCOMPARE(wv.duplicates(), std::size_t(2));
+    QCOMPARE(wv.find("cat")[0], 1.0f);
+    const WordVectors cached = loadWordVectors(p.string(), m_opts);
+    QVERIFY(cached.fromCache());
+    QCOMPARE(cached.duplicates(), std::size_t(2));
+    const std::string bin = "2 1\ncat " + std::string("\0\0\x80\x3f", 4) + "\ncat " + std::string("\0\0\0\x40", 4) + "\n";
+    writeBytes(root() / "dup.bin", bin);
+    const WordVectors b = loadWordVectors((root() / "dup.bin").string(), m_opts);
+    QCOMPARE(b.size(), std::size_t(1));
+    QCOMPARE(b.duplicates(), std::size_t(1));
+    QCOMPARE(b.find("cat")[0], 1.0f);
+}
+
+void TestWordVectors::trainOnCorpusAndCache()
+{
+    std::vector<std::vector<std::string>> docs;
+    for (int r = 0; r < 40; ++r) {
+        docs.push_back({"cat", "sat", "mat", "cat", "purr"});
+        docs.push_back({"dog", "ran", "park", "dog", "bark"});
+    }
+    FastTextOptions o;
+    o.dim = 10;
+    o.epoch = 3;
+    o.threads = 1;
+    const std::string cache = (root() / "ft").string();
+    CountingSink sink;
+    const WordVectors a = trainWordVectors(docs, o, cache, nullptr, &sink);
+    QCOMPARE(a.dim(), 10);
+    QCOMPARE(a.size(), std::size_t(8)); // the eight distinct words, no "</s>"
+    QVERIFY(!a.fromCache());
+    QVERIFY(a.find("purr") && a.find("bark"));
+    QVERIFY(fs::exists(fastTextCachePath(docs, o, cache)));
+    QVERIFY(!sink.messages.empty());
+
+    const WordVectors b = trainWordVectors(docs, o, cache, nullptr, nullptr);
+    QVERIFY(b.fromCache());
+    QCOMPARE(b.words(), a.words());
+    QCOMPARE(b.values(), a.values());
+
+    // Other tokens or other options: another cache entry.
+    FastTextOptions o2 = o;
+    o2.epoch = 4;
+    QVERIFY(fastTextCachePath(docs, o2, cache) != fastTextCachePath(docs, o, cache));
+    auto docs2 = docs;
+    docs2.back().push_back("woof");
+    QVERIFY(fastTextCachePath(docs2, o, cache) != fastTextCachePath(docs, o, cache));
+    // Document boundaries are part of the key.
+    std::vector<std::vector<std::string>> joined{{"a", "b"}}, split{{"a"}, {"b"}};
+    QVERIFY(fastTextCachePath(joined, o, cache) != fastTextCachePath(split, o, cache));
+    // minCount removes rare words.
+    FastTextOptions o3 = o;
+    o3.minCount = 41;
+    const WordVectors c = trainWordVectors(docs, o3, cache, nullptr, nullptr);
+    QCOMPARE(c.size(), std::size_t(2)); // only "cat" and "dog" occur 80 times
+}
+
+void TestWordVectors::trainCancel()
+{
+    std::vector<std::vector<std::string>> docs;
+    for (int r = 0; r < 2000; ++r) {
+        std::vector<std::string> d;
+        for (int k = 0; k < 100; ++k)
+            d.push_back("w" + std::to_string((r * 7 + k * 13) % 3000));
+        docs.push_back(std::move(d));
+    }
+    FastTextOptions o;
+    o.dim = 100;
+    o.epoch = 1000; // minutes of work unless cancelled
+    o.threads = 2;
+    setscope::train::JobControl control;
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        control.requestCancel();
+    });
+    const auto start = std::chrono::steady_clock::now();
+    QVERIFY_THROWS_EXCEPTION(setscope::train::Cancelled, trainWordVectors(docs, o, (root() / "ft").string(), &control, nullptr));
+    canceller.join();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    QVERIFY2(seconds < 5.0, qPrintable(QString::number(seconds)));
+    QVERIFY(!fs::exists(fastTextCachePath(docs, o, (root() / "ft").string())));
+    // The training file is removed too.
+    for (const auto& e : fs::directory_iterator(root() / "ft"))
+        QVERIFY2(e.path().extension() != ".txt", e.path().c_str());
+}
+
+void TestWordVectors::trainEmptyVocabulary()
+{
+    std::vector<std::vector<std::string>> docs{{"a", "b"}, {"c"}};
+    FastTextOptions o;
+    o.dim = 4;
+    o.minCount = 5;
+    QVERIFY_THROWS_EXCEPTION(InputError, trainWordVectors(docs, o, (root() / "ft").string(), nullptr, nullptr));
+}
+
+QTEST_GUILESS_MAIN(TestWordVectors)
+#include "tst_WordVectors.moc"
