@@ -26,7 +26,7 @@ namespace {
 std::string cacheKey(const std::vector<std::vector<std::string>>& docs, const FastTextOptions& o)
 {
     util::ContentHasher h;
-    const std::string tag = "fasttext-skipgram-v1";
+    const std::string tag = "fasttext-skipgram-v2"; // v2: every word initialised (10+ threads)
     h.update(tag);
     const int ints[] = {o.dim, o.epoch, o.minCount, o.windowSize, o.negatives, o.minn, o.maxn,
                         o.maxn > 0 ? o.bucket : 0, o.seed};
@@ -116,7 +116,11 @@ WordVectors trainWordVectors(const std::vector<std::vector<std::string>>& docs, 
     args.minn = options.maxn > 0 ? options.minn : 0;
     args.maxn = options.maxn;
     args.bucket = options.maxn > 0 ? options.bucket : 0;
-    args.thread = std::max(1, options.threads);
+    // libfasttext 0.9.2 initialises only threads/10 of the input matrix at random
+    // (DenseMatrix::uniformThread fills blocks of a tenth, one per thread; fixed upstream
+    // later), so fewer than 10 threads leave most words starting at 0. Ten threads on
+    // fewer cores cost little (hogwild SGD) and give every word its random start.
+    args.thread = std::max(10, options.threads);
     args.seed = options.seed;
     args.verbose = 0;
 

@@ -36,7 +36,7 @@ struct FastTextOptions {
 /// in-process through libfasttext, or loads them from `cacheDir` ("" = the default
 /// setscopeCacheDir()/fasttext) when the same tokens and options were trained before (the
 /// cache key is an xxh3-128 hash of every token, the document boundaries and the options).
-/// Blocking, on the caller's thread; libfasttext uses options.threads threads. `control`
+/// Blocking, on the caller's thread; libfasttext runs max(10, options.threads) threads (see the .cpp). `control`
 /// (may be null) cancels within a fraction of a second: train::Cancelled is thrown.
 /// `sink` (may be null) receives progress (per mille) and a message with the seconds taken.
 /// Throws sdk::InputError when the corpus has no word with minCount occurrences.

@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -143,6 +144,7 @@ private Q_SLOTS:
     void duplicatesKeepFirst();
     void trainOnCorpusAndCache();
     void trainCancel();
+    void trainedVectorsAllStartRandom();
     void trainEmptyVocabulary();
 
 private:
@@ -374,6 +376,38 @@ void TestWordVectors::duplicatesKeepFirst()
     QCOMPARE(b.size(), std::size_t(1));
     QCOMPARE(b.duplicates(), std::size_t(1));
     QCOMPARE(b.find("cat")[0], 1.0f);
+}
+
+void TestWordVectors::trainedVectorsAllStartRandom()
+{
+    // fastText initialises the input matrix uniformly in (-1/dim, 1/dim). libfasttext 0.9.2
+    // fills only threads/10 of it (DenseMatrix::uniformThread uses blocks of a tenth), so
+    // with a learning rate near zero most words would stay at 0 unless the trainer asks for
+    // at least 10 threads. Every word must start random.
+    std::vector<std::vector<std::string>> docs;
+    for (int d = 0; d < 20; ++d) {
+        std::vector<std::string> doc;
+        for (int w = 0; w < 10; ++w)
+            doc.push_back("w" + std::to_string(d * 10 + w));
+        docs.push_back(doc);
+    }
+    FastTextOptions o;
+    o.dim = 10;
+    o.epoch = 1;
+    o.learningRate = 1e-7;
+    o.threads = 1;
+    const WordVectors v = trainWordVectors(docs, o, (root() / "ft-init").string(), nullptr, nullptr);
+    QCOMPARE(v.size(), std::size_t(200));
+    std::size_t zeroRows = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        float mx = 0;
+        for (int k = 0; k < v.dim(); ++k) {
+            mx = std::max(mx, std::abs(v.vector(i)[k]));
+            QVERIFY(std::abs(v.vector(i)[k]) <= 1.0f / 10 + 1e-4f);
+        }
+        zeroRows += mx < 1e-3f;
+    }
+    QCOMPARE(zeroRows, std::size_t(0));
 }
 
 void TestWordVectors::trainOnCorpusAndCache()
