@@ -14,6 +14,9 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 CONFIG QUIET)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# Built-in dataset fetchers (core/fetch): zip catalogues (libzip), npm tarballs (libarchive).
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+find_package(LibArchive REQUIRED)
 
 if(NOT TARGET CLI11::CLI11)
   find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
