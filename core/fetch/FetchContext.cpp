@@ -271,8 +271,9 @@ std::size_t extractTarball(const std::string& tarball, const std::string& dest, 
     if (archive_read_open_filename(in.get(), tarball.c_str(), 1 << 16) != ARCHIVE_OK)
         throw FetchError(tarball + ": cannot open as a tar archive: " + archive_error_string(in.get()));
     WritePtr out(archive_write_disk_new(), archive_write_free);
-    archive_write_disk_set_options(out.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-                                                  ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS);
+    // Member names are checked below (we prefix them with `dest`, an absolute path, so
+    // libarchive's own no-absolute-paths check cannot be used).
+    archive_write_disk_set_options(out.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
     std::size_t files = 0;
     archive_entry* entry = nullptr;
     for (;;) {
@@ -289,6 +290,8 @@ std::size_t extractTarball(const std::string& tarball, const std::string& dest, 
         }
         if (name.empty())
             continue;
+        if (name.front() == '/' || name == ".." || name.rfind("../", 0) == 0 || name.find("/../") != std::string::npos)
+            throw FetchError(tarball + ": refusing member " + name + " (it would land outside " + dest + ")");
         const std::string full = (fs::path(dest) / name).string();
         archive_entry_set_pathname(entry, full.c_str());
         if (archive_write_header(out.get(), entry) < ARCHIVE_WARN)

@@ -123,7 +123,7 @@ void fetchOne(const SourceInfo& src, bool force, train::ProgressSink* sink, trai
 {
     if (depth > 8)
         throw FetchError("the requirements of " + src.name + " form a cycle");
-    for (const std::string& req : src.requires) {
+    for (const std::string& req : src.dependsOn) {
         const SourceInfo* r = findSource(req);
         if (!r)
             throw FetchError(src.name + " requires " + req + ", which is not a known source");
