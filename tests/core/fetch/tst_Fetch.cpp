@@ -744,7 +744,8 @@ private Q_SLOTS:
             QSKIP("set SETSCOPE_FETCH_REAL=/data/dir to fetch the real sources");
         qputenv("PATH", m_path);
         qputenv("SETSCOPE_DATA_DIR", dir);
-        qunsetenv("SETSCOPE_FASHION_MNIST_DIR");
+        if (qgetenv("SETSCOPE_FETCH_FASHION_DOWNLOAD").isEmpty()) // else: as if not installed
+            qunsetenv("SETSCOPE_FASHION_MNIST_DIR");
         const QByteArray only = qgetenv("SETSCOPE_FETCH_ONLY");
         for (const SourceInfo& s : sources()) {
             if (!only.isEmpty() && only.toStdString() != s.name)
@@ -754,6 +755,28 @@ private Q_SLOTS:
             const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             qInfo("%s: %.1f s\n%s", s.name.c_str(), sec, readManifest(s.name).dump(1).c_str());
         }
+    }
+
+    /// Not a unit test either: a private `apt-get update` for real (SETSCOPE_FETCH_REAL).
+    void realAptLists()
+    {
+        const QByteArray dir = qgetenv("SETSCOPE_FETCH_REAL");
+        if (dir.isEmpty())
+            QSKIP("set SETSCOPE_FETCH_REAL=/data/dir to run apt-get update for real");
+        qputenv("PATH", m_path);
+        const fs::path work = fs::path(dir.toStdString()) / ".apt-lists-check";
+        fs::remove_all(work);
+        fs::create_directories(work);
+        Sink sink;
+        FetchContext ctx("apt-lists", work.string(), work.string(), &sink, nullptr);
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::string lists = ctx.aptLists();
+        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        qInfo("apt-get update into %s: %.1f s", lists.c_str(), sec);
+        for (const std::string& f : FetchContext::aptListFiles(lists, ""))
+            qInfo("  %s %lld bytes", fs::path(f).filename().c_str(), static_cast<long long>(fs::file_size(f)));
+        QVERIFY(!FetchContext::aptListFiles(lists, "_Translation-en").empty());
+        fs::remove_all(work);
     }
 };
 
