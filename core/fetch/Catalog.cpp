@@ -85,7 +85,11 @@ bool isFetched(const std::string& name)
         return false;
     try {
         const nlohmann::json m = readManifest(name);
-        return m.value("formatVersion", -1) == s->formatVersion && m.value("source", std::string()) == name;
+        if (m.value("formatVersion", -1) != s->formatVersion || m.value("source", std::string()) != name)
+            return false;
+        // A recorded system location (an installed package) must still be there.
+        const std::string loc = m.value("location", std::string());
+        return loc.empty() || fs::is_directory(loc, ec);
     } catch (const std::exception&) {
         return false;
     }

@@ -41,7 +41,8 @@ std::string sourceDir(const std::string& name);
 std::string manifestPath(const std::string& name);
 
 /// True when sourceDir(name) holds a MANIFEST.json (the fetch writes it last) whose
-/// "formatVersion" equals the source's current formatVersion. False for unknown names.
+/// "formatVersion" equals the source's current formatVersion and whose "location", if
+/// any, still exists (an uninstalled package means refetch). False for unknown names.
 bool isFetched(const std::string& name);
 
 /// The parsed manifest; throws FetchError when it is missing or unreadable.

@@ -162,7 +162,7 @@ std::string FetchContext::npmPackage(const std::string& spec)
     progress(0, 0, "unpacking " + fs::path(tgz).filename().string());
     const fs::path dest = base / "package";
     fs::create_directories(dest);
-    extractTarball(tgz, dest.string(), true);
+    extractTarball(tgz, dest.string(), true, m_control);
     std::string name = spec, version;
     try {
         std::ifstream in(dest / "package.json");
@@ -261,7 +261,8 @@ std::string findFileNamed(const std::string& root, const std::string& fileName)
     return hits.empty() ? std::string() : hits.front();
 }
 
-std::size_t extractTarball(const std::string& tarball, const std::string& dest, bool stripFirstComponent)
+std::size_t extractTarball(const std::string& tarball, const std::string& dest, bool stripFirstComponent,
+                           train::JobControl* control)
 {
     using ReadPtr = std::unique_ptr<archive, decltype(&archive_read_free)>;
     using WritePtr = std::unique_ptr<archive, decltype(&archive_write_free)>;
@@ -300,6 +301,8 @@ std::size_t extractTarball(const std::string& tarball, const std::string& dest, 
         size_t size = 0;
         la_int64_t offset = 0;
         for (;;) {
+            if (control)
+                control->checkpoint();
             const int rr = archive_read_data_block(in.get(), &buf, &size, &offset);
             if (rr == ARCHIVE_EOF)
                 break;

@@ -92,6 +92,8 @@ std::string findFileNamed(const std::string& root, const std::string& fileName);
 /// Extracts a .tar / .tar.gz / .tgz into `dest` (libarchive), optionally dropping each
 /// member's first path component ("package/" in npm tarballs); refuses absolute and ".."
 /// members and symlinks leading out. Returns the number of regular files written.
-std::size_t extractTarball(const std::string& tarball, const std::string& dest, bool stripFirstComponent);
+/// `control` (may be nullptr) is polled between blocks: cancel throws train::Cancelled.
+std::size_t extractTarball(const std::string& tarball, const std::string& dest, bool stripFirstComponent,
+                           train::JobControl* control = nullptr);
 
 } // namespace setscope::fetch

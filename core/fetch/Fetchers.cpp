@@ -639,7 +639,7 @@ std::string tsvField(std::string s)
 } // namespace
 
 void extractFurnitureCatalog(const std::string& sh3f, const std::string& outDir, std::string& credits,
-                             FurnitureResult& result)
+                             FurnitureResult& result, FetchContext* ctx)
 {
     int err = 0;
     std::unique_ptr<zip_t, int (*)(zip_t*)> za(zip_open(sh3f.c_str(), ZIP_RDONLY, &err), zip_close);
@@ -666,6 +666,8 @@ void extractFurnitureCatalog(const std::string& sh3f, const std::string& outDir,
         if (k.rfind("id#", 0) == 0)
             indices.insert(std::atoi(k.c_str() + 3));
     for (int n : indices) {
+        if (ctx)
+            ctx->checkpoint();
         const std::string sfx = "#" + std::to_string(n);
         std::string model = get("model" + sfx);
         const std::string id = get("id" + sfx);
@@ -737,7 +739,7 @@ void fetchFurniture(FetchContext& ctx)
         ctx.checkpoint();
         ctx.progress(static_cast<std::int64_t>(i), static_cast<std::int64_t>(catalogues.size()),
                      "extracting " + fs::path(catalogues[i]).filename().string());
-        extractFurnitureCatalog(catalogues[i], ctx.outDir(), credits, r);
+        extractFurnitureCatalog(catalogues[i], ctx.outDir(), credits, r, &ctx);
     }
     {
         std::ofstream o(fs::path(ctx.outDir()) / "CREDITS.tsv", std::ios::binary);

@@ -73,8 +73,9 @@ struct FurnitureResult {
 };
 /// Extracts the OBJ models of one Sweet Home 3D furniture catalogue (.sh3f zip) into
 /// outDir/<safe category>/<safe id>.obj and appends a line per model to `credits` (TSV:
-/// folder, file, id, name, category, creator, catalogue, licence). libzip.
+/// folder, file, id, name, category, creator, catalogue, licence). libzip. `ctx` (may be
+/// nullptr) is checked for cancel after each model.
 void extractFurnitureCatalog(const std::string& sh3f, const std::string& outDir, std::string& credits,
-                             FurnitureResult& result);
+                             FurnitureResult& result, FetchContext* ctx = nullptr);
 
 } // namespace setscope::fetch

