@@ -191,43 +191,50 @@ CommandResult runCommand(const std::vector<std::string>& argv, const CommandOpti
 
     char buf[65536];
     bool eof = false;
-    while (!eof) {
-        if (options.control && options.control->cancelRequested()) {
-            killGroup(pid);
-            throw train::Cancelled();
-        }
-        pollfd p{readEnd.get(), POLLIN, 0};
-        const int pr = ::poll(&p, 1, 200);
-        if (pr < 0) {
-            if (errno == EINTR)
+    try {
+        while (!eof) {
+            if (options.control && options.control->cancelRequested()) {
+                killGroup(pid);
+                throw train::Cancelled();
+            }
+            pollfd p{readEnd.get(), POLLIN, 0};
+            const int pr = ::poll(&p, 1, 200);
+            if (pr < 0) {
+                if (errno == EINTR)
+                    continue;
+                break;
+            }
+            if (pr == 0)
                 continue;
-            break;
-        }
-        if (pr == 0)
-            continue;
-        const ssize_t n = ::read(readEnd.get(), buf, sizeof buf);
-        if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN)
-                continue;
-            break;
-        }
-        if (n == 0) {
-            eof = true;
-            break;
-        }
-        for (ssize_t i = 0; i < n; ++i) {
-            const char c = buf[i];
-            if (c == '\n' || c == '\r') {
-                if (!partial.empty() || c == '\n')
-                    emit(std::move(partial));
-                partial.clear();
-            } else {
-                partial += c;
+            const ssize_t n = ::read(readEnd.get(), buf, sizeof buf);
+            if (n < 0) {
+                if (errno == EINTR || errno == EAGAIN)
+                    continue;
+                break;
+            }
+            if (n == 0) {
+                eof = true;
+                break;
+            }
+            for (ssize_t i = 0; i < n; ++i) {
+                const char c = buf[i];
+                if (c == '\n' || c == '\r') {
+                    if (!partial.empty() || c == '\n')
+                        emit(std::move(partial));
+                    partial.clear();
+                } else {
+                    partial += c;
+                }
             }
         }
+        if (!partial.empty())
+            emit(std::move(partial));
+    } catch (const train::Cancelled&) {
+        throw; // the group is already stopped
+    } catch (...) {
+        killGroup(pid); // e.g. the line callback threw: do not leave the child running
+        throw;
     }
-    if (!partial.empty())
-        emit(std::move(partial));
 
     // The pipe is closed; the child is exiting (or closed its output and keeps running:
     // keep honouring cancel while waiting).

@@ -140,17 +140,17 @@ void fetchOne(const SourceInfo& src, bool force, train::ProgressSink* sink, trai
         throw FetchError("cannot create the data folder " + root.string() + ": " + ec.message() +
                          " (set SETSCOPE_DATA_DIR to a writable folder)");
     SourceLock lock(root / ("." + src.name + ".lock"), src.name, sink, control);
-    if (!force && isFetched(src.name)) {
-        if (sink)
-            sink->message(src.name + ": already fetched in " + sourceDir(src.name));
-        return;
-    }
     // We hold the lock: anything named .NAME.tmp-* / .NAME.work-* is a crashed fetch's.
     const std::string tmpPrefix = "." + src.name + ".tmp-", workPrefix = "." + src.name + ".work-";
     for (const auto& e : fs::directory_iterator(root, ec)) {
         const std::string n = e.path().filename().string();
         if (n.rfind(tmpPrefix, 0) == 0 || n.rfind(workPrefix, 0) == 0)
             fs::remove_all(e.path(), ec);
+    }
+    if (!force && isFetched(src.name)) {
+        if (sink)
+            sink->message(src.name + ": already fetched in " + sourceDir(src.name));
+        return;
     }
     const fs::path tmp = root / (tmpPrefix + std::to_string(::getpid()));
     const fs::path work = root / (workPrefix + std::to_string(::getpid()));

@@ -686,6 +686,10 @@ private Q_SLOTS:
         fetchSource("digits", false, nullptr, nullptr);
         QVERIFY(leftovers(m_data).empty());
         QVERIFY(isFetched("digits"));
+        // ... also by a fetch that finds the source already there.
+        fs::create_directories(m_data / ".digits.tmp-99999" / "half");
+        fetchSource("digits", false, nullptr, nullptr);
+        QVERIFY(leftovers(m_data).empty());
     }
 
     void cancelStopsWithinASecond()
@@ -808,6 +812,25 @@ private Q_SLOTS:
             if (!only.isEmpty() && only.toStdString() != s.name)
                 continue;
             const auto t0 = std::chrono::steady_clock::now();
+            if (const QByteArray after = qgetenv("SETSCOPE_FETCH_CANCEL_AFTER"); !after.isEmpty()) {
+                // Cancel a real fetch after that many seconds; report how long stopping took.
+                FetchJob job(s.name, true);
+                Sink sink;
+                job.start(&sink);
+                std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int>(after.toDouble() * 1000)));
+                const auto c0 = std::chrono::steady_clock::now();
+                job.cancel();
+                job.wait();
+                const double stop = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+                std::string last;
+                {
+                    std::lock_guard l(sink.m);
+                    last = sink.lines.empty() ? std::string() : sink.lines.back();
+                }
+                qInfo("%s: cancel after %.1f s took %.2f s (%s); last report: %s", s.name.c_str(), after.toDouble(), stop,
+                      train::statusName(job.status()), last.c_str());
+                continue;
+            }
             fetchSource(s.name, !qgetenv("SETSCOPE_FETCH_FORCE").isEmpty(), nullptr, nullptr);
             const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             qInfo("%s: %.1f s\n%s", s.name.c_str(), sec, readManifest(s.name).dump(1).c_str());
