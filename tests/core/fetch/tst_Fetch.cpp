@@ -707,7 +707,7 @@ private Q_SLOTS:
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         qunsetenv("FAKE_SLOW");
         QCOMPARE(job.status(), train::JobStatus::Cancelled);
-        QVERIFY2(s < 1.2, qPrintable(QString::number(s)));
+        QVERIFY2(s < 1.5, qPrintable(QString::number(s))); // "within a second", with slack for a loaded machine
         QVERIFY(sink.saw("downloading Debian package python3-sklearn"));
         QVERIFY(!fs::exists(m_data / "digits"));
         QVERIFY(leftovers(m_data).empty());
