@@ -7,13 +7,22 @@
 #include "core/data/graph/Sdf.h"
 #include "core/data/graph/TuDataset.h"
 #include "core/data/mesh/PointCloudLoader.h"
+#include "core/data/text/Documents.h"
+#include "core/fetch/Catalog.h"
+#include "core/fetch/Command.h"
+#include "core/train/Job.h"
 #include "core/data/Synthetic.h"
 #include "core/data/Transform.h"
 #include "core/plugin/Registry.h"
 
 #include <cstdint>
 #include <cstdlib>
+#include <xxhash.h>
+
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <numeric>
 
 namespace fs = std::filesystem;
 
@@ -29,15 +38,21 @@ std::string fashionMnistDir()
 std::vector<BuiltinDataset> builtinDatasets()
 {
     std::vector<BuiltinDataset> out;
-    {
+    for (const fetch::SourceInfo& src : fetch::sources()) {
         BuiltinDataset d;
-        d.name = "fashion-mnist";
-        d.description = "Fashion-MNIST: 70 000 28x28 grey images of clothing, 10 classes (4 coarse groups), "
-                        "official 60 000 / 10 000 train/test split";
-        d.location = fashionMnistDir();
+        d.name = src.name;
+        d.description = src.title + " (" + src.origin + "; licence: " + src.licence + ")";
+        d.fetchable = true;
+        d.sizeNote = src.sizeNote;
+        d.howToGet = "setscope-cli fetch " + src.name;
         std::error_code ec;
-        d.available = looksLikeIdx(d.location) && fs::is_directory(d.location, ec);
-        d.howToGet = "apt-get install dataset-fashion-mnist";
+        if (src.name == "fashion-mnist" && looksLikeIdx(fashionMnistDir()) && fs::is_directory(fashionMnistDir(), ec)) {
+            d.available = true; // the Debian package is installed
+            d.location = fashionMnistDir();
+        } else {
+            d.available = fetch::isFetched(src.name);
+            d.location = d.available ? fetch::fetchedLocation(src.name) : fetch::sourceDir(src.name);
+        }
         out.push_back(d);
     }
     {
@@ -65,6 +80,9 @@ mesh::PointCloudOptions pointCloudOptions(const std::string& what, const std::st
     return p;
 }
 
+Dataset openDocuments(const std::string& name, const std::string& corpusPath, const std::string& defaultVectors,
+                      const std::string& optionText, const OpenContext& context);
+
 /// A file or folder, with "?options" for the loaders that take them.
 Dataset openPath(const std::string& spec, const plugin::Registry& registry, const OpenContext& context)
 {
@@ -82,6 +100,12 @@ Dataset openPath(const std::string& spec, const plugin::Registry& registry, cons
         loadSdf(path, b, GraphOptions::parse(options));
     } else if (loader.name == "mesh") {
         mesh::loadMeshFile(path, b, pointCloudOptions(path, options));
+    } else if ((loader.name == "corpus-tsv" || loader.name == "corpus-folder") && !options.empty()) {
+        // Without options the registered loader runs ($SETSCOPE_WORD_VECTORS or fastText).
+        const DocumentSource env = DocumentSource::fromEnvironment();
+        const std::string vectors = env.kind == DocumentSource::Kind::File ? env.path : "train";
+        std::string name = fs::path(path).stem().string();
+        return openDocuments(name.empty() ? std::string("documents") : name, path, vectors, options, context);
     } else if (loader.name == "pointcloud-folder") {
         mesh::loadPointCloudFolder(path, b, pointCloudOptions(path, options), context.sink, context.control);
     } else {
@@ -89,6 +113,162 @@ Dataset openPath(const std::string& spec, const plugin::Registry& registry, cons
             throw std::invalid_argument("'" + spec + "': the " + loader.name + " loader takes no options");
         loader.load(path, b);
     }
+    return b.finish();
+}
+
+/// The folder of a fetched built-in source; a clear error naming the fetch command when
+/// it is not there.
+std::string fetchedDir(const std::string& name)
+{
+    if (!fetch::isFetched(name))
+        throw sdk::InputError(fetch::sourceDir(name), "",
+                              name + " is not fetched yet; run: setscope-cli fetch " + name +
+                                  " (or use Fetch in the GUI's dataset panel)");
+    return fetch::fetchedLocation(name);
+}
+
+/// At most `perClass` documents per class, chosen by a seeded hash of their ids (not the
+/// first ones in the file), in corpus order.
+Corpus capPerClass(const Corpus& c, std::size_t perClass, std::uint64_t seed)
+{
+    std::vector<std::size_t> order(c.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::vector<std::uint64_t> key(c.size());
+    for (std::size_t i = 0; i < c.size(); ++i)
+        key[i] = XXH3_64bits_withSeed(c.ids[i].data(), c.ids[i].size(), seed);
+    std::stable_sort(order.begin(), order.end(), [&key](std::size_t a, std::size_t b) { return key[a] < key[b]; });
+    std::map<std::string, std::size_t> taken;
+    std::vector<bool> keep(c.size(), false);
+    for (std::size_t i : order)
+        if (taken[c.labels[i]]++ < perClass)
+            keep[i] = true;
+    Corpus out;
+    out.sourceFiles = c.sourceFiles;
+    out.notes = c.notes;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        if (!keep[i])
+            continue;
+        out.ids.push_back(c.ids[i]);
+        out.labels.push_back(c.labels[i]);
+        out.texts.push_back(c.texts[i]);
+        if (c.hasSplits())
+            out.splits.push_back(c.splits[i]);
+    }
+    out.notes.push_back("balanced subset: at most " + std::to_string(perClass) + " documents per class (" +
+                        std::to_string(out.size()) + " of " + std::to_string(c.size()) + ")");
+    return out;
+}
+
+/// A text corpus (corpus.tsv or a class folder) as documents: options vectors (glove-100d | train | a file),
+/// tf, min-count, numbers, stopwords, balanced, test, seed, dim (fastText).
+Dataset openDocuments(const std::string& name, const std::string& corpusPath, const std::string& defaultVectors,
+                      const std::string& optionText, const OpenContext& context)
+{
+    SpecOptions o(name, optionText);
+    const std::string vectors = o.string("vectors", defaultVectors);
+    DocumentOptions d;
+    d.name = name;
+    d.appendTermFrequency = o.flag("tf", false);
+    d.minCount = static_cast<int>(o.integer("min-count", 1, 1, 1000000));
+    d.tok.numbers = parseNumberMode(o.string("numbers", "drop"));
+    d.tok.stopWordFile = o.string("stopwords", "");
+    d.testFraction = o.number("test", 0.3, 0.0, 0.95);
+    d.splitSeed = static_cast<std::uint64_t>(o.integer("seed", 1, 0, INT64_MAX));
+    const auto balanced = static_cast<std::size_t>(o.integer("balanced", 0, 0, INT32_MAX));
+    const int ftDim = static_cast<int>(o.integer("dim", 100, 2, 1000));
+    const int ftEpochs = static_cast<int>(o.integer("epochs", 5, 1, 1000));
+    o.finish();
+
+    if (context.sink)
+        context.sink->progress(0, 0, "reading " + corpusPath);
+    Corpus corpus = readCorpus(corpusPath);
+    if (balanced > 0)
+        corpus = capPerClass(corpus, balanced, d.splitSeed);
+    if (context.control)
+        context.control->checkpoint();
+
+    WordVectors wv = [&] {
+        if (vectors == "train" || vectors == "fasttext") {
+            FastTextOptions ft;
+            ft.dim = ftDim;
+            ft.epoch = ftEpochs;
+            return trainWordVectors(tokenizeCorpus(corpus, d), ft, "", context.control, context.sink);
+        }
+        const std::string path = vectors == "glove-100d" ? (fs::path(fetchedDir("glove-100d")) / "vectors.bin").string()
+                                                         : vectors;
+        if (context.sink)
+            context.sink->progress(0, 0, "reading word vectors " + path);
+        return loadWordVectors(path);
+    }();
+    if (context.control)
+        context.control->checkpoint();
+    if (context.sink)
+        context.sink->progress(0, 0, "building documents");
+    DatasetBuilder b(corpusPath);
+    const DocumentStats st = buildDocuments(corpus, wv, d, b);
+    b.note("word vectors: " + (vectors == "train" || vectors == "fasttext" ? std::string("fastText skip-gram trained on the corpus")
+                                                                          : vectors) +
+           ", " + std::to_string(wv.size()) + " words of dimension " + std::to_string(wv.dim()));
+    (void)st;
+    return b.finish();
+}
+
+/// The glove-100d vectors as a dataset of words (one element each, the word as its text),
+/// in the file's order (by frequency); option words=N keeps the first N.
+Dataset openWordVectors(const std::string& name, const std::string& optionText, const OpenContext& context)
+{
+    const std::string path = (fs::path(fetchedDir(name)) / "vectors.bin").string();
+    SpecOptions o(name, optionText);
+    const auto limit = static_cast<std::size_t>(o.integer("words", 0, 0, INT64_MAX));
+    o.finish();
+    if (context.sink)
+        context.sink->progress(0, 0, "reading word vectors " + path);
+    const WordVectors wv = loadWordVectors(path);
+    const std::size_t n = limit ? std::min(limit, wv.size()) : wv.size();
+    DatasetBuilder b(path);
+    b.setName(name);
+    b.setDimension(wv.dim());
+    b.reserve(n, n);
+    b.addSourceFile(path);
+    for (std::size_t i = 0; i < n; ++i) {
+        b.addItem(wv.vector(i), nullptr, 1, Split::Train);
+        b.setElementText(i, {wv.words()[i]});
+    }
+    b.note(std::to_string(n) + " of " + std::to_string(wv.size()) + " words, unlabelled");
+    return b.finish();
+}
+
+/// Opens a fetched built-in source by name (with options after a colon).
+Dataset openFetched(const std::string& name, const std::string& options, const plugin::Registry& registry,
+                    const OpenContext& context)
+{
+    const fetch::SourceInfo* src = fetch::findSource(name);
+    if (src->kind == "documents")
+        return openDocuments(name, (fs::path(fetchedDir(name)) / "corpus.tsv").string(), "glove-100d", options, context);
+    if (src->kind == "word-vectors")
+        return openWordVectors(name, options, context);
+    const std::string dir = fetchedDir(name);
+    DatasetBuilder b(dir);
+    if (name == "bzr") {
+        // setscope's own class: ACTIVITY (pIC50-like) >= 7 is "active"; both can be changed.
+        std::map<std::string, std::string> kv{{"class", "ACTIVITY"}, {"threshold", "7"}};
+        SpecOptions given(name, options);
+        for (const char* k : {"repr", "rw", "folds", "fold", "seed", "class", "threshold"})
+            if (given.has(k))
+                kv[k] = given.string(k, "");
+        given.finish();
+        std::string merged;
+        for (const auto& [k, v] : kv)
+            merged += (merged.empty() ? "" : ",") + k + "=" + v;
+        loadSdf((fs::path(dir) / "bzr.sdf").string(), b, GraphOptions::parse(merged));
+    } else if (name == "furniture") {
+        mesh::loadPointCloudFolder(dir, b, pointCloudOptions(name, options), context.sink, context.control);
+    } else {
+        if (!options.empty())
+            throw std::invalid_argument("'" + name + "' takes no options");
+        registry.loaderFor(dir).load(dir, b);
+    }
+    b.setName(name);
     return b.finish();
 }
 
@@ -115,11 +295,14 @@ Dataset openDataset(const std::string& spec, const plugin::Registry& registry, c
         return imagesAsPointsets(openDataset(spec.substr(0, plus), registry, context), threshold);
     }
     if (spec == "fashion-mnist") {
-        const std::string dir = fashionMnistDir();
+        std::string dir = fashionMnistDir();
         std::error_code ec;
+        if ((!fs::is_directory(dir, ec) || !looksLikeIdx(dir)) && fetch::isFetched("fashion-mnist"))
+            dir = fetch::fetchedLocation("fashion-mnist");
         if (!fs::is_directory(dir, ec) || !looksLikeIdx(dir))
-            throw sdk::InputError(dir, "", "Fashion-MNIST is not installed here; run: apt-get install dataset-fashion-mnist "
-                                           "(or set SETSCOPE_FASHION_MNIST_DIR to a folder with its IDX files)");
+            throw sdk::InputError(dir, "", "Fashion-MNIST is not here; run: setscope-cli fetch fashion-mnist, or "
+                                           "apt-get install dataset-fashion-mnist (or set SETSCOPE_FASHION_MNIST_DIR "
+                                           "to a folder with its IDX files)");
         DatasetBuilder b(dir);
         registry.loaderFor(dir).load(dir, b);
         b.setName("fashion-mnist");
@@ -127,6 +310,13 @@ Dataset openDataset(const std::string& spec, const plugin::Registry& registry, c
     }
     if (spec == "synthetic" || spec.rfind("synthetic:", 0) == 0)
         return makeHierarchicalGaussians(SyntheticSpec::parse(spec.size() > 10 ? spec.substr(10) : std::string()));
+    // A fetched built-in source: "NAME" or "NAME:key=value,..." (a path that exists wins).
+    {
+        const auto [name, options] = splitSpec(spec);
+        std::error_code ec;
+        if (fetch::findSource(name) && !fs::exists(spec, ec))
+            return openFetched(name, options, registry, context);
+    }
     return openPath(spec, registry, context);
 }
 
