@@ -20,8 +20,11 @@ void addInfoCommand(CLI::App& app, ContextFn ctx, int& rc)
     cmd->callback([ctx, spec, &rc] {
         const auto ds = ctx().openDataset(*spec);
         std::printf("dataset      %s\n", ds->name().c_str());
-        for (const auto& f : ds->sourceFiles())
-            std::printf("source       %s\n", f.c_str());
+        const auto& files = ds->sourceFiles();
+        for (std::size_t f = 0; f < files.size() && f < 5; ++f)
+            std::printf("source       %s\n", files[f].c_str());
+        if (files.size() > 5)
+            std::printf("source       ... and %zu more files\n", files.size() - 5);
         std::printf("content hash %s\n", ds->contentHash().c_str());
         std::printf("items        %zu\n", ds->size());
         std::printf("dimension    %d\n", ds->dim());
@@ -67,8 +70,7 @@ void addInfoCommand(CLI::App& app, ContextFn ctx, int& rc)
                             perSplit[c * 3], perSplit[c * 3 + 1], perSplit[c * 3 + 2],
                             counts[c] ? elements[c] / static_cast<double>(counts[c]) : 0.0);
         }
-        for (const auto& note : ds->notes())
-            std::printf("note         %s\n", note.c_str());
+        // (the loader's notes were printed on stderr when the dataset was opened)
         rc = 0;
     });
 }
@@ -78,8 +80,11 @@ void addDatasetsCommand(CLI::App& app, ContextFn, int& rc)
     auto* cmd = app.add_subcommand("datasets", "List the datasets known by name");
     cmd->callback([&rc] {
         for (const auto& d : data::builtinDatasets()) {
-            std::printf("%-16s %s\n", d.name.c_str(), d.available ? "available" : "not installed");
+            const char* state = d.available ? "here" : d.fetchable ? "not fetched" : "not installed";
+            std::printf("%-20s %s\n", d.name.c_str(), state);
             std::printf("  %s\n", d.description.c_str());
+            if (!d.sizeNote.empty())
+                std::printf("  size: %s\n", d.sizeNote.c_str());
             if (!d.location.empty())
                 std::printf("  location: %s\n", d.location.c_str());
             if (!d.available && !d.howToGet.empty())

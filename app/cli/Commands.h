@@ -17,6 +17,7 @@ using ContextFn = std::function<CliContext&()>;
 
 void addInfoCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addDatasetsCommand(CLI::App& app, ContextFn ctx, int& rc);
+void addFetchCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addPluginsCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addEvalCommand(CLI::App& app, ContextFn ctx, int& rc);

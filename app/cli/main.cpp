@@ -27,6 +27,7 @@ int main(int argc, char** argv)
     int rc = 0;
     addInfoCommand(app, ctx, rc);
     addDatasetsCommand(app, ctx, rc);
+    addFetchCommand(app, ctx, rc);
     addPluginsCommand(app, ctx, rc);
     addTrainCommand(app, ctx, rc);
     addEvalCommand(app, ctx, rc);

