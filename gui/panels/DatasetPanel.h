@@ -10,6 +10,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QProgressBar;
 class QPushButton;
 class QTableWidget;
 
@@ -23,7 +24,8 @@ class Registry;
 namespace setscope::gui {
 
 /// Chooses and describes the dataset: the built-in datasets (data::builtinDatasets(); ones
-/// not installed are greyed out with what to install), a spec line ("synthetic:dim=8,..."),
+/// not fetched yet can be fetched from here with progress and cancel, others not installed
+/// are greyed out with what to install), a spec line ("synthetic:dim=8,..."),
 /// "Open file…" / "Open folder…"; then the open dataset's name, size, dimension, splits,
 /// set sizes, a label-set selector (it drives the map's colours) and a table of items per
 /// class of the selected label set. Emits requests; the Session does the loading.
@@ -40,6 +42,12 @@ public:
     void setCurrentLabelSet(const QString& name);
     /// Disables the open controls while a load runs.
     void setLoading(bool loading);
+    /// Rebuilds the list of built-in datasets (after a fetch changed what is available).
+    void refreshBuiltins();
+    /// Shows the fetch progress row (with its Cancel button) while `name` is fetched.
+    void setFetching(bool fetching, const QString& name = {});
+    void showFetchProgress(qint64 done, qint64 total, const QString& what);
+    QListWidget* builtinList() const { return m_builtins; }
 
     /// Items per class as shown (row order = class id, then "unlabelled" when present).
     QTableWidget* classTable() const { return m_classes; }
@@ -53,12 +61,17 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void loadRequested(const QString& spec);
+    /// The user asked to fetch a built-in dataset that is not here yet (Fetch button or a
+    /// double-click on it), or to cancel the running fetch.
+    void fetchRequested(const QString& name);
+    void cancelFetchRequested();
     /// The user chose another label set (also emitted when a new dataset selects one).
     void labelSetChanged(const QString& name);
 
 private:
     void fillClassTable();
     void requestSelectedBuiltin();
+    void updateFetchButton();
 
     const plugin::Registry& m_registry;
     std::shared_ptr<const data::Dataset> m_dataset;
@@ -67,6 +80,11 @@ private:
     QPushButton* m_open = nullptr;
     QPushButton* m_openFile = nullptr;
     QPushButton* m_openFolder = nullptr;
+    QPushButton* m_fetch = nullptr;
+    QWidget* m_fetchRow = nullptr;
+    QProgressBar* m_fetchProgress = nullptr;
+    QPushButton* m_cancelFetch = nullptr;
+    bool m_fetching = false;
     QLabel* m_name = nullptr;
     QLabel* m_items = nullptr;
     QLabel* m_dim = nullptr;

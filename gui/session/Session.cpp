@@ -4,6 +4,7 @@
 
 #include "core/data/Dataset.h"
 #include "core/data/LoadJob.h"
+#include "core/fetch/FetchJob.h"
 #include "core/project/ProjectStore.h"
 #include "core/project/RunRecorder.h"
 #include "core/train/SnapshotSubset.h"
@@ -43,7 +44,7 @@ Session::~Session()
 {
     m_timer.stop();
     // Ask everyone to stop first, so the joins below overlap instead of adding up.
-    for (Slot* s : {&m_load, &m_training, &m_layoutJob, &m_baseline})
+    for (Slot* s : {&m_load, &m_training, &m_layoutJob, &m_baseline, &m_fetch})
         if (s->job)
             s->job->cancel();
     for (Slot& s : m_retired)
@@ -52,12 +53,15 @@ Session::~Session()
     m_layoutJob.job.reset();
     m_baseline.job.reset();
     m_load.job.reset();
+    m_fetch.job.reset();
     m_retired.clear();
 }
 
 bool Session::isLoading() const { return m_load.job && m_load.job->running(); }
 
 bool Session::baselineRunning() const { return m_baseline.job && m_baseline.job->running(); }
+
+bool Session::isFetching() const { return m_fetch.job && m_fetch.job->running(); }
 
 const train::TrainingJob* Session::trainingJob() const
 {
@@ -142,6 +146,46 @@ void Session::load(const QString& spec)
     if (!wasLoading)
         Q_EMIT loadingChanged(true);
     updatePolling();
+}
+
+// --- fetching ------------------------------------------------------------------------
+
+bool Session::fetch(const QString& name)
+{
+    if (isFetching()) {
+        Q_EMIT error(tr("%1 is still being fetched; cancel it first").arg(m_fetchName));
+        return false;
+    }
+    retire(m_fetch);
+    const quint64 gen = ++m_fetchGen;
+    m_fetchName = name;
+    m_fetch.sink = std::make_unique<QtProgressSink>();
+    m_fetch.job = std::make_unique<fetch::FetchJob>(name.toStdString());
+    connect(m_fetch.sink.get(), &QtProgressSink::messageReported, this, &Session::message);
+    connect(m_fetch.sink.get(), &QtProgressSink::progressReported, this, [this, gen](qint64 d, qint64 t, const QString& w) {
+        if (gen == m_fetchGen)
+            Q_EMIT fetchProgress(d, t, w);
+    });
+    connect(m_fetch.sink.get(), &QtProgressSink::jobFinished, this, [this, gen](int status, const QString& detail) {
+        if (gen != m_fetchGen)
+            return;
+        const QString fetched = m_fetchName;
+        retire(m_fetch);
+        Q_EMIT fetchingChanged(false, fetched);
+        Q_EMIT fetchFinished(fetched, status, detail);
+        updatePolling();
+    });
+    m_fetch.job->start(m_fetch.sink.get());
+    Q_EMIT message(tr("Fetching %1…").arg(name));
+    Q_EMIT fetchingChanged(true, name);
+    updatePolling();
+    return true;
+}
+
+void Session::cancelFetch()
+{
+    if (m_fetch.job)
+        m_fetch.job->cancel();
 }
 
 void Session::onLoadFinished(int status, const QString& detail)
@@ -460,7 +504,8 @@ void Session::updatePolling()
     const bool trainingActive = m_training.job && m_training.job->running();
     // The layout job idles once the map of the last snapshot it was given has converged.
     const bool layoutActive = m_layoutJob.job && m_layoutJob.job->running() && m_layoutPending;
-    const bool busy = trainingActive || layoutActive || !m_retired.empty() || isLoading() || baselineRunning();
+    const bool busy = trainingActive || layoutActive || !m_retired.empty() || isLoading() || baselineRunning() ||
+                      isFetching();
     if (busy && !m_timer.isActive())
         m_timer.start();
     else if (!busy && m_timer.isActive())

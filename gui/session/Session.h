@@ -69,6 +69,7 @@ public:
     /// The spec it was opened with ("fashion-mnist", "synthetic:...", a path).
     QString datasetSpec() const { return m_datasetSpec; }
     bool isLoading() const;
+    bool isFetching() const;
 
     TrainingState trainingState() const { return m_trainingState; }
     /// The current (or last) training job, for lock-free per-frame reads of its counters;
@@ -122,6 +123,11 @@ public Q_SLOTS:
     /// Opens a dataset on a worker thread (a load still running is abandoned). Ends with
     /// datasetChanged() or loadFailed().
     void load(const QString& spec);
+    /// Fetches the built-in dataset `name` (fetch::FetchJob: registry download, progress,
+    /// cancel) on a worker thread; ends with fetchFinished(). One fetch at a time: false
+    /// (and error()) when one is running.
+    bool fetch(const QString& name);
+    void cancelFetch();
     /// Starts training on the open dataset. False (and error()) when there is no dataset,
     /// a run is active, or the configuration is invalid.
     bool startTraining(const setscope::train::TrainerConfig& config);
@@ -139,6 +145,10 @@ Q_SIGNALS:
     /// A new dataset is open (the map is reset; layoutChanged() follows when it is ready).
     void datasetChanged();
     void loadFailed(const QString& spec, const QString& message);
+    void fetchingChanged(bool fetching, const QString& name);
+    void fetchProgress(qint64 done, qint64 total, const QString& what);
+    /// `status` is a train::JobStatus value; `detail` the reason when it failed.
+    void fetchFinished(const QString& name, int status, const QString& detail);
     void trainingStateChanged(setscope::gui::Session::TrainingState state);
     void trainingProgress(qint64 done, qint64 total, const QString& what);
     void stepLoss(qint64 step, double loss);
@@ -186,12 +196,15 @@ private:
     Slot m_training;
     Slot m_layoutJob;
     Slot m_baseline;
+    Slot m_fetch;
+    QString m_fetchName;
     std::vector<Slot> m_retired;
     // Generations tell a stale job's queued signals from the current job's.
     quint64 m_loadGen = 0;
     quint64 m_trainingGen = 0;
     quint64 m_layoutGen = 0;
     quint64 m_baselineGen = 0;
+    quint64 m_fetchGen = 0;
 
     TrainingState m_trainingState = TrainingState::Idle;
     std::uint64_t m_seenSnapshotSeq = 0;

@@ -15,7 +15,10 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTableWidget>
 
 using namespace setscope;
@@ -44,9 +47,67 @@ class TestDatasetPanel : public QObject {
 
 private:
     plugin::Registry m_registry;
+    QTemporaryDir m_data;
 
 private Q_SLOTS:
-    void initTestCase() { builtin::registerBuiltins(m_registry); }
+    void initTestCase()
+    {
+        QVERIFY(m_data.isValid());
+        // An empty data root: every fetchable dataset is "not fetched" (fashion-mnist is
+        // read from the Debian package when it is installed, so it is not used below).
+        qputenv("SETSCOPE_DATA_DIR", m_data.path().toUtf8());
+        builtin::registerBuiltins(m_registry);
+    }
+
+    void notFetchedDatasetsOfferFetchAndCancel()
+    {
+        DatasetPanel panel(m_registry);
+        auto* list = panel.findChild<QListWidget*>(QStringLiteral("builtinList"));
+        auto* fetchButton = panel.findChild<QPushButton*>(QStringLiteral("fetchButton"));
+        auto* cancel = panel.findChild<QPushButton*>(QStringLiteral("cancelFetchButton"));
+        auto* progress = panel.findChild<QProgressBar*>(QStringLiteral("fetchProgress"));
+        QVERIFY(list && fetchButton && cancel && progress);
+        QListWidgetItem* brown = nullptr;
+        QListWidgetItem* synth = nullptr;
+        for (int i = 0; i < list->count(); ++i) {
+            if (list->item(i)->data(Qt::UserRole).toString() == QLatin1String("brown"))
+                brown = list->item(i);
+            if (list->item(i)->data(Qt::UserRole).toString() == QLatin1String("synthetic"))
+                synth = list->item(i);
+        }
+        QVERIFY(brown && synth);
+        QCOMPARE(brown->text(), QStringLiteral("brown (not fetched)"));
+        QVERIFY(brown->flags() & Qt::ItemIsEnabled);
+
+        QSignalSpy fetches(&panel, &DatasetPanel::fetchRequested);
+        QSignalSpy loads(&panel, &DatasetPanel::loadRequested);
+        QSignalSpy cancels(&panel, &DatasetPanel::cancelFetchRequested);
+        list->setCurrentItem(synth);
+        QVERIFY(!fetchButton->isEnabled()); // nothing to fetch for a generated dataset
+        list->setCurrentItem(brown);
+        QVERIFY(fetchButton->isEnabled());
+        QTest::mouseClick(fetchButton, Qt::LeftButton);
+        QCOMPARE(fetches.size(), 1);
+        QCOMPARE(fetches.at(0).at(0).toString(), QStringLiteral("brown"));
+        // A double-click on a dataset that is not here fetches it instead of failing to load.
+        Q_EMIT list->itemDoubleClicked(brown);
+        QCOMPARE(fetches.size(), 2);
+        QCOMPARE(loads.size(), 0);
+
+        panel.show();
+        panel.setFetching(true, QStringLiteral("brown"));
+        QVERIFY(progress->isVisible() && cancel->isVisible());
+        QVERIFY(!fetchButton->isEnabled()); // one fetch at a time
+        panel.showFetchProgress(50, 200, QStringLiteral("downloading"));
+        QCOMPARE(progress->maximum(), 1000);
+        QCOMPARE(progress->value(), 250);
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QCOMPARE(cancels.size(), 1);
+        QVERIFY(!cancel->isEnabled());
+        panel.setFetching(false);
+        QVERIFY(!progress->isVisible());
+        QVERIFY(fetchButton->isEnabled());
+    }
 
     void listsTheBuiltinDatasets()
     {
