@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+// The GUI's Fetch: Session::fetch runs fetch::FetchJob on a worker thread, reports progress,
+// ends with fetchFinished; a cancelled fetch changes nothing. The registry is a fake
+// apt-get first on PATH that hands out a .deb the test built (no network).
+#include "gui/session/Session.h"
+
+#include "Builtin.h"
+#include "core/data/Dataset.h"
+#include "core/fetch/Catalog.h"
+#include "core/plugin/Registry.h"
+#include "core/train/ProgressSink.h"
+#include "tests/core/fetch/FetchFixtures.h"
+
+#include <QtTest/QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using namespace setscope;
+
+namespace {
+
+void writeText(const fs::path& p, const std::string& text)
+{
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+}
+
+} // namespace
+
+class TestSessionFetch : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        const fs::path root = m_dir.path().toStdString();
+        const fs::path repo = root / "repo", bin = root / "bin", tree = root / "tree";
+        writeText(bin / "apt-get", fixtures::kFakeAptGet);
+        fs::permissions(bin / "apt-get", fs::perms::owner_all);
+        std::string sdf;
+        for (const char* act : {"6.5", "7.25"})
+            sdf += "mol\n  test\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n"
+                   "    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\nM  END\n"
+                   "> <ACTIVITY>\n" + std::string(act) + "\n\n$$$$\n";
+        writeText(tree / "DEBIAN" / "control", "Package: rdkit-data\nVersion: 1.0-test\nArchitecture: all\n"
+                                               "Maintainer: tests <t@example.org>\nDescription: fixture\n fixture\n");
+        writeText(tree / "usr/share/RDKit/Projects/DbCLI/testData/bzr.sdf", sdf);
+        fs::create_directories(repo);
+        QProcess deb;
+        deb.start("dpkg-deb", {"--root-owner-group", "-Znone", "-b", QString::fromStdString(tree.string()),
+                               QString::fromStdString((repo / "rdkit-data.deb").string())});
+        QVERIFY(deb.waitForFinished(60000) && deb.exitCode() == 0);
+        qputenv("PATH", QByteArray::fromStdString(bin.string()) + ":" + qgetenv("PATH"));
+        qputenv("FAKE_REPO", QByteArray::fromStdString(repo.string()));
+        qputenv("FAKE_LOG", QByteArray::fromStdString((root / "log.txt").string()));
+        qputenv("SETSCOPE_DATA_DIR", QByteArray::fromStdString((root / "data").string()));
+        builtin::registerBuiltins(m_registry);
+    }
+
+    void fetchThenOpen()
+    {
+        gui::Session session(m_registry);
+        QSignalSpy changing(&session, &gui::Session::fetchingChanged);
+        QSignalSpy finished(&session, &gui::Session::fetchFinished);
+        QVERIFY(!fetch::isFetched("bzr"));
+        QVERIFY(session.fetch(QStringLiteral("bzr")));
+        QVERIFY(session.isFetching());
+        QVERIFY(!session.fetch(QStringLiteral("digits"))); // one at a time
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.at(0).at(0).toString(), QStringLiteral("bzr"));
+        QCOMPARE(finished.at(0).at(1).toInt(), int(train::JobStatus::Finished));
+        QVERIFY(!session.isFetching());
+        QCOMPARE(changing.size(), 2); // true, then false
+        QVERIFY(fetch::isFetched("bzr"));
+
+        QSignalSpy opened(&session, &gui::Session::datasetChanged);
+        session.load(QStringLiteral("bzr"));
+        QVERIFY(opened.wait(60000));
+        QCOMPARE(session.dataset()->size(), std::size_t(2));
+    }
+
+    void cancelLeavesNothing()
+    {
+        qputenv("FAKE_SLOW", "1"); // the fake apt-get sleeps 30 s
+        gui::Session session(m_registry);
+        QSignalSpy finished(&session, &gui::Session::fetchFinished);
+        QVERIFY(session.fetch(QStringLiteral("digits")));
+        QTest::qWait(300);
+        QElapsedTimer t;
+        t.start();
+        session.cancelFetch();
+        QVERIFY(finished.wait(10000));
+        QVERIFY2(t.elapsed() < 3000, qPrintable(QString::number(t.elapsed())));
+        QCOMPARE(finished.at(0).at(1).toInt(), int(train::JobStatus::Cancelled));
+        QVERIFY(!fetch::isFetched("digits"));
+        QVERIFY(!fs::exists(fs::path(fetch::sourceDir("digits"))));
+        qunsetenv("FAKE_SLOW");
+    }
+
+private:
+    QTemporaryDir m_dir;
+    plugin::Registry m_registry;
+};
+
+QTEST_MAIN(TestSessionFetch)
+#include "tst_SessionFetch.moc"
