@@ -14,6 +14,8 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 CONFIG QUIET)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# matio (libmatio-dev) reads MATLAB .mat files, v5 and v7.3 (HDF5): Kusner's WMD documents.
+pkg_check_modules(MATIO REQUIRED IMPORTED_TARGET matio)
 
 if(NOT TARGET CLI11::CLI11)
   find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
