@@ -47,11 +47,28 @@ void matioLog(int level, char* message)
         return;
     const std::string msg = message ? message : "";
     if (t_matLog) {
-        if (t_matLog->empty()) // the first message names the cause; HDF5's stack follows it
-            *t_matLog = msg.substr(0, msg.find('\n'));
+        if (t_matLog->size() < 8192)
+            *t_matLog += msg + "\n";
         return;
     }
     std::fprintf(stderr, "matio: %s\n", msg.c_str());
+}
+
+/// One line out of what matio logged: for an HDF5 error stack its innermost cause (the
+/// last "minor:" entry, e.g. "File has been truncated"), otherwise the first message.
+std::string summarise(const std::string& log)
+{
+    std::string last;
+    std::size_t pos = 0;
+    while ((pos = log.find("minor:", pos)) != std::string::npos) {
+        const std::size_t end = log.find('\n', pos);
+        last = log.substr(pos + 6, end == std::string::npos ? std::string::npos : end - pos - 6);
+        pos += 6;
+    }
+    if (last.empty())
+        last = log.substr(0, log.find('\n'));
+    const auto b = last.find_first_not_of(" \t");
+    return b == std::string::npos ? std::string() : last.substr(b);
 }
 
 std::mutex& matioMutex()
@@ -73,8 +90,12 @@ public:
     LogCapture(const LogCapture&) = delete;
     LogCapture& operator=(const LogCapture&) = delete;
 
-    /// The first problem matio reported since the last take(), "" when none.
-    std::string take() { return std::exchange(m_log, {}); }
+    /// What matio reported since the last take(), summarised to one line; "" when nothing.
+    std::string take()
+    {
+        const std::string log = std::exchange(m_log, {});
+        return log.empty() ? log : summarise(log).empty() ? std::string("matio reported an error") : summarise(log);
+    }
 
 private:
     std::string m_log;
@@ -318,8 +339,9 @@ void Reader::open()
 {
     m_mat.reset(Mat_Open(m_path.c_str(), MAT_ACC_RDONLY));
     std::string why = m_log->take();
-    if (!m_mat)
-        fail("", "matio cannot open it as a MAT-file (truncated or damaged?)" + (why.empty() ? "" : ": " + why));
+    // For a damaged v7.3 file matio can return a handle after HDF5 failed to open it.
+    if (!m_mat || !why.empty())
+        fail("", "cannot be opened as a MAT-file, it is truncated or damaged" + (why.empty() ? "" : ": " + why));
     if (Mat_GetVersion(m_mat.get()) == MAT_FT_MAT4)
         fail("", "a MATLAB v4 MAT-file cannot hold the cell arrays of a WMD file");
     std::size_t n = 0;
