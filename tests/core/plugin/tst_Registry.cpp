@@ -39,7 +39,7 @@ void TestRegistry::builtinsRegisterThroughTheSdk()
     QStringList loaders;
     for (const auto& l : r.loaders())
         loaders << QString::fromStdString(l.name);
-    QCOMPARE(loaders, (QStringList{"idx", "npy", "csv"}));
+    QCOMPARE(loaders, (QStringList{"idx", "npy", "csv", "wmd-mat"}));
 }
 
 void TestRegistry::loaderChoice()
