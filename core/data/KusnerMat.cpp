@@ -310,6 +310,7 @@ private:
     std::unique_ptr<LogCapture> m_log;
     std::unique_ptr<mat_t, MatClose> m_mat;
     std::vector<std::string> m_fields;
+    std::map<std::string, VarPtr> m_vars; ///< the fields read, until a Part takes them
     int m_dim = 0;              ///< word-vector dimension D, from the first non-empty document
     std::string m_dimFrom;      ///< where D was first seen, e.g. "X{1}"
     std::vector<std::string> m_notes;
@@ -344,22 +345,33 @@ void Reader::open()
         fail("", "cannot be opened as a MAT-file, it is truncated or damaged" + (why.empty() ? "" : ": " + why));
     if (Mat_GetVersion(m_mat.get()) == MAT_FT_MAT4)
         fail("", "a MATLAB v4 MAT-file cannot hold the cell arrays of a WMD file");
-    std::size_t n = 0;
-    char** dir = Mat_GetDir(m_mat.get(), &n); // owned by the mat_t
-    why = m_log->take();
-    if (!why.empty())
-        fail("", "cannot list its variables, the file is truncated or damaged: " + why);
-    for (std::size_t i = 0; dir && i < n; ++i)
-        if (dir[i])
-            m_fields.emplace_back(dir[i]);
+    // One pass over the file, keeping the fields a WMD file uses. Mat_VarRead(name) would
+    // scan from the start for every field, and for a compressed v5 file that means
+    // inflating every cell array before it again: 3x slower on a bbcsport-sized file.
+    static const char* const kWanted[] = {"X",   "BOW_X",   "Y",       "TR",       "TE",      "words",
+                                          "the_words", "xtr", "xte", "BOW_xtr", "BOW_xte", "ytr",
+                                          "yte", "words_tr", "words_te"};
+    for (;;) {
+        VarPtr v(Mat_VarReadNext(m_mat.get()));
+        why = m_log->take();
+        if (!why.empty())
+            fail(m_fields.empty() ? "" : "after field " + m_fields.back(),
+                 "cannot be read, the file is truncated or damaged: " + why);
+        if (!v)
+            break;
+        const std::string name = v->name ? v->name : "";
+        m_fields.push_back(name);
+        if (std::find(std::begin(kWanted), std::end(kWanted), name) != std::end(kWanted))
+            m_vars[name] = std::move(v);
+    }
 }
 
 VarPtr Reader::read(const std::string& name)
 {
-    VarPtr v(Mat_VarRead(m_mat.get(), name.c_str()));
-    const std::string why = m_log->take();
-    if (!v || !why.empty())
-        fail("field " + name, "cannot be read, the file is truncated or damaged" + (why.empty() ? "" : ": " + why));
+    auto it = m_vars.find(name);
+    if (it == m_vars.end() || !it->second)
+        fail("field " + name, "is missing; the file holds: " + fieldList());
+    VarPtr v = std::move(it->second);
     if (v->rank < 1 || !v->dims)
         fail("field " + name, "has no dimensions; the file is damaged");
     return v;
