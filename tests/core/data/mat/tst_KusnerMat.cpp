@@ -310,6 +310,7 @@ void TestKusnerMat::readsDocuments()
              qPrintable(notesOf(ds)));
     QCOMPARE(ds.name(), std::string("bbcsport-emd_tr_te_split-") + std::to_string(format)); // suffix not at the end
     QCOMPARE(ds.sourceFiles(), (std::vector<std::string>{file.toStdString()}));
+    QCOMPARE(joinedNotesContain(ds, "MATLAB v7.3 (HDF5) file"), Format(format) == Format::V73);
 }
 
 void TestKusnerMat::secondSplit()
