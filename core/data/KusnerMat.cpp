@@ -226,17 +226,18 @@ std::string charString(const matvar_t* v)
             }
     } else if (v->data_size == 2) {
         const auto* p = static_cast<const std::uint16_t*>(v->data);
+        const std::size_t r = std::max<std::size_t>(rows, 1);
         std::vector<std::uint16_t> units;
-        for (std::size_t r = 0; r < std::max<std::size_t>(rows, 1); ++r) {
-            if (r)
+        for (std::size_t i = 0; i < r; ++i) {
+            if (i)
                 units.push_back(' ');
-            for (std::size_t c = 0; c < n / std::max<std::size_t>(rows, 1); ++c)
-                units.push_back(p[r + c * std::max<std::size_t>(rows, 1)]);
+            for (std::size_t c = 0; c < n / r; ++c)
+                units.push_back(p[i + c * r]);
         }
         for (std::size_t k = 0; k < units.size(); ++k) {
             std::uint32_t cp = units[k];
             if (cp >= 0xD800 && cp < 0xDC00 && k + 1 < units.size() && units[k + 1] >= 0xDC00 && units[k + 1] < 0xE000)
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (units[++k] - 0xDC00);
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (units[++k] - 0xDC00u);
             appendUtf8(out, cp);
         }
     } else if (v->data_size == 4) {
@@ -300,7 +301,7 @@ private:
     std::vector<double> readNumbers(const std::string& name, bool& isVector, std::size_t& rows, std::size_t& cols);
     void readPart(Part& p);
     void readSplitsX(Part& p);
-    matvar_t* cell(const Part& p, const VarPtr& v, const std::string& field, std::size_t i) const;
+    matvar_t* cell(const VarPtr& v, const std::string& field, std::size_t i) const;
     void validate(const Part& p, std::vector<DocInfo>& info);
     void emit(const Part& p, const std::vector<DocInfo>& info, const std::map<double, std::int32_t>& classOf,
               sdk::DatasetSink& sink);
@@ -530,7 +531,7 @@ void Reader::readSplitsX(Part& p)
                           "; they are kept as Val");
 }
 
-matvar_t* Reader::cell(const Part&, const VarPtr& v, const std::string& field, std::size_t i) const
+matvar_t* Reader::cell(const VarPtr& v, const std::string& field, std::size_t i) const
 {
     matvar_t* c = Mat_VarGetCell(v.get(), static_cast<int>(i));
     if (!c || c->rank < 1 || !c->dims)
@@ -547,8 +548,8 @@ void Reader::validate(const Part& p, std::vector<DocInfo>& info)
     for (std::size_t i = 0; i < n; ++i) {
         const std::string k = "{" + std::to_string(i + 1) + "}";
         const std::string doc = " of document " + std::to_string(i + 1);
-        const matvar_t* x = cell(p, p.x, p.xName, i);
-        const matvar_t* b = cell(p, p.bow, p.bowName, i);
+        const matvar_t* x = cell(p.x, p.xName, i);
+        const matvar_t* b = cell(p.bow, p.bowName, i);
         if (!isRealNumeric(x) || (x->class_type != MAT_C_DOUBLE && x->class_type != MAT_C_SINGLE))
             fail(p.xName + k, "is " + className(x) + ", expected a matrix of double word vectors (D x n)");
         if (x->rank != 2)
@@ -584,7 +585,7 @@ void Reader::validate(const Part& p, std::vector<DocInfo>& info)
         if (!(sum > 0))
             fail(p.bowName + k, "the counts" + doc + " sum to 0");
         if (p.words) {
-            const matvar_t* w = cell(p, p.words, p.wordsName, i);
+            const matvar_t* w = cell(p.words, p.wordsName, i);
             if (w->class_type == MAT_C_CHAR) {
                 if (words != 1)
                     fail(p.wordsName + k, "is one string but " + p.xName + k + " has " + std::to_string(words) + " words");
