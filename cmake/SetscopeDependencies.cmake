@@ -20,6 +20,8 @@ pkg_check_modules(FASTTEXT REQUIRED IMPORTED_TARGET fasttext)
 # compressed lists (.lz4, .xz, .gz) for the debian-descriptions corpus (libarchive).
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 find_package(LibArchive 3.4 REQUIRED)
+# matio (libmatio-dev) reads MATLAB .mat files, v5 and v7.3 (HDF5): Kusner's WMD documents.
+pkg_check_modules(MATIO REQUIRED IMPORTED_TARGET matio)
 
 if(NOT TARGET CLI11::CLI11)
   find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)

@@ -3,6 +3,7 @@
 #include "Builtin.h"
 
 #include "core/data/IdxLoader.h"
+#include "core/data/KusnerMat.h"
 #include "core/data/VectorLoaders.h"
 #include "core/data/mesh/PointCloudLoader.h"
 #include "core/data/graph/Sdf.h"
@@ -72,6 +73,10 @@ void registerBuiltins(sdk::Registrar& r)
                  [](const std::string& p, sdk::DatasetSink& s) {
                      data::loadDocuments(p, data::DocumentSource::fromEnvironment(), {}, s, nullptr, nullptr);
                  }});
+    r.addLoader({"wmd-mat", "Kusner's WMD documents (.mat: X, BOW_X, Y, TR, TE, words; split 1), MATLAB v5/v7/v7.3",
+                 {".mat"},
+                 [](const std::string& p) { return data::looksLikeKusnerMat(p); },
+                 [](const std::string& p, sdk::DatasetSink& s) { data::loadKusnerMat(p, s); }});
 
     r.addEncoder({"mlp", "fully connected d-128-128-64-64-out on the weighted mean of each set (seed 003 §4.3)",
                   [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {
