@@ -3,6 +3,7 @@
 #include "core/data/DatasetCatalog.h"
 
 #include "core/data/IdxLoader.h"
+#include "core/data/KusnerMat.h"
 #include "core/data/SpecOptions.h"
 #include "core/data/graph/Sdf.h"
 #include "core/data/graph/TuDataset.h"
@@ -106,6 +107,13 @@ Dataset openPath(const std::string& spec, const plugin::Registry& registry, cons
         const std::string vectors = env.kind == DocumentSource::Kind::File ? env.path : "train";
         std::string name = fs::path(path).stem().string();
         return openDocuments(name.empty() ? std::string("documents") : name, path, vectors, options, context);
+    } else if (loader.name == "wmd-mat") {
+        SpecOptions o(path, options);
+        KusnerMatOptions k;
+        k.split = static_cast<int>(o.integer("split", k.split, 1, 1000));
+        k.appendTermFrequency = o.flag("tf", k.appendTermFrequency);
+        o.finish();
+        loadKusnerMat(path, b, k);
     } else if (loader.name == "pointcloud-folder") {
         mesh::loadPointCloudFolder(path, b, pointCloudOptions(path, options), context.sink, context.control);
     } else {

@@ -47,7 +47,8 @@ struct OpenContext {
 ///  - "synthetic" or "synthetic:key=value,..." (see SyntheticSpec::parse);
 ///  - anything else is a file or folder, read by the first registered loader that accepts it;
 ///    "PATH?key=value,..." passes options to the loaders that take them (graphs: repr, rw,
-///    folds, fold, seed, class, threshold; meshes: points, seed, jitter, threads);
+///    folds, fold, seed, class, threshold; meshes: points, seed, jitter, threads; Kusner
+///    .mat: split, tf; corpora: vectors, tf, min-count, numbers, stopwords, balanced, ...);
 ///  - any of these followed by "+pointsets" (or "+pointsets=THRESHOLD"): its images as point
 ///    sets of bright pixels (see imagesAsPointsets), e.g. "fashion-mnist+pointsets".
 /// Blocking (reads the files); call it from a worker thread in the GUI.

@@ -487,6 +487,11 @@ void TestKusnerMat::registeredLoader()
     const Dataset ds = openDataset(file.toStdString(), r);
     QCOMPARE(ds.size(), std::size_t(5));
     QCOMPARE(ds.name(), std::string("classic"));
+    // Options after the path: the 301st-style frequency feature, the split row, typos refused.
+    const Dataset tf = openDataset(file.toStdString() + "?tf=1,split=1", r);
+    QCOMPARE(tf.dim(), ds.dim() + 1);
+    QCOMPARE(tf.item(0).element(0)[ds.dim()], tf.item(0).weights[0]);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, openDataset(file.toStdString() + "?splitt=2", r));
 }
 
 void TestKusnerMat::badFiles_data()
