@@ -367,7 +367,7 @@ GraphCollection readSdf(const std::string& path, const GraphOptions& options)
                                         : "; the records carry " + list + ": open with class=NAME[,threshold=T] to use one"));
     } else if (options.threshold) {
         c.notes.push_back("class = <" + options.classProperty + "> >= " + formatNumber(*options.threshold) +
-                          " (a threshold chosen by the user)");
+                          " (a threshold from the dataset options, not from the file)");
     }
     return c;
 }
