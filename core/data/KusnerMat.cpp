@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/KusnerMat.h"
+#include "core/util/Utf8.h"
 
 #include "core/util/Text.h"
 
@@ -184,25 +185,6 @@ bool isRealNumeric(const matvar_t* v)
     }
 }
 
-void appendUtf8(std::string& out, std::uint32_t cp)
-{
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
-
 /// A char array as UTF-8. MATLAB stores characters as UTF-16 code units (v7.3, most v5
 /// files); matio and some writers store UTF-8 bytes. A multi-row char matrix (column-major)
 /// is read row by row, rows joined by spaces. Trailing NULs (padding) are removed.
@@ -238,12 +220,12 @@ std::string charString(const matvar_t* v)
             std::uint32_t cp = units[k];
             if (cp >= 0xD800 && cp < 0xDC00 && k + 1 < units.size() && units[k + 1] >= 0xDC00 && units[k + 1] < 0xE000)
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (units[++k] - 0xDC00u);
-            appendUtf8(out, cp);
+            util::appendUtf8(out, cp);
         }
     } else if (v->data_size == 4) {
         const auto* p = static_cast<const std::uint32_t*>(v->data);
         for (std::size_t k = 0; k < n; ++k)
-            appendUtf8(out, p[k]);
+            util::appendUtf8(out, p[k]);
     }
     while (!out.empty() && out.back() == '\0')
         out.pop_back();

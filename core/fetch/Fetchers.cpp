@@ -3,6 +3,7 @@
 #include "core/fetch/Fetchers.h"
 
 #include "core/fetch/corpora/Corpora.h"
+#include "core/util/Utf8.h"
 
 #include "core/data/DatasetCatalog.h"
 #include "core/data/IdxLoader.h"
@@ -434,25 +435,6 @@ bool validUtf8(const std::string& s)
     return true;
 }
 
-void appendUtf8(std::string& out, std::uint32_t cp)
-{
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
-
 std::vector<std::uint32_t> decodeUtf8(const std::string& s)
 {
     std::vector<std::uint32_t> cps;
@@ -476,7 +458,7 @@ void appendByte(std::string& out, char c, bool utf8)
     if (utf8 || static_cast<unsigned char>(c) < 0x80)
         out += c;
     else
-        appendUtf8(out, static_cast<unsigned char>(c));
+        util::appendUtf8(out, static_cast<unsigned char>(c));
 }
 
 } // namespace
@@ -569,7 +551,7 @@ std::map<std::string, std::string> parseJavaProperties(const std::string& bytes)
                                 i += 6;
                             }
                         }
-                        appendUtf8(*dst, cp);
+                        util::appendUtf8(*dst, cp);
                     }
                     break;
                 }
