@@ -2,7 +2,11 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/Synthetic.h"
 
+#include "core/data/SpecOptions.h"
+
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <random>
 #include <sstream>
@@ -13,46 +17,19 @@ namespace setscope::data {
 SyntheticSpec SyntheticSpec::parse(const std::string& text)
 {
     SyntheticSpec s;
-    std::stringstream ss(text);
-    std::string kv;
-    while (std::getline(ss, kv, ',')) {
-        if (kv.empty())
-            continue;
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos)
-            throw std::invalid_argument("synthetic option '" + kv + "' is not key=value");
-        const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
-        auto num = [&](auto parse) {
-            try {
-                std::size_t pos = 0;
-                auto x = parse(v, &pos);
-                if (pos == v.size())
-                    return x;
-            } catch (const std::exception&) {
-            }
-            throw std::invalid_argument("synthetic option '" + k + "': bad value '" + v + "'");
-        };
-        auto toInt = [](const std::string& t, std::size_t* p) { return std::stoi(t, p); };
-        auto toDouble = [](const std::string& t, std::size_t* p) { return std::stod(t, p); };
-        auto toU64 = [](const std::string& t, std::size_t* p) { return std::stoull(t, p); };
-        if (k == "dim") s.dim = num(toInt);
-        else if (k == "coarse") s.coarseClasses = num(toInt);
-        else if (k == "fine") s.finePerCoarse = num(toInt);
-        else if (k == "points") s.pointsPerFine = num(toInt);
-        else if (k == "set") s.setSize = num(toInt);
-        else if (k == "coarse_spread") s.coarseSpread = num(toDouble);
-        else if (k == "fine_spread") s.fineSpread = num(toDouble);
-        else if (k == "point_spread") s.pointSpread = num(toDouble);
-        else if (k == "test") s.testFraction = num(toDouble);
-        else if (k == "seed") s.seed = num(toU64);
-        else
-            throw std::invalid_argument("unknown synthetic option '" + k +
-                                        "' (dim, coarse, fine, points, set, coarse_spread, fine_spread, "
-                                        "point_spread, test, seed)");
-    }
-    if (s.dim < 1 || s.coarseClasses < 1 || s.finePerCoarse < 1 || s.pointsPerFine < 1 || s.setSize < 1 ||
-        s.testFraction < 0 || s.testFraction >= 1)
-        throw std::invalid_argument("synthetic options out of range: " + text);
+    SpecOptions o("synthetic", text);
+    constexpr std::int64_t kMaxCount = 100000000;
+    s.dim = static_cast<int>(o.integer("dim", s.dim, 1, 1 << 20));
+    s.coarseClasses = static_cast<int>(o.integer("coarse", s.coarseClasses, 1, kMaxCount));
+    s.finePerCoarse = static_cast<int>(o.integer("fine", s.finePerCoarse, 1, kMaxCount));
+    s.pointsPerFine = static_cast<int>(o.integer("points", s.pointsPerFine, 1, kMaxCount));
+    s.setSize = static_cast<int>(o.integer("set", s.setSize, 1, kMaxCount));
+    s.coarseSpread = o.number("coarse_spread", s.coarseSpread, -1e30, 1e30);
+    s.fineSpread = o.number("fine_spread", s.fineSpread, -1e30, 1e30);
+    s.pointSpread = o.number("point_spread", s.pointSpread, -1e30, 1e30);
+    s.testFraction = o.number("test", s.testFraction, 0.0, std::nextafter(1.0, 0.0));
+    s.seed = static_cast<std::uint64_t>(o.integer("seed", static_cast<std::int64_t>(s.seed), 0, INT64_MAX));
+    o.finish();
     return s;
 }
 
