@@ -174,7 +174,9 @@ CommandResult runCommand(const std::vector<std::string>& argv, const CommandOpti
     posix_spawnattr_destroy(&attr);
     if (rc != 0) {
         if (rc == ENOENT)
-            throw FetchError("cannot run " + argv[0] + ": not found on PATH (setscope needs it to fetch datasets)");
+            throw FetchError("cannot run " + argv[0] + ": not found on PATH (setscope needs it to fetch datasets" +
+                             (argv[0] == "npm" ? std::string("; install it with: apt-get install npm") : std::string()) +
+                             ")");
         throw FetchError("cannot run " + cmdText + ": " + std::strerror(rc));
     }
     writeEnd.reset();
