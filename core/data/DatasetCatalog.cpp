@@ -213,11 +213,10 @@ Dataset openDocuments(const std::string& name, const std::string& corpusPath, co
     if (context.sink)
         context.sink->progress(0, 0, "building documents");
     DatasetBuilder b(corpusPath);
-    const DocumentStats st = buildDocuments(corpus, wv, d, b);
+    buildDocuments(corpus, wv, d, b); // its counts (OOV, dropped documents) arrive as notes
     b.note("word vectors: " + (vectors == "train" || vectors == "fasttext" ? std::string("fastText skip-gram trained on the corpus")
                                                                           : vectors) +
            ", " + std::to_string(wv.size()) + " words of dimension " + std::to_string(wv.dim()));
-    (void)st;
     return b.finish();
 }
 
