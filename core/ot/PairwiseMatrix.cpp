@@ -19,6 +19,8 @@
 
 #include "core/ot/PairwiseMatrix.h"
 
+#include "core/util/Paths.h"
+
 #include "core/data/Dataset.h"
 #include "core/ot/Chamfer.h"
 #include "core/ot/CostMatrix.h"
@@ -28,7 +30,6 @@
 #include <xxhash.h>
 
 #include <fcntl.h>
-#include <pwd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -494,20 +495,7 @@ SetDistance parseSetDistance(const std::string& name)
     throw std::invalid_argument("unknown set distance '" + name + "' (emd, chamfer)");
 }
 
-std::string defaultPairwiseCacheDir()
-{
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && x[0] == '/')
-        return (fs::path(x) / "setscope").string();
-    if (const char* home = std::getenv("HOME"); home && home[0])
-        return (fs::path(home) / ".cache" / "setscope").string();
-    std::vector<char> buf(16384);
-    passwd pw{};
-    passwd* found = nullptr;
-    if (::getpwuid_r(::getuid(), &pw, buf.data(), buf.size(), &found) == 0 && found && found->pw_dir)
-        return (fs::path(found->pw_dir) / ".cache" / "setscope").string();
-    throw std::runtime_error("no cache directory: XDG_CACHE_HOME and HOME are not set and the user has no home "
-                             "directory; set a cache directory explicitly");
-}
+std::string defaultPairwiseCacheDir() { return util::userCacheDir(); }
 
 std::vector<std::int64_t> pairwiseBlocks(std::int64_t n, std::int64_t blockRows)
 {

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/text/WordVectors.h"
 
+#include "core/util/Paths.h"
+
 #include "core/data/text/Tokenizer.h"
 #include "core/util/Hash.h"
 
@@ -526,14 +528,7 @@ WordVectors WordVectors::fromData(std::vector<std::string> words, std::vector<fl
     return wv;
 }
 
-std::string setscopeCacheDir()
-{
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && x[0] == '/')
-        return (fs::path(x) / "setscope").string();
-    if (const char* home = std::getenv("HOME"); home && home[0])
-        return (fs::path(home) / ".cache" / "setscope").string();
-    throw std::runtime_error("no cache directory: XDG_CACHE_HOME and HOME are not set; give a cache directory");
-}
+std::string setscopeCacheDir() { return util::userCacheDir(); }
 
 void writeWordVectorCache(const WordVectors& wv, const std::string& path, const std::string& sourceHash)
 {

@@ -115,8 +115,7 @@ private:
 /// occurrence and are counted (duplicates()).
 WordVectors loadWordVectors(const std::string& path, const WordVectorOptions& options = {});
 
-/// $XDG_CACHE_HOME/setscope (absolute XDG_CACHE_HOME), else $HOME/.cache/setscope.
-/// Throws std::runtime_error when neither is set.
+/// setscope's per-user cache folder (util::userCacheDir()).
 std::string setscopeCacheDir();
 
 /// Writes `wv` in setscope's binary cache format (for tests and tools); atomic rename.
