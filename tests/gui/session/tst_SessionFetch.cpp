@@ -20,15 +20,6 @@
 namespace fs = std::filesystem;
 using namespace setscope;
 
-namespace {
-
-void writeText(const fs::path& p, const std::string& text)
-{
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-}
-
-} // namespace
 
 class TestSessionFetch : public QObject {
     Q_OBJECT
@@ -37,22 +28,17 @@ private Q_SLOTS:
     {
         QVERIFY(m_dir.isValid());
         const fs::path root = m_dir.path().toStdString();
-        const fs::path repo = root / "repo", bin = root / "bin", tree = root / "tree";
-        writeText(bin / "apt-get", fixtures::kFakeAptGet);
+        const fs::path repo = root / "repo", bin = root / "bin";
+        fixtures::writeFile(bin / "apt-get", fixtures::kFakeAptGet);
         fs::permissions(bin / "apt-get", fs::perms::owner_all);
         std::string sdf;
         for (const char* act : {"6.5", "7.25"})
             sdf += "mol\n  test\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n"
                    "    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\nM  END\n"
                    "> <ACTIVITY>\n" + std::string(act) + "\n\n$$$$\n";
-        writeText(tree / "DEBIAN" / "control", "Package: rdkit-data\nVersion: 1.0-test\nArchitecture: all\n"
-                                               "Maintainer: tests <t@example.org>\nDescription: fixture\n fixture\n");
-        writeText(tree / "usr/share/RDKit/Projects/DbCLI/testData/bzr.sdf", sdf);
-        fs::create_directories(repo);
-        QProcess deb;
-        deb.start("dpkg-deb", {"--root-owner-group", "-Znone", "-b", QString::fromStdString(tree.string()),
-                               QString::fromStdString((repo / "rdkit-data.deb").string())});
-        QVERIFY(deb.waitForFinished(60000) && deb.exitCode() == 0);
+        const std::string error =
+            fixtures::makeDeb(repo / "rdkit-data.deb", "rdkit-data", {{"usr/share/RDKit/Projects/DbCLI/testData/bzr.sdf", sdf}});
+        QVERIFY2(error.empty(), error.c_str());
         qputenv("PATH", QByteArray::fromStdString(bin.string()) + ":" + qgetenv("PATH"));
         qputenv("FAKE_REPO", QByteArray::fromStdString(repo.string()));
         qputenv("FAKE_LOG", QByteArray::fromStdString((root / "log.txt").string()));
