@@ -124,9 +124,11 @@ JobStatus Job::execute()
         m_error = detail;
     }
     m_status = st;
-    m_running = false;
     if (m_sink)
         m_sink->finished(st, detail);
+    // Only now: an owner that sees running() == false may destroy the sink, so the thread
+    // must be done with it.
+    m_running = false;
     return st;
 }
 

@@ -71,6 +71,8 @@ public:
     bool paused() const { return m_control.paused(); }
     /// Blocks until the worker finishes (no-op when not started).
     void wait();
+    /// True from start() until the worker is done, including its last sink call
+    /// (ProgressSink::finished): once false, the job no longer touches its sink.
     bool running() const { return m_running.load(); }
     JobStatus status() const { return m_status.load(); }
     /// The failure message when status() == Failed.
