@@ -114,12 +114,13 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
 
         CliContext& context = ctx();
         auto ds = context.openDataset(o->dataset);
-        std::unique_ptr<project::ProjectStore> store;
+        std::shared_ptr<project::ProjectStore> store;
         std::int64_t datasetId = 0;
         if (!o->project.empty()) {
             store = project::ProjectStore::open(o->project);
-            datasetId = project::registerDataset(*store, *ds, o->dataset);
-            ds = std::make_shared<const data::Dataset>(project::withProjectLabels(*store, datasetId, *ds));
+            project::AttachedDataset attached = project::attachDataset(*store, *ds, o->dataset);
+            datasetId = attached.datasetId;
+            ds = std::move(attached.dataset);
             if (cfg.checkpointDir.empty()) {
                 char stamp[32];
                 const std::time_t now = std::time(nullptr);
@@ -143,7 +144,7 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         ConsoleSink console;
         std::unique_ptr<project::RunRecorder> recorder;
         if (store) {
-            recorder = std::make_unique<project::RunRecorder>(*store, datasetId, cfg, &console);
+            recorder = std::make_unique<project::RunRecorder>(store, datasetId, cfg, &console);
             std::fprintf(stderr, "project %s: run %lld\n", o->project.c_str(), static_cast<long long>(recorder->runId()));
         }
         train::ProgressSink& sink = recorder ? static_cast<train::ProgressSink&>(*recorder) : console;

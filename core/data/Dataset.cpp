@@ -83,19 +83,23 @@ const LabelSet& Dataset::requireLabelSet(const std::string& name) const
                                 (avail.empty() ? std::string("none") : avail) + ")");
 }
 
-Dataset Dataset::withLabelSet(LabelSet ls) const
+Dataset Dataset::withLabelSet(LabelSet ls) const&
+{
+    Dataset copy = *this;
+    return std::move(copy).withLabelSet(std::move(ls));
+}
+
+Dataset Dataset::withLabelSet(LabelSet ls) &&
 {
     if (ls.labels.size() != size())
         throw std::invalid_argument("label set '" + ls.name + "' has " + std::to_string(ls.labels.size()) +
                                     " labels for " + std::to_string(size()) + " items");
-    Dataset copy = *this;
-    auto it = std::find_if(copy.m_labelSets.begin(), copy.m_labelSets.end(),
-                           [&](const LabelSet& l) { return l.name == ls.name; });
-    if (it != copy.m_labelSets.end())
+    auto it = std::find_if(m_labelSets.begin(), m_labelSets.end(), [&](const LabelSet& l) { return l.name == ls.name; });
+    if (it != m_labelSets.end())
         *it = std::move(ls);
     else
-        copy.m_labelSets.push_back(std::move(ls));
-    return copy;
+        m_labelSets.push_back(std::move(ls));
+    return std::move(*this);
 }
 
 const std::string& Dataset::elementText(std::size_t e) const

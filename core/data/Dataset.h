@@ -89,7 +89,9 @@ public:
     /// Like labelSet() but throws std::invalid_argument naming the available sets.
     const LabelSet& requireLabelSet(const std::string& name) const;
     /// A copy of this dataset with `ls` added or replacing the set of the same name.
-    Dataset withLabelSet(LabelSet ls) const;
+    Dataset withLabelSet(LabelSet ls) const&;
+    /// The same without a copy: this dataset's storage moves into the result.
+    Dataset withLabelSet(LabelSet ls) &&;
 
     const ImageFormat& imageFormat() const { return m_image; }
     bool hasImages() const { return m_image.valid(); }

@@ -33,17 +33,27 @@ data::Dataset withProjectLabels(const ProjectStore& store, std::int64_t datasetI
         ls.name = rec.name;
         ls.classNames = rec.classNames;
         ls.labels = store.labels(rec.id);
-        out = out.withLabelSet(std::move(ls));
+        out = std::move(out).withLabelSet(std::move(ls)); // no copy per label set
     }
     return out;
 }
 
-RunRecorder::RunRecorder(ProjectStore& store, std::int64_t datasetId, const train::TrainerConfig& config,
-                         train::ProgressSink* next)
-    : m_store(store)
+AttachedDataset attachDataset(ProjectStore& store, const data::Dataset& dataset, const std::string& path)
+{
+    AttachedDataset a;
+    a.datasetId = registerDataset(store, dataset, path);
+    a.dataset = std::make_shared<const data::Dataset>(withProjectLabels(store, a.datasetId, dataset));
+    return a;
+}
+
+RunRecorder::RunRecorder(std::shared_ptr<ProjectStore> store, std::int64_t datasetId,
+                         const train::TrainerConfig& config, train::ProgressSink* next)
+    : m_store(std::move(store))
     , m_next(next)
 {
-    m_runId = m_store.createRun(datasetId, config.toJson().dump());
+    if (!m_store)
+        throw std::invalid_argument("RunRecorder: no project store");
+    m_runId = m_store->createRun(datasetId, config.toJson().dump());
 }
 
 void RunRecorder::storeFailed(const std::exception& e)
@@ -78,7 +88,7 @@ void RunRecorder::epochMetrics(const train::EpochMetrics& m)
             values.emplace_back("knn_accuracy", m.knnAccuracy);
         for (std::size_t i = 0; i < m.recallK.size() && i < m.recallAtK.size(); ++i)
             values.emplace_back("recall@" + std::to_string(m.recallK[i]), m.recallAtK[i]);
-        m_store.addMetrics(m_runId, m.epoch, m.step, values);
+        m_store->addMetrics(m_runId, m.epoch, m.step, values);
     } catch (const std::exception& e) {
         storeFailed(e);
     }
@@ -89,7 +99,7 @@ void RunRecorder::epochMetrics(const train::EpochMetrics& m)
 void RunRecorder::checkpointWritten(std::int64_t step, const std::string& path)
 {
     try {
-        m_store.addCheckpoint(m_runId, step, path);
+        m_store->addCheckpoint(m_runId, step, path);
     } catch (const std::exception& e) {
         storeFailed(e);
     }
@@ -103,7 +113,7 @@ void RunRecorder::finished(train::JobStatus status, const std::string& detail)
         const char* s = status == train::JobStatus::Finished    ? "finished"
                         : status == train::JobStatus::Cancelled ? "cancelled"
                                                                 : "failed";
-        m_store.finishRun(m_runId, s, detail);
+        m_store->finishRun(m_runId, s, detail);
     } catch (const std::exception& e) {
         storeFailed(e);
     }

@@ -26,8 +26,18 @@ class ProjectStore;
 std::int64_t registerDataset(ProjectStore& store, const data::Dataset& dataset, const std::string& path);
 
 /// The dataset with the project's current labels (user edits included) in place of the
-/// shipped ones, for every label set the project holds for it.
+/// shipped ones, for every label set the project holds for it. Copies the dataset once.
 data::Dataset withProjectLabels(const ProjectStore& store, std::int64_t datasetId, const data::Dataset& dataset);
+
+/// A dataset opened through a project: its id there and the dataset with the project's labels.
+struct AttachedDataset {
+    std::int64_t datasetId = 0;
+    std::shared_ptr<const data::Dataset> dataset;
+};
+/// registerDataset() then withProjectLabels(): what the CLI and the GUI do to open a
+/// dataset in a project. Blocking (SQLite writes with fsync, one copy of the dataset), so
+/// the GUI calls it on a worker thread. Throws ProjectError / std::exception on failure.
+AttachedDataset attachDataset(ProjectStore& store, const data::Dataset& dataset, const std::string& path);
 
 /// A ProgressSink that records a training run in the project store and forwards every call
 /// to `next` (may be null): per-epoch metrics (mean_loss, knn_accuracy, recall@K), every
@@ -35,9 +45,12 @@ data::Dataset withProjectLabels(const ProjectStore& store, std::int64_t datasetI
 /// the job's worker thread like any sink. A store error is reported through next->message()
 /// and does not stop training: the run goes on, the record is incomplete, and the user is
 /// told so.
+///
+/// Ownership: the recorder shares the store, so a job that is still stopping can record its
+/// end even after its owner (e.g. the GUI switching projects) has let go of the store.
 class RunRecorder final : public train::ProgressSink {
 public:
-    RunRecorder(ProjectStore& store, std::int64_t datasetId, const train::TrainerConfig& config,
+    RunRecorder(std::shared_ptr<ProjectStore> store, std::int64_t datasetId, const train::TrainerConfig& config,
                 train::ProgressSink* next);
 
     std::int64_t runId() const { return m_runId; }
@@ -52,7 +65,7 @@ public:
 private:
     void storeFailed(const std::exception& e);
 
-    ProjectStore& m_store;
+    std::shared_ptr<ProjectStore> m_store;
     train::ProgressSink* m_next;
     std::int64_t m_runId = 0;
 };

@@ -5,6 +5,7 @@
 #include "core/data/Dataset.h"
 #include "core/data/LoadJob.h"
 #include "core/fetch/FetchJob.h"
+#include "core/project/AttachJob.h"
 #include "core/project/ProjectStore.h"
 #include "core/project/RunRecorder.h"
 #include "core/train/SnapshotSubset.h"
@@ -44,7 +45,7 @@ Session::~Session()
 {
     m_timer.stop();
     // Ask everyone to stop first, so the joins below overlap instead of adding up.
-    for (Slot* s : {&m_load, &m_training, &m_layoutJob, &m_baseline, &m_fetch})
+    for (Slot* s : {&m_load, &m_attach, &m_training, &m_layoutJob, &m_baseline, &m_fetch})
         if (s->job)
             s->job->cancel();
     for (Slot& s : m_retired)
@@ -52,16 +53,11 @@ Session::~Session()
     m_training.job.reset();
     m_layoutJob.job.reset();
     m_baseline.job.reset();
+    m_attach.job.reset();
     m_load.job.reset();
     m_fetch.job.reset();
     m_retired.clear();
 }
-
-bool Session::isLoading() const { return m_load.job && m_load.job->running(); }
-
-bool Session::baselineRunning() const { return m_baseline.job && m_baseline.job->running(); }
-
-bool Session::isFetching() const { return m_fetch.job && m_fetch.job->running(); }
 
 const train::TrainingJob* Session::trainingJob() const
 {
@@ -84,8 +80,9 @@ bool Session::openProject(const QString& path)
         const QFileInfo fi(path);
         if (!fi.absoluteDir().exists())
             QDir().mkpath(fi.absolutePath());
-        auto store = project::ProjectStore::open(fi.absoluteFilePath().toStdString());
-        // The old project's recorder (if a finished run still holds one) goes with its slot.
+        std::shared_ptr<project::ProjectStore> store = project::ProjectStore::open(fi.absoluteFilePath().toStdString());
+        // A run of the old project that is still stopping holds its store through its
+        // RunRecorder, so letting go of it here cannot pull it from under that thread.
         retire(m_training);
         m_project = std::move(store);
     } catch (const std::exception& e) {
@@ -94,8 +91,15 @@ bool Session::openProject(const QString& path)
     }
     Q_EMIT message(tr("Project %1").arg(projectPath()));
     Q_EMIT projectChanged(projectPath());
-    if (m_dataset) // re-open the current dataset through the project
-        setDataset(m_dataset, m_datasetSpec);
+    // Re-open the dataset through the new project: the one being opened in the old project if
+    // that is still going on, else the open one as loaded. A load still running will attach
+    // to the new project by itself when it finishes.
+    if (m_attach.job) {
+        const QString spec = m_attachSpec; // setDataset() overwrites the member
+        setDataset(m_attachSource, spec);
+    } else if (m_sourceDataset && !m_load.job) {
+        setDataset(m_sourceDataset, m_datasetSpec);
+    }
     return true;
 }
 
@@ -113,7 +117,9 @@ void Session::retire(Slot& slot)
     }
     slot.job->cancel();
     m_retired.push_back(std::move(slot));
-    slot = Slot{};
+    slot.sink.reset(); // moved from: empties it without touching the retired job's parts
+    slot.recorder.reset();
+    slot.job.reset();
     updatePolling();
 }
 
@@ -125,12 +131,21 @@ void Session::setTrainingState(TrainingState s)
     Q_EMIT trainingStateChanged(s);
 }
 
+void Session::setLoading(bool loading)
+{
+    if (loading == m_loading)
+        return;
+    m_loading = loading;
+    Q_EMIT loadingChanged(loading);
+}
+
 // --- loading -------------------------------------------------------------------------
 
 void Session::load(const QString& spec)
 {
-    const bool wasLoading = isLoading();
     retire(m_load);
+    retire(m_attach); // a dataset still being opened in the project is abandoned too
+    ++m_attachGen;
     const quint64 gen = ++m_loadGen;
     m_loadingSpec = spec;
     m_load.sink = std::make_unique<QtProgressSink>();
@@ -143,8 +158,7 @@ void Session::load(const QString& spec)
     });
     job->start(m_load.sink.get());
     Q_EMIT message(tr("Loading %1…").arg(spec));
-    if (!wasLoading)
-        Q_EMIT loadingChanged(true);
+    setLoading(true);
     updatePolling();
 }
 
@@ -171,11 +185,13 @@ bool Session::fetch(const QString& name)
             return;
         const QString fetched = m_fetchName;
         retire(m_fetch);
+        m_fetching = false;
         Q_EMIT fetchingChanged(false, fetched);
         Q_EMIT fetchFinished(fetched, status, detail);
         updatePolling();
     });
     m_fetch.job->start(m_fetch.sink.get());
+    m_fetching = true;
     Q_EMIT message(tr("Fetching %1…").arg(name));
     Q_EMIT fetchingChanged(true, name);
     updatePolling();
@@ -194,11 +210,11 @@ void Session::onLoadFinished(int status, const QString& detail)
     std::shared_ptr<const data::Dataset> ds = job ? job->result() : nullptr;
     const QString spec = m_loadingSpec;
     retire(m_load);
-    Q_EMIT loadingChanged(false);
     if (toStatus(status) == train::JobStatus::Finished && ds) {
-        setDataset(std::move(ds), spec);
+        setDataset(std::move(ds), spec); // ends the loading state, at once or after the project's part
         return;
     }
+    setLoading(false);
     if (toStatus(status) == train::JobStatus::Failed) {
         Q_EMIT loadFailed(spec, detail);
         Q_EMIT message(tr("Could not open %1").arg(spec));
@@ -211,28 +227,63 @@ void Session::setDataset(std::shared_ptr<const data::Dataset> dataset, const QSt
     ++m_trainingGen;
     ++m_layoutGen;
     ++m_baselineGen;
-    const bool baselineWasRunning = baselineRunning();
+    ++m_attachGen;
+    if (m_load.job) { // the newest request wins over a load still running
+        ++m_loadGen;
+        retire(m_load);
+    }
     retire(m_training);
     retire(m_layoutJob);
     retire(m_baseline);
+    retire(m_attach);
     setTrainingState(TrainingState::Idle);
-    if (baselineWasRunning)
+    if (m_baselineRunning) {
+        m_baselineRunning = false;
         Q_EMIT baselineRunningChanged(false);
-
-    m_projectDatasetId = 0;
-    if (dataset && m_project) {
-        // Register the dataset and train / colour with the project's labels. A project
-        // error must not cost the user the dataset: open it without the project then.
-        try {
-            m_projectDatasetId = project::registerDataset(*m_project, *dataset, spec.toStdString());
-            dataset = std::make_shared<const data::Dataset>(
-                project::withProjectLabels(*m_project, m_projectDatasetId, *dataset));
-        } catch (const std::exception& e) {
-            m_projectDatasetId = 0;
-            Q_EMIT error(tr("Project %1: %2 (the dataset is open without the project)")
-                             .arg(projectPath(), QString::fromUtf8(e.what())));
-        }
     }
+
+    if (!dataset || !m_project) {
+        showDataset(std::move(dataset), spec, 0);
+        return;
+    }
+    // Registering the dataset and reading the project's labels write with fsync and copy the
+    // dataset: a worker's business. The dataset opens when that is done.
+    const quint64 gen = m_attachGen;
+    m_attachSource = dataset;
+    m_attachSpec = spec;
+    m_attach.sink = std::make_unique<QtProgressSink>();
+    auto* job = new project::AttachJob(m_project, std::move(dataset), spec.toStdString());
+    m_attach.job.reset(job);
+    connect(m_attach.sink.get(), &QtProgressSink::jobFinished, this, [this, gen](int status, const QString& detail) {
+        if (gen == m_attachGen)
+            onAttachFinished(status, detail);
+    });
+    job->start(m_attach.sink.get());
+    setLoading(true);
+    updatePolling();
+}
+
+void Session::onAttachFinished(int status, const QString& detail)
+{
+    auto* job = static_cast<project::AttachJob*>(m_attach.job.get());
+    project::AttachedDataset attached = job ? job->result() : project::AttachedDataset{};
+    std::shared_ptr<const data::Dataset> source = std::move(m_attachSource);
+    const QString spec = m_attachSpec;
+    retire(m_attach);
+    if (toStatus(status) == train::JobStatus::Finished && attached.dataset) {
+        showDataset(std::move(attached.dataset), spec, attached.datasetId);
+        m_sourceDataset = std::move(source);
+        return;
+    }
+    // A project error must not cost the user the dataset: open it without the project.
+    Q_EMIT error(tr("Project %1: %2 (the dataset is open without the project)").arg(projectPath(), detail));
+    showDataset(std::move(source), spec, 0);
+}
+
+void Session::showDataset(std::shared_ptr<const data::Dataset> dataset, const QString& spec, std::int64_t datasetId)
+{
+    m_projectDatasetId = datasetId;
+    m_sourceDataset = dataset;
     m_dataset = std::move(dataset);
     m_datasetSpec = spec;
     m_snapshot.reset();
@@ -246,6 +297,7 @@ void Session::setDataset(std::shared_ptr<const data::Dataset> dataset, const QSt
                            .arg(m_dataset->size())
                            .arg(m_dataset->dim()));
     }
+    setLoading(false);
     Q_EMIT datasetChanged();
     updatePolling();
 }
@@ -361,7 +413,7 @@ bool Session::startTraining(const train::TrainerConfig& config)
     train::ProgressSink* jobSink = sink;
     if (m_project && m_projectDatasetId) {
         try {
-            m_training.recorder = std::make_unique<project::RunRecorder>(*m_project, m_projectDatasetId, cfg, sink);
+            m_training.recorder = std::make_unique<project::RunRecorder>(m_project, m_projectDatasetId, cfg, sink);
             jobSink = m_training.recorder.get();
             Q_EMIT message(tr("Recording run %1 in %2")
                                .arg(static_cast<project::RunRecorder*>(m_training.recorder.get())->runId())
@@ -425,7 +477,7 @@ bool Session::computeBaseline(const QString& labelSet)
 {
     if (!m_dataset || !m_dataset->isVectorDataset() || !m_dataset->labelSet(labelSet.toStdString()))
         return false;
-    const bool wasRunning = baselineRunning();
+    const bool wasRunning = m_baselineRunning;
     retire(m_baseline);
     const quint64 gen = ++m_baselineGen;
     m_baseline.sink = std::make_unique<QtProgressSink>();
@@ -436,6 +488,7 @@ bool Session::computeBaseline(const QString& labelSet)
             onBaselineFinished(status, detail);
     });
     job->start(m_baseline.sink.get());
+    m_baselineRunning = true;
     if (!wasRunning)
         Q_EMIT baselineRunningChanged(true);
     Q_EMIT message(tr("Scoring the raw vectors (%1)…").arg(labelSet));
@@ -459,6 +512,7 @@ void Session::onBaselineFinished(int status, const QString& detail)
         Q_EMIT error(tr("Baseline failed: %1").arg(detail));
     }
     retire(m_baseline);
+    m_baselineRunning = false;
     Q_EMIT baselineRunningChanged(false);
 }
 
@@ -504,8 +558,8 @@ void Session::updatePolling()
     const bool trainingActive = m_training.job && m_training.job->running();
     // The layout job idles once the map of the last snapshot it was given has converged.
     const bool layoutActive = m_layoutJob.job && m_layoutJob.job->running() && m_layoutPending;
-    const bool busy = trainingActive || layoutActive || !m_retired.empty() || isLoading() || baselineRunning() ||
-                      isFetching();
+    const bool busy = trainingActive || layoutActive || !m_retired.empty() || m_loading || m_baselineRunning ||
+                      m_fetching;
     if (busy && !m_timer.isActive())
         m_timer.start();
     else if (!busy && m_timer.isActive())

@@ -11,6 +11,7 @@
 #include <QTimer>
 
 #include <cstdint>
+#include <list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,8 +69,13 @@ public:
     std::shared_ptr<const data::Dataset> dataset() const { return m_dataset; }
     /// The spec it was opened with ("fashion-mnist", "synthetic:...", a path).
     QString datasetSpec() const { return m_datasetSpec; }
-    bool isLoading() const;
-    bool isFetching() const;
+    /// True from load() (or a setDataset() that goes through the project) until the dataset
+    /// is open or the load failed, i.e. between loadingChanged(true) and loadingChanged(false).
+    /// State of the GUI thread: it changes only when that thread handles the job's end, never
+    /// behind the caller's back.
+    bool isLoading() const { return m_loading; }
+    /// True from fetch() until fetchFinished() (same contract as isLoading()).
+    bool isFetching() const { return m_fetching; }
 
     TrainingState trainingState() const { return m_trainingState; }
     /// The current (or last) training job, for lock-free per-frame reads of its counters;
@@ -86,13 +92,16 @@ public:
     /// How many layouts / snapshots this session has seen (for tests and status lines).
     std::uint64_t layoutUpdates() const { return m_layoutUpdates; }
     std::uint64_t snapshotUpdates() const { return m_snapshotUpdates; }
-    bool baselineRunning() const;
+    /// True from computeBaseline() until baselineRunningChanged(false).
+    bool baselineRunning() const { return m_baselineRunning; }
 
     /// Opens (or creates) a project file. From then on every dataset opened is registered
     /// in it, trained with the project's labels (user edits included) and every training
     /// run is recorded there (config, per-epoch metrics, checkpoints in the project's
-    /// checkpoint folder, final status), from the training thread. Takes effect for the
-    /// next dataset opened. False (and error()) when the file is not a usable project.
+    /// checkpoint folder, final status), from the training thread. The open dataset is
+    /// re-opened through the new project (see setDataset()). False (and error()) when the
+    /// file is not a usable project or a training run is active. A run of the previous
+    /// project that is still stopping keeps that project's store until it has recorded its end.
     bool openProject(const QString& path);
     /// The open project's file ("" when none).
     QString projectPath() const;
@@ -106,7 +115,12 @@ public:
     const layout::LayoutJob::Options& layoutOptions() const { return m_layoutOptions; }
 
     /// Makes `dataset` the open dataset (what load() does when its job finishes): stops the
-    /// jobs of the previous one, starts the initial map. For datasets built in memory.
+    /// jobs of the previous one (and a load still running), starts the initial map. For
+    /// datasets built in memory. Without a project the dataset is open when this returns.
+    /// With a project, registering it and reading the project's labels (SQLite writes,
+    /// a copy of the dataset) happen on a worker thread: isLoading() is true meanwhile and
+    /// datasetChanged() says when it is open; if the project fails, the dataset opens
+    /// without it and error() says why.
     void setDataset(std::shared_ptr<const data::Dataset> dataset, const QString& spec);
 
     /// The items of the map before training, chosen like TrainingJob's snapshot subset
@@ -168,7 +182,8 @@ Q_SIGNALS:
 
 private:
     /// A job and its sink. The job is declared last so it is destroyed (joined) first:
-    /// its thread may still be inside a sink call when it reports the end.
+    /// its thread may still be inside a sink call when it reports the end. Never
+    /// move-assign over a slot that holds a job: that frees its sink before the job.
     struct Slot {
         std::unique_ptr<QtProgressSink> sink;
         std::unique_ptr<train::ProgressSink> recorder; ///< project::RunRecorder in front of sink, or null
@@ -179,28 +194,44 @@ private:
     void updatePolling();
     void retire(Slot& slot);
     void setTrainingState(TrainingState s);
+    void setLoading(bool loading);
     void startLayout();
+    /// Opens `dataset` (already attached to the project when datasetId != 0).
+    void showDataset(std::shared_ptr<const data::Dataset> dataset, const QString& spec, std::int64_t datasetId);
     void onLoadFinished(int status, const QString& detail);
+    void onAttachFinished(int status, const QString& detail);
     void onTrainingFinished(int status, const QString& detail);
     void onBaselineFinished(int status, const QString& detail);
 
     const plugin::Registry& m_registry;
-    std::unique_ptr<project::ProjectStore> m_project;
+    /// Shared with the RunRecorders of runs still stopping and with an attach in flight.
+    std::shared_ptr<project::ProjectStore> m_project;
     std::int64_t m_projectDatasetId = 0;
     std::shared_ptr<const data::Dataset> m_dataset;
+    /// The open dataset as loaded, before any project's labels (re-attached by openProject).
+    std::shared_ptr<const data::Dataset> m_sourceDataset;
     QString m_datasetSpec;
     QString m_loadingSpec;
+    std::shared_ptr<const data::Dataset> m_attachSource; ///< what the attach in flight opens
+    QString m_attachSpec;
+    bool m_loading = false;
+    bool m_fetching = false;
+    bool m_baselineRunning = false;
     layout::LayoutJob::Options m_layoutOptions;
 
     Slot m_load;
+    Slot m_attach;
     Slot m_training;
     Slot m_layoutJob;
     Slot m_baseline;
     Slot m_fetch;
     QString m_fetchName;
-    std::vector<Slot> m_retired;
+    /// Jobs asked to stop whose threads may still run. A list: erasing one destroys it in
+    /// place (job first), where a vector would move-assign the next slot over it.
+    std::list<Slot> m_retired;
     // Generations tell a stale job's queued signals from the current job's.
     quint64 m_loadGen = 0;
+    quint64 m_attachGen = 0;
     quint64 m_trainingGen = 0;
     quint64 m_layoutGen = 0;
     quint64 m_baselineGen = 0;
