@@ -6,11 +6,19 @@
 
 #include <QProcess>
 #include <QString>
+#include <QtGlobal>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/types.h>
 
 namespace fixtures {
 
@@ -40,6 +48,85 @@ inline std::string makeDeb(const std::filesystem::path& out, const std::string& 
     return {};
 }
 
+/// Sets an environment variable for the scope, restores the old value (or its absence) at the
+/// end, also when a QVERIFY returns early.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const std::string& value)
+        : m_name(name)
+    {
+        if (qEnvironmentVariableIsSet(name))
+            m_old = qgetenv(name);
+        qputenv(name, QByteArray::fromStdString(value));
+    }
+    ~ScopedEnv()
+    {
+        if (m_old)
+            qputenv(m_name, *m_old);
+        else
+            qunsetenv(m_name);
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+    const char* m_name;
+    std::optional<QByteArray> m_old;
+};
+
+/// Waits (up to `timeout`) until the fake apt-get's FAKE_SLOW file exists and returns the pids
+/// in it (its shell, its sleeping child); empty on timeout. The file is renamed into place
+/// complete, so once it exists it is whole.
+inline std::vector<pid_t> waitForSlowPids(const std::filesystem::path& file,
+                                          std::chrono::milliseconds timeout = std::chrono::seconds(60))
+{
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::ifstream in(file);
+        std::vector<pid_t> pids;
+        for (long p; in >> p;)
+            pids.push_back(static_cast<pid_t>(p));
+        if (pids.size() == 2)
+            return pids;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return {};
+}
+
+/// True when process `pid` has ended (gone, or a zombie waiting for its reaper).
+inline bool processEnded(pid_t pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto close = stat.rfind(')');
+    return stat.empty() || (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z');
+}
+
+/// Waits (up to `timeout`) until `pid` has ended.
+inline bool waitUntilEnded(pid_t pid, std::chrono::milliseconds timeout = std::chrono::seconds(30))
+{
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!processEnded(pid)) {
+        if (std::chrono::steady_clock::now() >= deadline)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+}
+
+/// Polls `condition` every 10 ms until it holds or `timeout` passes; returns its last value.
+template <typename F>
+bool waitUntil(F condition, std::chrono::milliseconds timeout = std::chrono::seconds(60))
+{
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!condition()) {
+        if (std::chrono::steady_clock::now() >= deadline)
+            return condition();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+}
+
 inline const char* kGloveJson =
     R"({"precision":8,"l2NormIndex":4,"wordIndex":5,"size":4,"dimensions":4,)"
     R"("words":["the","cat","new york","é"],"vectors":{"the":[0.5,-1.25,2,3e-2,1.0,0],)"
@@ -49,7 +136,11 @@ inline const char* kFakeAptGet = R"(#!/bin/sh
 echo "apt-get $*" >> "$FAKE_LOG"
 case "$1" in
 download)
-  if [ -n "$FAKE_SLOW" ]; then sleep 30; fi
+  if [ -n "$FAKE_SLOW" ]; then
+    # A download that never ends by itself: sleeps an hour in a child. The pids of this
+    # shell and of that child go to the file $FAKE_SLOW (renamed into place when complete).
+    sleep 3600 & echo "$$ $!" > "$FAKE_SLOW.tmp" && mv "$FAKE_SLOW.tmp" "$FAKE_SLOW"; wait; exit 1
+  fi
   if [ -n "$FAKE_FAIL" ]; then
     echo "Ign:1 http://deb.debian.org/debian bookworm/main amd64 $2 all 1.0"
     echo "Err:1 http://deb.debian.org/debian bookworm/main amd64 $2 all 1.0"
