@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # SPDX-FileCopyrightText: 2026 setscope developers
 # setscope_target_defaults(target)            common settings for our own targets
-# setscope_add_test(name SOURCES ... LABELS ... [LIBS ...] [TORCH] [GL] [TIMEOUT s] [ENV ...])
+# setscope_add_test(name SOURCES ... LABELS ... [LIBS ...] [TORCH] [GL] [REAL_DATA] [TIMEOUT s] [ENV ...])
 #   adds the Qt Test executable tst_<name>, registers it with CTest under <name> with the
 #   given labels, and adds <name>.functions, which fails when the binary lists no test
 #   function (a test class written with plain `private:` runs nothing and "passes").
+#   GL: runs under xvfb-run (label gl); without xvfb-run the test is reported as skipped,
+#   with the reason, instead of failing on a missing display.
+#   REAL_DATA: the binary holds only tests of real data that may be absent (label
+#   real-data); a QSKIP makes CTest report the test as skipped, not passed.
 
 function(setscope_target_defaults target)
   target_link_libraries(${target} PRIVATE setscope_warnings)
@@ -20,7 +24,7 @@ endfunction()
 find_program(SETSCOPE_XVFB_RUN xvfb-run)
 
 function(setscope_add_test name)
-  cmake_parse_arguments(T "TORCH;GL" "TIMEOUT" "SOURCES;LABELS;LIBS;ENV" ${ARGN})
+  cmake_parse_arguments(T "TORCH;GL;REAL_DATA" "TIMEOUT" "SOURCES;LABELS;LIBS;ENV" ${ARGN})
   if(NOT T_SOURCES)
     message(FATAL_ERROR "setscope_add_test(${name}): SOURCES is required")
   endif()
@@ -39,9 +43,14 @@ function(setscope_add_test name)
 
   set(cmd $<TARGET_FILE:${target}>)
   set(env "OMP_NUM_THREADS=2" "OMP_WAIT_POLICY=passive")
+  set(skip_code "")
   if(T_GL)
     if(SETSCOPE_XVFB_RUN)
       set(cmd ${SETSCOPE_XVFB_RUN} -a -s "-screen 0 1280x1024x24" $<TARGET_FILE:${target}>)
+    else()
+      # No virtual X server: say so and report "skipped" (exit 77) rather than fail on xcb.
+      set(cmd sh -c "echo 'SKIP: ${name} needs xvfb-run for its OpenGL window (apt-get install xvfb), not found at configure time'; exit 77")
+      set(skip_code 77)
     endif()
     list(APPEND env "QT_QPA_PLATFORM=xcb" "LIBGL_ALWAYS_SOFTWARE=1")
   else()
@@ -53,6 +62,14 @@ function(setscope_add_test name)
   set(labels ${T_LABELS})
   if(T_GL)
     list(APPEND labels gl)
+  endif()
+  if(T_REAL_DATA)
+    list(APPEND labels real-data)
+    # Qt Test prints "SKIP   : Class::function() reason" for a QSKIP.
+    set_tests_properties(${name} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP   : ")
+  endif()
+  if(skip_code)
+    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE ${skip_code})
   endif()
   set_tests_properties(${name} PROPERTIES LABELS "${labels}" ENVIRONMENT "${env}")
   if(T_TIMEOUT)

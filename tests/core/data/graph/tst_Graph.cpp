@@ -71,7 +71,6 @@ private Q_SLOTS:
     void foldsAreStratified();
     void emptyGraphsRefused();
     void registryDispatch();
-    void smokeFiles();
 
 private:
     QTemporaryDir m_dir;
@@ -227,27 +226,6 @@ void TestGraph::registryDispatch()
     QCOMPARE(ds.setSize(1), std::size_t(1)); // a one-node graph with no edges
     const Dataset mol = openDataset(sdf.toStdString(), r);
     QCOMPARE(mol.size(), std::size_t(1));
-}
-
-void TestGraph::smokeFiles()
-{
-    // Optional: SETSCOPE_GRAPH_SMOKE=path[:path...] loads real files (SDF or TUDataset) and
-    // prints their counts; nothing to check without them.
-    const char* env = std::getenv("SETSCOPE_GRAPH_SMOKE");
-    if (!env || !*env)
-        QSKIP("SETSCOPE_GRAPH_SMOKE not set");
-    for (const QString& p : QString(env).split(':', Qt::SkipEmptyParts)) {
-        DatasetBuilder b(p.toStdString());
-        if (looksLikeSdf(p.toStdString()))
-            loadSdf(p.toStdString(), b);
-        else
-            loadTuDataset(p.toStdString(), b);
-        const Dataset ds = b.finish();
-        qInfo("%s: %zu graphs, %zu nodes, dim %d, largest %zu", qPrintable(p), ds.size(), ds.elementCount(), ds.dim(),
-              ds.maxSetSize());
-        for (const auto& n : ds.notes())
-            qInfo("  note: %s", n.c_str());
-    }
 }
 
 QTEST_GUILESS_MAIN(TestGraph)

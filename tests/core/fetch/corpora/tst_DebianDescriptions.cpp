@@ -112,7 +112,6 @@ private Q_SLOTS:
     void optionsChangeWhatIsKept();
     void badInput_data();
     void badInput();
-    void realLists();
 
 private:
     QTemporaryDir m_dir;
@@ -312,19 +311,6 @@ void TestDebianDescriptions::badInput()
     QVERIFY2(!msg.empty(), "bad input accepted");
     QVERIFY2(msg.find(expect.toStdString()) != std::string::npos, msg.c_str());
     QVERIFY(!QFile::exists(d + "/out.tsv"));
-}
-
-void TestDebianDescriptions::realLists()
-{
-    // SETSCOPE_REAL_APT_LISTS=<dir filled by apt-get update -o Dir::State::Lists=DIR -o Acquire::Languages=en>
-    const QByteArray dir = qgetenv("SETSCOPE_REAL_APT_LISTS");
-    if (dir.isEmpty())
-        QSKIP("SETSCOPE_REAL_APT_LISTS not set");
-    const QString out = qEnvironmentVariable("SETSCOPE_CORPORA_OUT", m_dir.path()) + "/debian-descriptions/corpus.tsv";
-    const auto t0 = std::chrono::steady_clock::now();
-    const CorpusStats s = writeDebianDescriptions(dir.toStdString(), out.toStdString());
-    printReport("debian-descriptions", s, out, secondsSince(t0));
-    QVERIFY(s.documents > 10000);
 }
 
 QTEST_GUILESS_MAIN(TestDebianDescriptions)

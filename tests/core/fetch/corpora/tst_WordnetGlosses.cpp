@@ -45,7 +45,6 @@ private Q_SLOTS:
     void missingFileIsNoted();
     void badInput_data();
     void badInput();
-    void realWordnet();
 
 private:
     QString dictWithAllFour(const QString& name)
@@ -225,28 +224,6 @@ void TestWordnetGlosses::badInput()
     QVERIFY2(!msg.empty(), "bad input accepted");
     QVERIFY2(msg.find(expect.toStdString()) != std::string::npos, msg.c_str());
     QVERIFY(!QFile::exists(d + "/out.tsv"));
-}
-
-void TestWordnetGlosses::realWordnet()
-{
-    // The real package, when a folder is given (the run on the machine's wordnet-base):
-    // SETSCOPE_REAL_WORDNET=/path/usr/share/wordnet SETSCOPE_CORPORA_OUT=/work/data-cache
-    const QByteArray dir = qgetenv("SETSCOPE_REAL_WORDNET");
-    if (dir.isEmpty())
-        QSKIP("SETSCOPE_REAL_WORDNET not set");
-    const QString outRoot = qEnvironmentVariable("SETSCOPE_CORPORA_OUT", m_dir.path());
-    const QString out = outRoot + "/wordnet-glosses/corpus.tsv";
-    const auto t0 = std::chrono::steady_clock::now();
-    const CorpusStats s = writeWordnetGlosses(dir.toStdString(), out.toStdString());
-    printReport("wordnet-glosses", s, out, secondsSince(t0));
-    QCOMPARE(s.documents, std::size_t(117659)); // WordNet 3.0: 82115 + 13767 + 18156 + 3621 synsets
-    QCOMPARE(s.perLabel.size(), std::size_t(45));
-    WordnetOptions o;
-    o.balancedPerClass = 200;
-    const QString balanced = m_dir.filePath("wordnet-balanced200.tsv");
-    const auto t1 = std::chrono::steady_clock::now();
-    const CorpusStats b = writeWordnetGlosses(dir.toStdString(), balanced.toStdString(), o);
-    printReport("wordnet-glosses balanced 200", b, balanced, secondsSince(t1));
 }
 
 QTEST_GUILESS_MAIN(TestWordnetGlosses)
