@@ -2,10 +2,13 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/Dataset.h"
 
+#include "core/util/CheckedMath.h"
 #include "core/util/Hash.h"
 
 #include <algorithm>
 #include <cmath>
+#include <new>
+#include <optional>
 #include <stdexcept>
 
 namespace setscope::data {
@@ -130,11 +133,26 @@ void DatasetBuilder::setDimension(int dim)
 
 void DatasetBuilder::reserve(std::size_t items, std::size_t elements)
 {
-    m_ds.m_offsets.reserve(items + 1);
-    m_ds.m_splits.reserve(items);
-    m_ds.m_weights.reserve(elements);
-    if (m_dimSet)
-        m_ds.m_values.reserve(elements * static_cast<std::size_t>(m_ds.m_dim));
+    // Loaders pass counts read from files: a product that does not fit is refused, and a
+    // hint the machine cannot honour is dropped (the items bring their own data).
+    const std::optional<std::size_t> offsets = util::checkedAdd<std::size_t>(items, 1);
+    const std::optional<std::size_t> values =
+        util::checkedMul(elements, static_cast<std::size_t>(m_dimSet ? m_ds.m_dim : 1));
+    if (!offsets || !values)
+        throw InputError(m_origin, "",
+                         "the loader asked for room for " + std::to_string(items) + " items with " +
+                             std::to_string(elements) + " elements: more values than fit in 64 bits");
+    try {
+        m_ds.m_offsets.reserve(*offsets);
+        m_ds.m_splits.reserve(items);
+        m_ds.m_weights.reserve(elements);
+        if (m_dimSet)
+            m_ds.m_values.reserve(*values);
+    } catch (const std::bad_alloc&) {
+        // only a hint: dropped
+    } catch (const std::length_error&) {
+        // only a hint: dropped
+    }
 }
 
 std::size_t DatasetBuilder::addItem(const float* values, const float* weights, std::size_t count, Split split)
@@ -145,7 +163,12 @@ std::size_t DatasetBuilder::addItem(const float* values, const float* weights, s
     if (count == 0)
         throw InputError(m_origin, InputError::atRecord(item), "empty set (an item needs at least one element)");
     const auto d = static_cast<std::size_t>(m_ds.m_dim);
-    m_ds.m_values.insert(m_ds.m_values.end(), values, values + count * d);
+    const std::optional<std::size_t> n = util::checkedMul(count, d);
+    if (!n)
+        throw InputError(m_origin, InputError::atRecord(item),
+                         "a set of " + std::to_string(count) + " elements of dimension " + std::to_string(d) +
+                             " has more values than fit in 64 bits");
+    m_ds.m_values.insert(m_ds.m_values.end(), values, values + *n);
     if (weights)
         m_ds.m_weights.insert(m_ds.m_weights.end(), weights, weights + count);
     else
@@ -204,6 +227,8 @@ void DatasetBuilder::setImage(std::size_t item, const std::uint8_t* pixels)
     const std::size_t bpi = m_ds.m_image.bytesPerItem();
     if (bpi == 0)
         throw InputError(m_origin, InputError::atRecord(item), "setImage() before setImageFormat()");
+    if (item >= m_ds.size()) // the pixel buffer grows to (item + 1) images
+        throw InputError(m_origin, InputError::atRecord(item), "image for an item that does not exist");
     if (m_ds.m_pixels.size() < (item + 1) * bpi)
         m_ds.m_pixels.resize((item + 1) * bpi, 0);
     std::copy(pixels, pixels + bpi, m_ds.m_pixels.begin() + static_cast<std::ptrdiff_t>(item * bpi));

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/IdxLoader.h"
 
+#include "core/util/CheckedMath.h"
 #include "core/util/Text.h"
 
 #include <setscope/sdk/Errors.h>
@@ -13,6 +14,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <optional>
 
 namespace fs = std::filesystem;
 
@@ -70,6 +73,9 @@ public:
     }
 
     std::uint64_t offset() const { return m_offset; }
+
+    /// True for a plain (not gzip-compressed) file; valid after the first read.
+    bool direct() { return gzdirect(m_f) != 0; }
 
 private:
     std::string m_path;
@@ -143,7 +149,15 @@ void emitSplits(const std::vector<SplitFiles>& parts, const std::string& origin,
         } else {
             sink.note(part.images.string() + ": no labels file found beside it; items are unlabelled");
         }
-        const int r = static_cast<int>(img.dims[1]), c = static_cast<int>(img.dims[2]);
+        // Rows and columns come from the header: refused, not truncated, when an image
+        // would have more pixels than an int (the dataset dimension) holds.
+        const std::optional<int> rr = util::checkedCast<int>(img.dims[1]), cc = util::checkedCast<int>(img.dims[2]);
+        if (!rr || !cc || !util::checkedMul(*rr, *cc))
+            throw InputError(part.images.string(), InputError::atOffset(8),
+                             "header: images of " + std::to_string(img.dims[1]) + " x " + std::to_string(img.dims[2]) +
+                                 " pixels have more than " + std::to_string(std::numeric_limits<int>::max()) +
+                                 " values");
+        const int r = *rr, c = *cc;
         if (first) {
             rows = r;
             cols = c;
@@ -202,24 +216,60 @@ IdxArray readIdx(const std::string& path)
     const int ndims = head[3];
     if (ndims < 1 || ndims > 4)
         throw InputError(path, InputError::atOffset(3), "IDX header declares " + std::to_string(ndims) + " dimensions");
-    std::uint64_t total = 1;
+    std::vector<std::uint64_t> dims;
     for (int d = 0; d < ndims; ++d) {
         unsigned char b[4];
         if (f.read(b, 4) != 4)
             throw InputError(path, InputError::atOffset(f.offset()), "truncated IDX header" + f.truncationReason());
         const std::uint32_t v = (std::uint32_t(b[0]) << 24) | (std::uint32_t(b[1]) << 16) | (std::uint32_t(b[2]) << 8) | b[3];
         a.dims.push_back(v);
-        total *= v;
+        dims.push_back(v);
     }
+    std::string dimsText;
+    for (std::uint64_t d : dims)
+        dimsText += (dimsText.empty() ? "" : " x ") + std::to_string(d);
+    const std::optional<std::uint64_t> product = util::checkedProduct<std::uint64_t>(dims);
+    if (!product)
+        throw InputError(path, InputError::atOffset(4),
+                         "header: dimensions " + dimsText + " have more elements than fit in 64 bits");
+    const std::uint64_t total = *product;
     if (total > (std::uint64_t(1) << 36))
-        throw InputError(path, InputError::atOffset(4), "IDX header declares an implausible size");
+        throw InputError(path, InputError::atOffset(4), "header: dimensions " + dimsText + " declare an implausible size");
     const std::uint64_t headerBytes = 4 + 4 * static_cast<std::uint64_t>(ndims);
-    a.data.resize(total);
-    const std::size_t got = f.read(a.data.data(), a.data.size());
-    if (got != total)
-        throw InputError(path, InputError::atOffset(headerBytes + got),
+
+    // The payload is bounded by the file before anything is allocated for it: exactly for a
+    // plain file; for a gzip file by deflate's largest expansion (1032 : 1).
+    std::error_code ec;
+    const std::uint64_t fileBytes = fs::file_size(path, ec);
+    const bool plain = f.direct();
+    constexpr std::uint64_t kMaxDeflateRatio = 1032;
+    if (!ec && plain && total > fileBytes - std::min(fileBytes, headerBytes))
+        throw InputError(path, InputError::atOffset(fileBytes),
                          "truncated: header promises " + std::to_string(total) + " payload bytes, found " +
-                             std::to_string(got) + f.truncationReason());
+                             std::to_string(fileBytes - std::min(fileBytes, headerBytes)));
+    if (!ec && !plain &&
+        total > util::checkedMul(fileBytes, kMaxDeflateRatio).value_or(std::numeric_limits<std::uint64_t>::max()))
+        throw InputError(path, InputError::atOffset(headerBytes),
+                         "truncated or not an IDX file: header promises " + std::to_string(total) +
+                             " payload bytes, more than a gzip file of " + std::to_string(fileBytes) + " bytes can hold");
+    // A gzip stream's real size shows only while it is read (and a file of unknown size is
+    // not bounded above): start from a typical ratio and let the vector grow, so that
+    // memory follows the bytes the stream delivers.
+    if (!ec)
+        a.data.reserve(plain ? total
+                             : std::min(total, util::checkedMul<std::uint64_t>(fileBytes, 4)
+                                                   .value_or(std::numeric_limits<std::uint64_t>::max())));
+    constexpr std::uint64_t kChunk = std::uint64_t(1) << 24;
+    while (a.data.size() < total) {
+        const std::size_t have = a.data.size();
+        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, total - have));
+        a.data.resize(have + want);
+        const std::size_t got = f.read(a.data.data() + have, want);
+        if (got != want)
+            throw InputError(path, InputError::atOffset(headerBytes + have + got),
+                             "truncated: header promises " + std::to_string(total) + " payload bytes, found " +
+                                 std::to_string(have + got) + f.truncationReason());
+    }
     unsigned char extra;
     if (f.read(&extra, 1) != 0)
         throw InputError(path, InputError::atOffset(headerBytes + total),

@@ -3,6 +3,7 @@
 #include "core/data/KusnerMat.h"
 #include "core/util/Utf8.h"
 
+#include "core/util/CheckedMath.h"
 #include "core/util/Text.h"
 
 #include <setscope/sdk/Errors.h>
@@ -16,10 +17,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <tuple>
 #include <utility>
@@ -111,15 +114,17 @@ struct MatClose {
     void operator()(mat_t* m) const { Mat_Close(m); }
 };
 
-std::size_t numel(const matvar_t* v)
+/// The number of elements of `v` (the product of its dimensions, which come from the
+/// file), nullopt when that product does not fit in 64 bits.
+std::optional<std::size_t> elementCount(const matvar_t* v)
 {
     if (!v || v->rank < 1 || !v->dims)
-        return 0;
-    std::size_t n = 1;
-    for (int d = 0; d < v->rank; ++d)
-        n *= v->dims[d];
-    return n;
+        return std::size_t(0);
+    return util::checkedProduct<std::size_t>(std::span<const std::size_t>(v->dims, static_cast<std::size_t>(v->rank)));
 }
+
+/// elementCount() of a variable Reader::checkShape() has accepted.
+std::size_t numel(const matvar_t* v) { return elementCount(v).value_or(0); }
 
 std::string shapeOf(const matvar_t* v)
 {
@@ -275,6 +280,7 @@ private:
     }
 
     void checkHeader() const;
+    void checkShape(const matvar_t* v, const std::string& where) const;
     void open();
     VarPtr read(const std::string& name);
     bool has(const std::string& name) const { return std::find(m_fields.begin(), m_fields.end(), name) != m_fields.end(); }
@@ -317,6 +323,25 @@ void Reader::checkHeader() const
     if (!((head[126] == 'I' && head[127] == 'M') || (head[126] == 'M' && head[127] == 'I')))
         fail(InputError::atOffset(126), "not a MATLAB v5/v7/v7.3 MAT-file (no endian mark at byte 126; MATLAB v4 "
                                         "files cannot hold the cell arrays of a WMD file)");
+}
+
+/// Every variable and cell this reader looks into passes here first: its dimensions
+/// (from the file) must multiply without overflow, a cell array must be indexable by
+/// matio's int cell index, and numeric or character data must hold as many elements as
+/// the dimensions say (numberAt and charString index it by them).
+void Reader::checkShape(const matvar_t* v, const std::string& where) const
+{
+    const std::optional<std::size_t> n = elementCount(v);
+    if (!n)
+        fail(where, "has dimensions " + shapeOf(v) + ": more elements than fit in 64 bits; the file is damaged");
+    if (v->class_type == MAT_C_CELL && *n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        fail(where, "is a cell array of " + std::to_string(*n) + " cells, more than matio can index");
+    if (v->data && v->data_size > 0 && (isRealNumeric(v) || v->class_type == MAT_C_CHAR)) {
+        const std::optional<std::size_t> bytes = util::checkedMul(*n, static_cast<std::size_t>(v->data_size));
+        if (!bytes || *bytes > v->nbytes)
+            fail(where, "holds " + std::to_string(v->nbytes) + " bytes of data for " + shapeOf(v) + " elements of " +
+                            std::to_string(v->data_size) + " bytes; the file is damaged");
+    }
 }
 
 void Reader::open()
@@ -362,6 +387,7 @@ VarPtr Reader::read(const std::string& name)
     VarPtr v = std::move(it->second);
     if (v->rank < 1 || !v->dims)
         fail("field " + name, "has no dimensions; the file is damaged");
+    checkShape(v.get(), "field " + name);
     return v;
 }
 
@@ -518,6 +544,7 @@ matvar_t* Reader::cell(const VarPtr& v, const std::string& field, std::size_t i)
     matvar_t* c = Mat_VarGetCell(v.get(), static_cast<int>(i));
     if (!c || c->rank < 1 || !c->dims)
         fail(field + "{" + std::to_string(i + 1) + "}", "cannot be read; the file is truncated or damaged");
+    checkShape(c, field + "{" + std::to_string(i + 1) + "}");
     if (numel(c) && !c->data && c->class_type != MAT_C_CELL)
         fail(field + "{" + std::to_string(i + 1) + "}", "holds no data; the file is truncated or damaged");
     return c;
@@ -548,7 +575,13 @@ void Reader::validate(const Part& p, std::vector<DocInfo>& info)
         if (counts != words)
             fail(p.bowName + k, "holds " + std::to_string(counts) + " counts but " + p.xName + k + " has " +
                                     std::to_string(words) + " word columns" + doc);
-        const int rows = static_cast<int>(x->dims[0]);
+        // D comes from the file: refused, not truncated, beyond an int (D + 1 with the
+        // term-frequency feature).
+        const std::optional<int> rowsFit = util::checkedCast<int>(x->dims[0]);
+        if (!rowsFit || *rowsFit == std::numeric_limits<int>::max())
+            fail(p.xName + k, "has word vectors of dimension " + std::to_string(x->dims[0]) + ", more than " +
+                                  std::to_string(std::numeric_limits<int>::max() - 1));
+        const int rows = *rowsFit;
         if (m_dim == 0) {
             m_dim = rows;
             m_dimFrom = p.xName + k;
@@ -579,9 +612,11 @@ void Reader::validate(const Part& p, std::vector<DocInfo>& info)
             } else {
                 for (std::size_t j = 0; j < words; ++j) {
                     const matvar_t* s = Mat_VarGetCell(const_cast<matvar_t*>(w), static_cast<int>(j));
+                    const std::string where = p.wordsName + k + "{" + std::to_string(j + 1) + "}";
+                    if (s && s->dims)
+                        checkShape(s, where);
                     if (!s || !s->dims || (s->class_type != MAT_C_CHAR && numel(s) != 0))
-                        fail(p.wordsName + k + "{" + std::to_string(j + 1) + "}",
-                             std::string("is ") + (s && s->dims ? className(s) : "unreadable") + ", expected a string");
+                        fail(where, std::string("is ") + (s && s->dims ? className(s) : "unreadable") + ", expected a string");
                 }
             }
         }

@@ -4,6 +4,7 @@
 
 #include "core/data/Csv.h"
 
+#include "core/util/CheckedMath.h"
 #include "core/util/Text.h"
 
 #include <setscope/sdk/Errors.h>
@@ -16,9 +17,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
+#include <string_view>
 
 namespace fs = std::filesystem;
 
@@ -66,6 +70,55 @@ bool parseFloat(const std::string& s, float& out)
         return true;
     }
     return false;
+}
+
+/// A shape as NumPy prints it: "(2, 3)", "(4,)", "()".
+std::string shapeString(const std::vector<std::uint64_t>& shape)
+{
+    std::string s = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// The entries of a header's shape tuple, e.g. "2, 3" or "4," (Python 2 writers may add
+/// an 'L' to each). Throws InputError for anything but non-negative integers that fit in
+/// 64 bits: a larger value is refused, not wrapped or truncated.
+std::vector<std::uint64_t> parseShape(const std::string& text, const std::string& path, std::size_t headerStart)
+{
+    std::vector<std::uint64_t> shape;
+    const std::string_view all(text);
+    std::size_t b = 0;
+    for (;;) {
+        const std::size_t comma = all.find(',', b);
+        const bool last = comma == std::string_view::npos;
+        std::string_view tok = all.substr(b, last ? std::string_view::npos : comma - b);
+        while (!tok.empty() && std::isspace(static_cast<unsigned char>(tok.front())))
+            tok.remove_prefix(1);
+        while (!tok.empty() && std::isspace(static_cast<unsigned char>(tok.back())))
+            tok.remove_suffix(1);
+        if (tok.empty()) {
+            // Only "(4,)" (a trailing comma) and "()" have an empty entry, and only at the end.
+            if (!last || (shape.empty() && b > 0))
+                throw InputError(path, InputError::atOffset(headerStart), "header: shape (" + text + ") has an empty entry");
+            break;
+        }
+        if (tok.size() > 1 && (tok.back() == 'L' || tok.back() == 'l'))
+            tok.remove_suffix(1);
+        std::uint64_t d = 0;
+        const auto r = std::from_chars(tok.data(), tok.data() + tok.size(), d);
+        if (r.ec == std::errc::result_out_of_range)
+            throw InputError(path, InputError::atOffset(headerStart),
+                             "header: shape (" + text + ") has a dimension that does not fit in 64 bits");
+        if (r.ec != std::errc() || r.ptr != tok.data() + tok.size())
+            throw InputError(path, InputError::atOffset(headerStart),
+                             "header: shape (" + text + ") holds '" + std::string(tok) + "', not a non-negative integer");
+        shape.push_back(d);
+        if (last)
+            break;
+        b = comma + 1;
+    }
+    return shape;
 }
 
 bool isMetadataColumn(const std::string& name)
@@ -181,29 +234,36 @@ NpyArray readNpy(const std::string& path)
         throw InputError(path, InputError::atOffset(headerStart), "header has no 'descr'");
     const char order = m[1].str()[0];
     const char kind = m[2].str()[0];
-    const int size = std::stoi(m[3].str());
+    const std::string sizeText = m[3].str();
+    int size = 0; // stays 0 (unsupported) when the digits do not fit in an int
+    std::from_chars(sizeText.data(), sizeText.data() + sizeText.size(), size);
     const bool big = order == '>';
     const bool fortran = std::regex_search(header, std::regex(R"('fortran_order'\s*:\s*True)"));
     if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))")))
         throw InputError(path, InputError::atOffset(headerStart), "header has no 'shape'");
     NpyArray a;
-    const std::string shapeText = m[1].str();
-    static const std::regex kDigits(R"(\d+)");
-    std::sregex_iterator it(shapeText.begin(), shapeText.end(), kDigits), end;
-    for (; it != end; ++it)
-        a.shape.push_back(std::stoull(it->str()));
-    std::uint64_t n = 1;
-    for (auto d : a.shape)
-        n *= d;
+    a.shape = parseShape(m[1].str(), path, headerStart);
 
     const bool supported = (kind == 'f' && (size == 4 || size == 8)) || (kind == 'u' && size == 1) ||
                            (kind == 'i' && (size == 1 || size == 2 || size == 4 || size == 8));
     if (!supported)
         throw InputError(path, InputError::atOffset(headerStart),
-                         std::string("dtype '") + kind + std::to_string(size) +
-                             "' is not supported (float32/64, uint8, int8/16/32/64)");
+                         std::string("dtype '") + kind + sizeText + "' is not supported (float32/64, uint8, int8/16/32/64)");
+    // The element count and byte size come from the header: checked, so that a shape whose
+    // product wraps around 2^64 cannot pass as a small array.
+    const std::optional<std::uint64_t> count = util::checkedProduct<std::uint64_t>(a.shape);
+    if (!count)
+        throw InputError(path, InputError::atOffset(headerStart),
+                         "header: shape " + shapeString(a.shape) + " has more elements than fit in 64 bits");
+    const std::uint64_t n = *count;
+    const std::optional<std::uint64_t> needBytes = util::checkedMul<std::uint64_t>(n, static_cast<std::uint64_t>(size));
+    if (!needBytes)
+        throw InputError(path, InputError::atOffset(headerStart),
+                         "header: shape " + shapeString(a.shape) + " of " + std::to_string(size) +
+                             "-byte elements needs more bytes than fit in 64 bits");
     const std::size_t dataStart = headerStart + headerLen;
-    const std::uint64_t need = n * static_cast<std::uint64_t>(size);
+    const std::uint64_t need = *needBytes;
+    // Checked before anything is allocated for the payload.
     if (bytes.size() - dataStart < need)
         throw InputError(path, InputError::atOffset(bytes.size()),
                          "truncated: shape needs " + std::to_string(need) + " data bytes, file has " +
@@ -291,6 +351,11 @@ void loadNpy(const std::string& path, sdk::DatasetSink& sink)
     const std::uint64_t d = a.shape.back();
     if (n == 0 || s == 0 || d == 0)
         throw InputError(path, "", "array is empty");
+    const std::optional<int> dim = util::checkedCast<int>(d);
+    if (!dim)
+        throw InputError(path, "", "header: shape " + shapeString(a.shape) + ": the vector dimension " + std::to_string(d) +
+                                       " is larger than setscope's limit of " +
+                                       std::to_string(std::numeric_limits<int>::max()));
     sink.setName(fs::path(path).stem().string());
     sink.addSourceFile(path);
 
@@ -314,8 +379,8 @@ void loadNpy(const std::string& path, sdk::DatasetSink& sink)
 
     const std::vector<Split> splits = haveMeta ? splitsOf(meta, meta.header.empty() ? path : p.string())
                                                : std::vector<Split>(n, Split::Train);
-    sink.setDimension(static_cast<int>(d));
-    sink.reserve(n, n * s);
+    sink.setDimension(*dim);
+    sink.reserve(n, n * s); // n * s * d elements were read from the file: no overflow
     for (std::uint64_t i = 0; i < n; ++i)
         sink.addItem(a.data.data() + i * s * d, nullptr, s, splits[i]);
     if (haveMeta)

@@ -3,11 +3,13 @@
 #include "core/data/graph/TuDataset.h"
 
 #include "core/data/graph/TextLines.h"
+#include "core/util/CheckedMath.h"
 
 #include <setscope/sdk/Errors.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
 
 namespace fs = std::filesystem;
@@ -146,6 +148,11 @@ GraphCollection readTuDataset(const std::string& path)
     if (indRows.text.empty())
         throw InputError(indPath.string(), "", "empty: no nodes");
     const std::size_t N = indRows.text.size();
+    // Node and graph numbers are held as 32-bit ints (graphOf, localId, Graph::nodeCount).
+    if (!util::checkedCast<std::int32_t>(N))
+        throw InputError(indPath.string(), "",
+                         std::to_string(N) + " nodes, more than the " +
+                             std::to_string(std::numeric_limits<std::int32_t>::max()) + " a dataset can hold");
     std::vector<std::int32_t> graphOf(N);
     std::vector<std::int32_t> localId(N);
     std::vector<int> nodesIn;
@@ -153,8 +160,14 @@ GraphCollection readTuDataset(const std::string& path)
         long long g = 0;
         if (!parseInteger(indRows.text[i], g))
             ind.failAt(indRows.line[i], "'" + std::string(indRows.text[i]) + "' is not a graph id (a positive integer)");
-        if (g < 1 || g > 100'000'000)
+        if (g < 1)
             ind.failAt(indRows.line[i], "graph id " + std::to_string(g) + " out of range (graph ids start at 1)");
+        // Graphs 1..G must each have a node, so G <= N: a larger id is refused here, before
+        // room for that many graphs is allocated.
+        if (static_cast<unsigned long long>(g) > N)
+            ind.failAt(indRows.line[i], "graph id " + std::to_string(g) + " out of range: the file lists " +
+                                            std::to_string(N) + " nodes, so graph ids are at most " + std::to_string(N) +
+                                            " (every graph from 1 to the largest id needs a node)");
         const std::size_t gi = static_cast<std::size_t>(g - 1);
         if (gi >= nodesIn.size())
             nodesIn.resize(gi + 1, 0);
@@ -296,18 +309,21 @@ GraphCollection readTuDataset(const std::string& path)
         TextLines na(naPath.string());
         const Rows r = rowsOf(na);
         requireRows(na, r, N, "node", indName);
-        std::size_t A = 0;
+        // The first line sets the attribute count A; every line must have as many values
+        // before N x A floats are allocated (a first line of 10^5 commas over 10^5 nodes
+        // asked for 40 GB before the second line was looked at).
+        const std::size_t A = static_cast<std::size_t>(std::count(r.text[0].begin(), r.text[0].end(), ',')) + 1;
+        for (std::size_t i = 1; i < N; ++i) {
+            const std::size_t values = static_cast<std::size_t>(std::count(r.text[i].begin(), r.text[i].end(), ',')) + 1;
+            if (values != A)
+                na.failAt(r.line[i], std::to_string(values) + " values, but the first line has " + std::to_string(A));
+        }
+        for (std::size_t a = 0; a < A; ++a)
+            c.nodeAttributeNames.push_back("attribute " + std::to_string(a + 1));
+        for (Graph& g : c.graphs)
+            g.nodeAttributes.assign(static_cast<std::size_t>(g.nodeCount) * A, 0.0f);
         for (std::size_t i = 0; i < N; ++i) {
             const std::vector<std::string_view> f = splitFields(r.text[i], ',');
-            if (i == 0) {
-                A = f.size();
-                for (std::size_t a = 0; a < A; ++a)
-                    c.nodeAttributeNames.push_back("attribute " + std::to_string(a + 1));
-                for (Graph& g : c.graphs)
-                    g.nodeAttributes.assign(static_cast<std::size_t>(g.nodeCount) * A, 0.0f);
-            } else if (f.size() != A) {
-                na.failAt(r.line[i], std::to_string(f.size()) + " values, but the first line has " + std::to_string(A));
-            }
             Graph& g = c.graphs[static_cast<std::size_t>(graphOf[i])];
             for (std::size_t a = 0; a < A; ++a) {
                 double v = 0;

@@ -45,7 +45,7 @@ TriangleMesh readObj(const std::string& path)
                 throw InputError(path, where,
                                  "face uses vertex " + std::to_string(idx) + " but only " + std::to_string(nv) +
                                      " vertices are defined before this line");
-            corners.push_back(static_cast<std::uint32_t>(resolved));
+            corners.push_back(cornerIndex(static_cast<std::uint64_t>(resolved), path, where));
         }
         addPolygon(m, corners);
     }

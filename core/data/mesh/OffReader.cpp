@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/mesh/ReaderSupport.h"
 
+#include <algorithm>
+
 namespace setscope::data::mesh {
 
 using namespace detail;
@@ -54,6 +56,15 @@ TriangleMesh readOff(const std::string& path)
     if (nv > (1ull << 31) || nf > (1ull << 31))
         throw InputError(path, InputError::atLine(countLine), "implausibly large counts in the header");
 
+    // Every vertex line holds at least "x y z" and a line end (6 bytes; the file's last
+    // line may lack the line end): a count the rest of the file cannot hold is refused
+    // before room for it is reserved.
+    const std::uint64_t rest = text.size() - std::min<std::size_t>(text.size(), lines.position());
+    if (!util::fitsInBytes(nv, 6, rest + 1))
+        throw InputError(path, InputError::atLine(countLine),
+                         "truncated or wrong header: it declares " + std::to_string(nv) +
+                             " vertices, at least " + std::to_string(6 * nv) + " bytes, but only " + std::to_string(rest) +
+                             " bytes follow the counts line");
     TriangleMesh m;
     m.vertices.reserve(3 * nv);
     for (std::uint64_t v = 0; v < nv; ++v) {
@@ -80,7 +91,7 @@ TriangleMesh readOff(const std::string& path)
         if (!parseNumber(t[0], n))
             throw InputError(path, InputError::atLine(lines.lineNumber()),
                              "expected a face's corner count, found \"" + shortToken(t[0]) + "\"");
-        if (t.size() < n + 1)
+        if (t.size() - 1 < n) // not t.size() < n + 1: n comes from the file and n + 1 can wrap
             throw InputError(path, InputError::atLine(lines.lineNumber()),
                              "face " + std::to_string(f) + " declares " + std::to_string(n) + " corners but lists " +
                                  std::to_string(t.size() - 1));

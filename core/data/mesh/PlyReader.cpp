@@ -2,8 +2,10 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/mesh/ReaderSupport.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <optional>
 
 namespace setscope::data::mesh {
 
@@ -269,6 +271,32 @@ TriangleMesh readPly(const std::string& path)
             throw InputError(path, InputError::atLine(faceEl->headerLine), "face vertex indices must be of an integer type");
     }
 
+    // Each row of an element takes at least a known number of bytes (binary: its scalars
+    // and list counts; ascii: one token and one separator per property, the file's last
+    // token needing none). Counts the rest of the file cannot hold are refused before
+    // anything is allocated for them.
+    const std::uint64_t bodyBytes = data.size() - std::min<std::size_t>(data.size(), lines.position());
+    const std::uint64_t available = fmt == Format::Ascii ? bodyBytes + 1 : bodyBytes;
+    std::uint64_t minBytes = 0;
+    for (const Element& e : elements) {
+        std::uint64_t row = 0;
+        for (const Property& p : e.props)
+            row += fmt == Format::Ascii ? 2 : sizeOf(p.list ? p.countType : p.type);
+        const std::optional<std::uint64_t> bytes = util::checkedMul(e.count, row);
+        const std::optional<std::uint64_t> total = bytes ? util::checkedAdd(minBytes, *bytes) : std::nullopt;
+        if (!total)
+            throw InputError(path, InputError::atLine(e.headerLine),
+                             "\"element " + shortToken(e.name) + " " + std::to_string(e.count) +
+                                 "\" needs more bytes than fit in 64 bits");
+        minBytes = *total;
+        if (minBytes > available)
+            throw InputError(path, InputError::atLine(e.headerLine),
+                             "truncated or wrong header: \"element " + shortToken(e.name) + " " + std::to_string(e.count) +
+                                 "\" needs at least " + std::to_string(minBytes) +
+                                 " bytes (with the elements before it), but only " + std::to_string(bodyBytes) +
+                                 " bytes follow end_header");
+    }
+
     TriangleMesh m;
     m.pointSet = !faceEl || faceEl->count == 0;
     const std::uint64_t nv = vertexEl->count;
@@ -277,6 +305,8 @@ TriangleMesh readPly(const std::string& path)
     std::vector<std::uint32_t> corners;
     for (const Element& e : elements) {
         const bool isVertex = &e == vertexEl, isFace = &e == faceEl;
+        if (e.props.empty())
+            continue; // rows of nothing: a count of 2^64 - 1 would only spin
         for (std::uint64_t r = 0; r < e.count; ++r) {
             const std::string rowLoc = body.location();
             for (std::size_t pi = 0; pi < e.props.size(); ++pi) {

@@ -4,12 +4,14 @@
 // Internal to core/data/mesh: shared pieces of the mesh readers.
 
 #include "core/data/mesh/MeshReaders.h"
+#include "core/util/CheckedMath.h"
 
 #include <setscope/sdk/Errors.h>
 
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -119,6 +121,17 @@ inline void checkFinite(const TriangleMesh& m, std::size_t v, const std::string&
         if (!std::isfinite(m.vertices[3 * v + k]))
             throw InputError(path, location,
                              "vertex " + std::to_string(v) + " has a non-finite coordinate (NaN or infinity)");
+}
+
+/// Vertex number `v` as a triangle corner index (TriangleMesh::triangles holds 32-bit
+/// indices). Throws InputError(path, location) instead of truncating a larger number.
+inline std::uint32_t cornerIndex(std::uint64_t v, const std::string& path, const std::string& location)
+{
+    const std::optional<std::uint32_t> i = util::checkedCast<std::uint32_t>(v);
+    if (!i)
+        throw InputError(path, location,
+                         "vertex " + std::to_string(v) + " is beyond the 4294967295 vertices a mesh can index");
+    return *i;
 }
 
 /// Fan-triangulates polygon `corners` (indices already checked) into `m`; polygons with

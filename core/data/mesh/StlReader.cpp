@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cstring>
+#include <limits>
 
 namespace setscope::data::mesh {
 
@@ -52,6 +53,12 @@ TriangleMesh readBinary(const std::string& path, std::string_view d)
         throw InputError(path, InputError::atOffset(d.size()),
                          "truncated binary STL: the header declares " + std::to_string(n) + " triangles (" +
                              std::to_string(need) + " bytes), the file has " + std::to_string(d.size()) + " bytes");
+    // Corner k of triangle t becomes vertex 3t + k, a 32-bit index: refused, not truncated,
+    // beyond that (a 71 GB file).
+    if (n > std::numeric_limits<std::uint32_t>::max() / 3)
+        throw InputError(path, InputError::atOffset(80),
+                         "the header declares " + std::to_string(n) + " triangles, more than the " +
+                             std::to_string(std::numeric_limits<std::uint32_t>::max() / 3) + " a mesh can index");
     TriangleMesh m;
     if (d.size() > need)
         m.warnings.push_back(path + ": " + std::to_string(d.size() - need) +
@@ -95,7 +102,7 @@ TriangleMesh readAscii(const std::string& path, std::string_view d)
             for (int k = 0; k < 3; ++k)
                 m.vertices.push_back(parseCoordinate(t[1 + k], path, lines.lineNumber(), "a vertex coordinate"));
             checkFinite(m, m.vertexCount() - 1, path, where);
-            loop.push_back(static_cast<std::uint32_t>(m.vertexCount() - 1));
+            loop.push_back(cornerIndex(m.vertexCount() - 1, path, where));
         } else if (t[0] == "endloop") {
             if (!inLoop)
                 throw InputError(path, where, "\"endloop\" without \"outer loop\"");

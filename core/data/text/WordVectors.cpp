@@ -5,6 +5,7 @@
 #include "core/util/Paths.h"
 
 #include "core/data/text/Tokenizer.h"
+#include "core/util/CheckedMath.h"
 #include "core/util/Hash.h"
 
 #include <setscope/sdk/Errors.h>
@@ -166,6 +167,21 @@ bool parseHeader(std::string_view line, std::uint64_t& n, int& d)
     return r2.ec == std::errc() && r2.ptr == end && d > 0;
 }
 
+/// Throws InputError unless `count` records of at least `minBytesEach` bytes fit in the
+/// `available` bytes after a word-vector header: checked before anything is reserved for
+/// the count the header declares.
+void requireRoomFor(std::uint64_t count, int dim, std::uint64_t minBytesEach, std::uint64_t available,
+                    const std::string& path, const std::string& location)
+{
+    if (util::fitsInBytes(count, minBytesEach, available))
+        return;
+    const std::optional<std::uint64_t> need = util::checkedMul(count, minBytesEach);
+    throw InputError(path, location,
+                     "the header says " + std::to_string(count) + " words of dimension " + std::to_string(dim) +
+                         ", at least " + (need ? std::to_string(*need) + " bytes" : std::string("2^64 bytes or more")) +
+                         ", but only " + std::to_string(available) + " bytes follow it (truncated, or not a word-vector file?)");
+}
+
 class LineReader {
 public:
     explicit LineReader(std::FILE* f)
@@ -204,6 +220,14 @@ void parseText(const std::string& path, bool withHeader, Builder& b)
         ++lineNo;
         if (!parseHeader(line, expected, b.dim))
             throw InputError(path, InputError::atLine(1), "expected a header 'COUNT DIMENSION'");
+        // A record "w v1 .. vD" takes at least 1 + 2 D bytes.
+        std::error_code ec;
+        const std::uint64_t size = fs::file_size(path, ec);
+        if (ec)
+            throw InputError(path, "", "cannot stat: " + ec.message());
+        const std::uint64_t headerEnd = static_cast<std::uint64_t>(std::max(0L, std::ftell(file.f)));
+        requireRoomFor(expected, b.dim, 1 + 2 * static_cast<std::uint64_t>(b.dim), size - std::min(size, headerEnd), path,
+                       InputError::atLine(1));
         b.words.reserve(expected);
         b.values.reserve(expected * static_cast<std::size_t>(b.dim));
     }
@@ -252,6 +276,14 @@ void parseWord2VecBinary(const std::string& path, Builder& b)
     if (n == 0)
         throw InputError(path, InputError::atOffset(0), "the header says 0 words: no word vectors in the file");
     std::uint64_t offset = header.size() + 1;
+    // A record "word ' ' D float32" takes at least 2 + 4 D bytes: checked before anything is
+    // reserved for (or allocated from) the header's count and dimension.
+    std::error_code ec;
+    const std::uint64_t size = fs::file_size(path, ec);
+    if (ec)
+        throw InputError(path, "", "cannot stat: " + ec.message());
+    requireRoomFor(n, b.dim, 2 + 4 * static_cast<std::uint64_t>(b.dim), size - std::min(size, offset), path,
+                   InputError::atOffset(0));
     b.words.reserve(n);
     b.values.reserve(n * static_cast<std::size_t>(b.dim));
     std::string word;
@@ -308,7 +340,7 @@ void checkFastTextFile(const std::string& path)
     in.seekg(0);
     std::uint64_t pos = 0;
     auto need = [&](std::uint64_t bytes, const char* what) {
-        if (pos + bytes > size)
+        if (bytes > size - pos) // pos <= size; "pos + bytes > size" can wrap
             throw InputError(path, InputError::atOffset(pos), std::string("file ends inside the ") + what + " (truncated)");
     };
     auto read = [&](void* dst, std::uint64_t bytes, const char* what) {
@@ -324,8 +356,13 @@ void checkFastTextFile(const std::string& path)
     if (version > kFastTextMaxVersion)
         throw InputError(path, InputError::atOffset(4),
                          "fastText model version " + std::to_string(version) + " is newer than libfasttext 0.9.2 reads");
-    char args[12 * 4 + 8];
+    // Args::save: dim, ws, epoch, minCount, neg, wordNgrams, loss, model, bucket, minn,
+    // maxn, lrUpdateRate (int32 each), then t (double).
+    std::int32_t args[12];
     read(args, sizeof args, "training arguments");
+    char t[8];
+    read(t, sizeof t, "training arguments");
+    const std::int32_t argDim = args[0], argBucket = args[8], argMaxn = args[10];
     std::int32_t dsize = 0, nwords = 0, nlabels = 0;
     std::int64_t ntokens = 0, pruneSize = 0;
     read(&dsize, 4, "dictionary");
@@ -333,8 +370,17 @@ void checkFastTextFile(const std::string& path)
     read(&nlabels, 4, "dictionary");
     read(&ntokens, 8, "dictionary");
     read(&pruneSize, 8, "dictionary");
-    if (dsize < 0 || nwords < 0 || nlabels < 0 || nwords + nlabels != dsize || pruneSize < -1)
-        throw InputError(path, InputError::atOffset(8 + sizeof args), "inconsistent dictionary sizes");
+    if (dsize < 0 || nwords < 0 || nlabels < 0 || std::int64_t(nwords) + nlabels != dsize || pruneSize < -1)
+        throw InputError(path, InputError::atOffset(8 + sizeof args + sizeof t), "inconsistent dictionary sizes");
+    // libfasttext indexes the input matrix with these without bounds checks, and computes
+    // subword rows as a hash modulo the bucket count.
+    if (argDim <= 0 || argBucket < 0 || (argMaxn > 0 && argBucket == 0))
+        throw InputError(path, InputError::atOffset(8),
+                         "inconsistent training arguments (dim " + std::to_string(argDim) + ", bucket " +
+                             std::to_string(argBucket) + ", maxn " + std::to_string(argMaxn) + ")");
+    if (pruneSize != -1)
+        throw InputError(path, InputError::atOffset(8 + sizeof args + sizeof t + 20),
+                         "the dictionary is pruned (a quantized .ftz model?); use the .bin or the .vec file");
     for (std::int32_t i = 0; i < dsize; ++i) {
         const std::uint64_t start = pos;
         std::string w;
@@ -346,12 +392,7 @@ void checkFastTextFile(const std::string& path)
         char rest[9];
         read(rest, 9, "dictionary");
     }
-    if (pruneSize > 0) {
-        need(static_cast<std::uint64_t>(pruneSize) * 8, "dictionary");
-        in.seekg(pruneSize * 8, std::ios::cur);
-        pos += static_cast<std::uint64_t>(pruneSize) * 8;
-    }
-    auto matrix = [&](const char* what) {
+    auto matrix = [&](const char* what, std::int64_t minRows) {
         bool quant = false;
         read(&quant, 1, what);
         if (quant)
@@ -362,13 +403,25 @@ void checkFastTextFile(const std::string& path)
         read(&n, 8, what);
         if (m < 0 || n <= 0 || n > 100000)
             throw InputError(path, InputError::atOffset(pos - 16), std::string("implausible ") + what + " size");
-        const std::uint64_t bytes = static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n) * 4;
-        need(bytes, what);
-        in.seekg(static_cast<std::streamoff>(bytes), std::ios::cur);
-        pos += bytes;
+        if (n != argDim || m < minRows)
+            throw InputError(path, InputError::atOffset(pos - 16),
+                             std::string(what) + " of " + std::to_string(m) + " x " + std::to_string(n) +
+                                 " does not match the model (dimension " + std::to_string(argDim) + ", at least " +
+                                 std::to_string(minRows) + " rows)");
+        const std::optional<std::uint64_t> cells = util::checkedMul(static_cast<std::uint64_t>(m), static_cast<std::uint64_t>(n));
+        const std::optional<std::uint64_t> bytes = cells ? util::checkedMul<std::uint64_t>(*cells, 4) : std::nullopt;
+        if (!bytes)
+            throw InputError(path, InputError::atOffset(pos - 16),
+                             std::string(what) + " of " + std::to_string(m) + " x " + std::to_string(n) +
+                                 " needs more bytes than fit in 64 bits");
+        need(*bytes, what);
+        in.seekg(static_cast<std::streamoff>(*bytes), std::ios::cur);
+        pos += *bytes;
     };
-    matrix("input matrix");
-    matrix("output matrix");
+    // getWordVector reads the rows of a word (its id) and of its character n-grams
+    // (nwords + hash % bucket, when maxn > 0).
+    matrix("input matrix", std::int64_t(nwords) + (argMaxn > 0 ? argBucket : 0));
+    matrix("output matrix", 0);
     if (pos != size)
         throw InputError(path, InputError::atOffset(pos), "unexpected bytes after the output matrix");
 }
@@ -405,8 +458,14 @@ bool readCache(const std::string& cachePath, WordVectors& wv, CacheHeader& h, co
         return false;
     std::error_code ec;
     const std::uint64_t size = fs::file_size(cachePath, ec);
-    const std::uint64_t expectSize = sizeof h + h.count * static_cast<std::uint64_t>(h.dim) * 4 + h.wordBytes + 8;
-    if (ec || size != expectSize)
+    // The sizes come from the cache file's header: checked, so that a count whose product
+    // wraps cannot match the file size and then be allocated.
+    const std::optional<std::uint64_t> floats = util::checkedMul(h.count, static_cast<std::uint64_t>(h.dim));
+    const std::optional<std::uint64_t> valueBytes = floats ? util::checkedMul<std::uint64_t>(*floats, 4) : std::nullopt;
+    const std::optional<std::uint64_t> tail = util::checkedAdd<std::uint64_t>(h.wordBytes, sizeof h + 8);
+    const std::optional<std::uint64_t> expectSize =
+        valueBytes && tail ? util::checkedAdd(*valueBytes, *tail) : std::nullopt;
+    if (ec || !expectSize || size != *expectSize)
         return false;
     values.resize(h.count * static_cast<std::size_t>(h.dim));
     if (std::fread(values.data(), sizeof(float), values.size(), f) != values.size())

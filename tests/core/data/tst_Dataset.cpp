@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/Dataset.h"
+#include "tests/core/data/AllocationCap.h"
 
 #include <QtTest>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 using namespace setscope::data;
 
@@ -16,6 +19,7 @@ private Q_SLOTS:
     void labelSetsAndCounts();
     void rejectsBadInput_data();
     void rejectsBadInput();
+    void sinkSizesFromLoadersAreChecked();
     void contentHashTracksData();
     void withLabelSetReplaces();
 };
@@ -133,6 +137,47 @@ void TestDataset::rejectsBadInput()
         if (kind < 4)
             QVERIFY2(msg.contains("record 1"), qPrintable(msg)); // names the offending item
     }
+}
+
+void TestDataset::sinkSizesFromLoadersAreChecked()
+{
+    // Loaders (and plugins) pass counts read from files to the sink: products that do not
+    // fit are refused, a capacity hint too large to honour is dropped, and nothing the
+    // counts claim is allocated (under the cap, a bad_alloc would fail the test).
+    const setscope::testing::AllocationCap cap;
+    QVERIFY(cap.active());
+    constexpr std::size_t kHuge = std::size_t(1) << 62;
+    const float v[] = {1, 2, 3, 4};
+    const std::uint8_t px[] = {1, 2, 3, 4};
+    DatasetBuilder b("sink.bin");
+    b.setDimension(4);
+    QVERIFY_THROWS_EXCEPTION(InputError, b.reserve(std::numeric_limits<std::size_t>::max(), 1));
+    try {
+        b.reserve(1, kHuge); // 2^62 elements x 4 values
+        QFAIL("an overflowing reserve was accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).startsWith("sink.bin: ") && QString(e.what()).contains("more values than fit in 64 bits"),
+                 e.what());
+    }
+    b.reserve(std::size_t(1) << 40, std::size_t(1) << 40); // fits in 64 bits, not in memory: dropped
+    try {
+        b.addItem(v, nullptr, kHuge, Split::Train); // 2^62 x 4 values wrapped to 0
+        QFAIL("an overflowing set size was accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).startsWith("sink.bin (record 0): a set of 4611686018427387904 elements"), e.what());
+    }
+    QCOMPARE(b.addItem(v, nullptr, 1, Split::Train), std::size_t(0));
+    b.setImageFormat(2, 2, 1);
+    b.setImage(0, px);
+    try {
+        b.setImage(1000000000000, px); // the pixel buffer grew to 10^12 + 1 images
+        QFAIL("an image for a missing item was accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).contains("(record 1000000000000): image for an item that does not exist"), e.what());
+    }
+    const Dataset ds = b.finish();
+    QCOMPARE(ds.size(), std::size_t(1));
+    QCOMPARE(int(ds.image(0)[3]), 4);
 }
 
 void TestDataset::contentHashTracksData()

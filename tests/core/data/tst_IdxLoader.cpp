@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/DatasetCatalog.h"
 #include "core/data/IdxLoader.h"
+#include "tests/core/data/AllocationCap.h"
 
 #include <QtTest>
 
@@ -72,6 +73,8 @@ private Q_SLOTS:
     void missingLabelsAreUnlabelled();
     void badFiles_data();
     void badFiles();
+    void craftedHeaders_data();
+    void craftedHeaders();
     void realFashionMnist();
 
 private:
@@ -201,6 +204,55 @@ void TestIdxLoader::badFiles()
     QVERIFY2(msg.startsWith(broken), qPrintable(msg)); // names the offending file
     if (kind == 1 || kind == 3)
         QVERIFY2(msg.contains("byte offset"), qPrintable(msg));
+}
+
+void TestIdxLoader::craftedHeaders_data()
+{
+    QTest::addColumn<QList<quint32>>("dims");
+    QTest::addColumn<int>("payload");
+    QTest::addColumn<bool>("gz");
+    QTest::addColumn<QString>("expect");
+    // (2^28 + 1) * 2^18 * 2^18 = 2^64 + 2^36 wraps to 2^36 = 64 GiB, under the old
+    // "implausible size" limit: the reader then asked for 64 GiB (a bare std::bad_alloc).
+    const QList<quint32> wraps{268435457u, 262144u, 262144u};
+    const QString wrapsMsg = "(byte offset 4): header: dimensions 268435457 x 262144 x 262144 have more elements than "
+                             "fit in 64 bits";
+    QTest::newRow("dims product wraps 2^64") << wraps << 16 << false << wrapsMsg;
+    QTest::newRow("dims product wraps 2^64, gzip") << wraps << 16 << true << wrapsMsg;
+    // 10^9 payload bytes promised by a file of a few dozen bytes: refused before allocating.
+    QTest::newRow("payload larger than the file")
+        << QList<quint32>{100000u, 100u, 100u} << 12 << false
+        << "(byte offset 28): truncated: header promises 1000000000 payload bytes, found 12";
+    QTest::newRow("payload larger than a gzip file can hold")
+        << QList<quint32>{100000u, 100u, 100u} << 12 << true << "more than a gzip file of";
+    // No images, so no payload: the rows and columns alone must fit the dimension (an int).
+    QTest::newRow("pixels per image beyond int") << QList<quint32>{0u, 65536u, 65536u} << 0 << false
+                                                 << "(byte offset 8): header: images of 65536 x 65536 pixels have more than";
+    QTest::newRow("rows beyond int") << QList<quint32>{0u, 2147483648u, 1u} << 0 << false
+                                     << "(byte offset 8): header: images of 2147483648 x 1 pixels have more than";
+}
+
+void TestIdxLoader::craftedHeaders()
+{
+    QFETCH(QList<quint32>, dims);
+    QFETCH(int, payload);
+    QFETCH(bool, gz);
+    QFETCH(QString, expect);
+    const QString sub = m_dir.filePath(QString("crafted-%1").arg(QTest::currentDataTag()).replace(' ', '-'));
+    QDir().mkpath(sub);
+    const QString img = sub + "/train-images-idx3-ubyte" + (gz ? ".gz" : "");
+    const std::vector<unsigned char> bytes =
+        idxBytes(std::vector<std::uint32_t>(dims.begin(), dims.end()), std::vector<unsigned char>(std::size_t(payload), 7));
+    (gz ? writeGz : writeRaw)(img, bytes);
+    QString msg;
+    {
+        const setscope::testing::AllocationCap cap; // the header's size must not be allocated
+        QVERIFY(cap.active());
+        msg = errorOf(img);
+    }
+    QVERIFY2(!msg.isEmpty(), "crafted file accepted");
+    QVERIFY2(msg.startsWith(img), qPrintable(msg)); // names the file
+    QVERIFY2(msg.contains(expect), qPrintable(msg));
 }
 
 void TestIdxLoader::realFashionMnist()

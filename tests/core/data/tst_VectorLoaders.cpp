@@ -3,6 +3,7 @@
 #include "core/data/Csv.h"
 #include "core/data/Dataset.h"
 #include "core/data/VectorLoaders.h"
+#include "tests/core/data/AllocationCap.h"
 
 #include <QtTest>
 
@@ -82,6 +83,8 @@ private Q_SLOTS:
     void npySetsAndMetadata();
     void npyBadFiles_data();
     void npyBadFiles();
+    void npyCraftedHeaders_data();
+    void npyCraftedHeaders();
     void writeNpyRoundTrip();
     void csvVectors();
     void csvQuotingAndCrlf();
@@ -199,6 +202,56 @@ void TestVectorLoaders::npyBadFiles()
         QVERIFY2(msg.contains("record 1"), qPrintable(msg)); // the second row holds the NaN
     if (kind != 5)
         QVERIFY2(msg.startsWith(path), qPrintable(msg));
+}
+
+void TestVectorLoaders::npyCraftedHeaders_data()
+{
+    QTest::addColumn<QString>("descr");
+    QTest::addColumn<QString>("shape");
+    QTest::addColumn<int>("dataBytes");
+    QTest::addColumn<QString>("expect");
+    // The review's case: 2 * 2048 * (2^52 + 1) = 2^64 + 4096 wraps to 4096 elements, which
+    // 16 KB of float32 data satisfied; the third dimension was then truncated to int (1) and
+    // the file was accepted as 2 x 2048 x 1.
+    QTest::newRow("shape product wraps 2^64")
+        << "<f4" << "(2, 2048, 4503599627370497)" << 16384
+        << "header: shape (2, 2048, 4503599627370497) has more elements than fit in 64 bits";
+    // (2^62 + 1) elements of 4 bytes = 2^64 + 4 bytes: wrapped to 4, then resize(2^62 + 1).
+    QTest::newRow("byte size wraps 2^64") << "<f4" << "(4611686018427387905, 1)" << 4
+                                          << "needs more bytes than fit in 64 bits";
+    QTest::newRow("dimension beyond 64 bits") << "<f4" << "(2, 99999999999999999999999)" << 8
+                                              << "has a dimension that does not fit in 64 bits";
+    QTest::newRow("negative dimension") << "<f4" << "(2, -2)" << 16 << "holds '-2', not a non-negative integer";
+    QTest::newRow("dtype size beyond int") << "<f99999999999" << "(2, 2)" << 16 << "dtype 'f99999999999' is not supported";
+    // 10^10 float32 promised by a 16-byte payload: refused before any allocation.
+    QTest::newRow("payload larger than the file") << "<f4" << "(100000, 100000)" << 16
+                                                  << "truncated: shape needs 40000000000 data bytes, file has 16";
+}
+
+void TestVectorLoaders::npyCraftedHeaders()
+{
+    QFETCH(QString, descr);
+    QFETCH(QString, shape);
+    QFETCH(int, dataBytes);
+    QFETCH(QString, expect);
+    const QString path = m_dir.filePath("crafted.npy");
+    writeNpyBytes(path, descr.toStdString(), false, shape.toStdString(),
+                  std::vector<unsigned char>(static_cast<std::size_t>(dataBytes), 0));
+    const setscope::testing::AllocationCap cap; // what the header claims must not be allocated
+    QVERIFY(cap.active());
+    QString msg;
+    try {
+        const NpyArray a = readNpy(path.toStdString());
+        msg = "accepted with shape of " + QString::number(a.shape.size()) + " dimensions and " +
+              QString::number(a.data.size()) + " values";
+    } catch (const InputError& e) {
+        msg = QString::fromStdString(e.what());
+        QVERIFY2(!e.location().empty(), qPrintable(msg));
+    }
+    QVERIFY2(msg.contains(expect), qPrintable(msg));
+    QVERIFY2(msg.startsWith(path + " (byte offset "), qPrintable(msg)); // names the file and where
+    // The loader refuses it too (it reads through readNpy).
+    QVERIFY(!errorOf(loadNpy, path).isEmpty());
 }
 
 void TestVectorLoaders::writeNpyRoundTrip()

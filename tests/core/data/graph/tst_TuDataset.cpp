@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/Dataset.h"
 #include "core/data/graph/TuDataset.h"
+#include "tests/core/data/AllocationCap.h"
 
 #include <QtTest>
 
@@ -105,6 +106,7 @@ private Q_SLOTS:
     void oneWayEdgesAndSelfLoops();
     void badInput_data();
     void badInput();
+    void attributeCountCheckedBeforeAllocating();
     void nci1Sized();
 
 private:
@@ -294,6 +296,10 @@ void TestTuDataset::badInput_data()
                                           << "out of range" << 4;
     QTest::newRow("empty graph (id skipped)") << "graph_indicator" << "indicator" << "1\n1\n1\n3\n3\n3\n3\n4\n4\n"
                                               << "graph 2 has no nodes" << 0;
+    // One line holding graph id 10^8: the reader allocated room for 10^8 graphs (400 MB)
+    // before it noticed that graphs 4..99999999 have no nodes.
+    QTest::newRow("indicator graph id 10^8") << "graph_indicator" << "indicator" << "1\n1\n1\n2\n2\n2\n2\n3\n100000000\n"
+                                             << "graph id 100000000 out of range: the file lists 9 nodes" << 9;
     QTest::newRow("indicator empty") << "graph_indicator" << "indicator" << "\n" << "no nodes" << 0;
     QTest::newRow("indicator missing") << "graph_indicator" << "indicator" << "-" << "missing" << 0;
     QTest::newRow("blank line inside") << "graph_indicator" << "indicator" << "1\n1\n\n1\n2\n2\n2\n2\n3\n3\n"
@@ -350,12 +356,45 @@ void TestTuDataset::badInput()
     writeDataset(dir, f);
     if (text != "-" && t.find_first_not_of('\n') == std::string::npos)
         writeText(dir + "/TOY_graph_indicator.txt", t); // an empty file still exists
-    const QString msg = errorOf(dir);
+    QString msg;
+    {
+        const setscope::testing::AllocationCap cap; // what a crafted file claims must not be allocated
+        QVERIFY(cap.active());
+        msg = errorOf(dir);
+    }
     QVERIFY2(!msg.isEmpty(), "bad input accepted");
     QVERIFY2(msg.contains(expect), qPrintable(msg));
     QVERIFY2(msg.startsWith(dir + "/TOY_" + file + ".txt"), qPrintable(msg)); // names the file
     if (line > 0)
         QVERIFY2(msg.contains(QString("(line %1)").arg(line)), qPrintable(msg));
+}
+
+void TestTuDataset::attributeCountCheckedBeforeAllocating()
+{
+    // 10^5 nodes in one graph and a first attribute line of 100 001 values: N x A = 10^10
+    // floats (40 GB) were allocated before the second line showed 1 value.
+    Files f;
+    f.indicator.clear();
+    for (int i = 0; i < 100000; ++i)
+        f.indicator += "1\n";
+    f.A = "1, 2\n2, 1\n";
+    f.graphLabels = "1\n";
+    f.nodeLabels.clear();
+    f.nodeAttributes = "0";
+    for (int a = 0; a < 100000; ++a)
+        f.nodeAttributes += ",0";
+    f.nodeAttributes += "\n";
+    for (int i = 1; i < 100000; ++i)
+        f.nodeAttributes += "0\n";
+    const QString dir = writeDataset(m_dir.filePath("wide-attributes"), f);
+    QString msg;
+    {
+        const setscope::testing::AllocationCap cap;
+        QVERIFY(cap.active());
+        msg = errorOf(dir);
+    }
+    QVERIFY2(msg.startsWith(dir + "/TOY_node_attributes.txt (line 2): 1 values, but the first line has 100001"),
+             qPrintable(msg));
 }
 
 void TestTuDataset::nci1Sized()

@@ -169,6 +169,35 @@ void remove(Vars& vars, const std::string& name)
         }
 }
 
+/// A MAT v5 file holding one double matrix `name` with the given dimensions and 16 bytes
+/// of data, written byte by byte from the format description (matio would not write it).
+std::string craftedV5(const std::string& name, const std::vector<std::int32_t>& dims)
+{
+    auto u32 = [](std::string& b, std::uint32_t v) { b.append(reinterpret_cast<const char*>(&v), 4); };
+    auto element = [&](std::string& b, std::uint32_t type, const std::string& data) {
+        u32(b, type);
+        u32(b, static_cast<std::uint32_t>(data.size()));
+        b += data;
+        b.append((8 - data.size() % 8) % 8, '\0');
+    };
+    std::string flags, dimBytes, body;
+    u32(flags, 6); // mxDOUBLE_CLASS
+    u32(flags, 0);
+    for (std::int32_t d : dims)
+        dimBytes.append(reinterpret_cast<const char*>(&d), 4);
+    element(body, 6, flags);     // miUINT32 array flags
+    element(body, 5, dimBytes);  // miINT32 dimensions
+    element(body, 1, name);      // miINT8 name
+    element(body, 9, std::string(16, '\0')); // miDOUBLE real part
+    std::string file = "MATLAB 5.0 MAT-file, crafted by tst_KusnerMat";
+    file.resize(116, ' ');
+    file.append(8, '\0');
+    file += std::string("\x00\x01", 2) + "IM"; // version 0x0100, little-endian mark
+    u32(file, 14); // miMATRIX
+    u32(file, static_cast<std::uint32_t>(body.size()));
+    return file + body;
+}
+
 enum class Format { V5, V5Zlib, V73 };
 
 /// Writes and frees `vars`.
@@ -532,6 +561,9 @@ void TestKusnerMat::badFiles_data()
     row("not a mat file", "(byte offset 126): not a MATLAB v5/v7/v7.3 MAT-file");
     row("empty file", "(byte offset 0): too short for a MAT-file");
     row("no such file", "no such file");
+    // Crafted dimensions (2^31 - 1)^3 x 8: matio 1.5.23 itself refuses the product, and the
+    // refusal must reach the user as an input error naming the file (not std::bad_alloc).
+    row("dimensions overflow 64 bits", "cannot be read, the file is truncated or damaged: Integer multiplication overflow");
 }
 
 void TestKusnerMat::badFiles()
@@ -645,6 +677,8 @@ void TestKusnerMat::badFiles()
             f << std::string(300, 'x') << "\n";
         else if (kind == "no such file")
             std::filesystem::remove(file.toStdString());
+        else if (kind == "dimensions overflow 64 bits")
+            f << craftedV5("Y", {2147483647, 2147483647, 2147483647, 8});
     } else {
         Vars v = xFamily(c);
         if (edit)

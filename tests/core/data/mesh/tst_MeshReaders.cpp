@@ -4,6 +4,7 @@
 
 #include "core/data/mesh/MeshReaders.h"
 #include "core/data/mesh/SurfaceSampler.h"
+#include "tests/core/data/AllocationCap.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -98,6 +99,7 @@ private Q_SLOTS:
     void plyAsciiAndBinary_data();
     void plyAsciiAndBinary();
     void plyWithoutFacesIsPointSet();
+    void plyElementWithoutPropertiesIsSkipped();
     void objFormsAndObjects();
     void stlAsciiAndBinary_data();
     void stlAsciiAndBinary();
@@ -228,6 +230,19 @@ void TestMeshReaders::plyWithoutFacesIsPointSet()
     QCOMPARE(m.vertices, (std::vector<float>{0, 1, 2, 1, 2, 3, 2, 3, 4}));
 }
 
+void TestMeshReaders::plyElementWithoutPropertiesIsSkipped()
+{
+    // Rows of no properties take no bytes, so no file size bounds their count: the reader
+    // must not walk 2^64 - 1 empty rows.
+    writeText(path("e.ply"), "ply\nformat ascii 1.0\nelement junk 18446744073709551615\nelement vertex 3\n"
+                             "property float x\nproperty float y\nproperty float z\nend_header\n"
+                             "0 0 0\n1 0 0\n0 1 0\n");
+    const TriangleMesh m = readMeshFile(path("e.ply").toStdString());
+    QVERIFY(m.pointSet);
+    QCOMPARE(m.vertexCount(), std::size_t(3));
+    QCOMPARE(m.vertices[3], 1.0f);
+}
+
 void TestMeshReaders::objFormsAndObjects()
 {
     // Two objects: a quad with v/vt/vn corners and a triangle with negative indices,
@@ -327,6 +342,14 @@ void TestMeshReaders::badInput_data()
     QTest::newRow("off: text coordinate") << "a.off" << bytes("OFF\n3 1 0\n0 0 0\n1 zero 0\n0 1 0\n3 0 1 2\n")
                                           << "expected a number" << "line 4";
     QTest::newRow("off: empty file") << "a.off" << bytes("") << "empty file" << "";
+    // Crafted counts: refused before room for them is reserved (10^8 vertices = 1.2 GB).
+    QTest::newRow("off: vertex count the file cannot hold")
+        << "a.off" << bytes("OFF\n100000000 1 0\n0 0 0\n")
+        << "declares 100000000 vertices, at least 600000000 bytes, but only 6 bytes follow the counts line" << "line 2";
+    // 2^64 - 1 corners: "t.size() < n + 1" wrapped to "< 0" and the reader indexed past the line.
+    QTest::newRow("off: corner count wraps 2^64")
+        << "a.off" << bytes("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n18446744073709551615 0 1 2\n")
+        << "face 0 declares 18446744073709551615 corners but lists 3" << "line 6";
     (void)tetraOff;
 
     const std::string plyHead = "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n"
@@ -369,6 +392,28 @@ void TestMeshReaders::badInput_data()
     QTest::newRow("ply: no end_header") << "a.ply" << bytes("ply\nformat ascii 1.0\nelement vertex 1\n")
                                         << "no \"end_header\"" << "";
     QTest::newRow("ply: not ply") << "a.ply" << bytes("solid x\n") << "not a PLY file" << "line 1";
+    // Crafted element counts: refused before the vertex array (10^8 x 3 floats) is allocated.
+    std::vector<unsigned char> plyHuge;
+    putText(plyHuge, "ply\nformat binary_little_endian 1.0\nelement vertex 100000000\nproperty float x\n"
+                     "property float y\nproperty float z\nend_header\n");
+    for (float x : {0.f, 1.f, 2.f})
+        put<float>(plyHuge, x);
+    QTest::newRow("ply: vertex count the file cannot hold")
+        << "a.ply" << raw(plyHuge)
+        << "\"element vertex 100000000\" needs at least 1200000000 bytes (with the elements before it), but only 12 "
+           "bytes follow end_header"
+        << "line 3";
+    QTest::newRow("ply: ascii vertex count the file cannot hold")
+        << "a.ply"
+        << bytes("ply\nformat ascii 1.0\nelement vertex 50000000\nproperty float x\nproperty float y\n"
+                 "property float z\nend_header\n0 0 0\n")
+        << "\"element vertex 50000000\" needs at least 300000000 bytes" << "line 3";
+    // 2^62 rows of a double: 2^65 bytes, which wrapped to 0 in plain arithmetic.
+    QTest::newRow("ply: element bytes beyond 64 bits")
+        << "a.ply"
+        << bytes("ply\nformat binary_little_endian 1.0\nelement junk 4611686018427387904\nproperty double v\n"
+                 "element vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n")
+        << "\"element junk 4611686018427387904\" needs more bytes than fit in 64 bits" << "line 3";
 
     std::vector<unsigned char> stl = binaryStlTetra();
     std::vector<unsigned char> stlTrunc(stl.begin(), stl.end() - 30);
@@ -408,6 +453,8 @@ void TestMeshReaders::badInput()
     QFETCH(QString, expect);
     QFETCH(QString, location);
     writeBytes(path(file), std::vector<unsigned char>(content.begin(), content.end()));
+    const setscope::testing::AllocationCap cap; // what a crafted header claims must not be allocated
+    QVERIFY(cap.active());
     const Caught c = errorOf([&] { readMeshFile(path(file).toStdString()); });
     QVERIFY2(c.what.contains(expect), qPrintable("got: " + c.what));
     QVERIFY2(c.what.contains(path(file)), qPrintable("the message should name the file: " + c.what));

@@ -3,6 +3,7 @@
 #include "core/data/text/FastTextTrainer.h"
 #include "core/data/text/WordVectors.h"
 #include "core/train/Job.h"
+#include "tests/core/data/AllocationCap.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -112,6 +114,36 @@ fs::path trainFastTextModel(const fs::path& dir, int maxn)
     return out;
 }
 
+/// Offsets in a fastText .bin (libfasttext 0.9.2 layout), found by walking its dictionary.
+struct FastTextLayout {
+    std::size_t inputAt = 0;  ///< the input matrix's quant byte; m (int64) and n (int64) follow
+    std::size_t outputAt = 0; ///< the output matrix's quant byte
+    std::int32_t nwords = 0;
+};
+
+FastTextLayout fastTextLayout(const std::string& b)
+{
+    FastTextLayout l;
+    std::int32_t dsize = 0;
+    std::memcpy(&dsize, b.data() + 64, 4);
+    std::memcpy(&l.nwords, b.data() + 68, 4);
+    std::size_t pos = 64 + 4 + 4 + 4 + 8 + 8;
+    for (std::int32_t i = 0; i < dsize; ++i)
+        pos = b.find('\0', pos) + 1 + 9; // word, NUL, int64 count, int8 type
+    l.inputAt = pos;
+    std::int64_t m = 0, n = 0;
+    std::memcpy(&m, b.data() + pos + 1, 8);
+    std::memcpy(&n, b.data() + pos + 9, 8);
+    l.outputAt = pos + 17 + static_cast<std::size_t>(m * n * 4);
+    return l;
+}
+
+template <class T>
+void poke(std::string& b, std::size_t at, T v)
+{
+    std::memcpy(b.data() + at, &v, sizeof v);
+}
+
 class CountingSink : public setscope::train::ProgressSink {
 public:
     int progressCalls = 0;
@@ -140,6 +172,8 @@ private Q_SLOTS:
     void fastTextBin();
     void fastTextBinWithoutSubwords();
     void fastTextBinTruncated();
+    void fastTextBinCraftedHeaders_data();
+    void fastTextBinCraftedHeaders();
     void badInput_data();
     void badInput();
     void duplicatesKeepFirst();
@@ -312,6 +346,54 @@ void TestWordVectors::fastTextBinTruncated()
     QVERIFY(errorOf(extra, m_opts).contains("unexpected bytes"));
 }
 
+void TestWordVectors::fastTextBinCraftedHeaders_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("expect"); // %1 = the input matrix's offset, %2 = nwords
+    // 2^59 x 8 floats = 2^64 bytes: wrapped to 0, so an input matrix without data passed
+    // the size walk and libfasttext was left to allocate 2^62 floats.
+    QTest::newRow("input matrix bytes wrap 2^64")
+        << 0 << "(byte offset %1): input matrix of 576460752303423488 x 8 needs more bytes than fit in 64 bits";
+    // bucket 0 with maxn 3: libfasttext computes hash % bucket (SIGFPE).
+    QTest::newRow("no buckets for subwords") << 1 << "(byte offset 8): inconsistent training arguments (dim 8, bucket 0, maxn 3)";
+    // More buckets than the input matrix has rows for: libfasttext would read subword rows
+    // past the end of the matrix.
+    QTest::newRow("more buckets than rows") << 2 << "does not match the model (dimension 8, at least %2 rows)";
+    // Vectors of 64 floats read from rows of 8.
+    QTest::newRow("dimension wider than the rows") << 3 << "x 8 does not match the model (dimension 64";
+}
+
+void TestWordVectors::fastTextBinCraftedHeaders()
+{
+    QFETCH(int, kind);
+    QFETCH(QString, expect);
+    const fs::path model = trainFastTextModel(root(), 3); // dim 8, bucket 1000, maxn 3
+    std::ifstream in(model, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const FastTextLayout l = fastTextLayout(bytes);
+    constexpr std::size_t kBucketAt = 8 + 8 * 4, kDimAt = 8;
+    switch (kind) {
+    case 0:
+        bytes = bytes.substr(0, l.inputAt + 17) + bytes.substr(l.outputAt);
+        poke<std::int64_t>(bytes, l.inputAt + 1, std::int64_t(1) << 59);
+        break;
+    case 1: poke<std::int32_t>(bytes, kBucketAt, 0); break;
+    case 2: poke<std::int32_t>(bytes, kBucketAt, 5000); break;
+    case 3: poke<std::int32_t>(bytes, kDimAt, 64); break;
+    }
+    const fs::path p = root() / "crafted.bin";
+    writeBytes(p, bytes);
+    QString msg;
+    {
+        const setscope::testing::AllocationCap cap;
+        QVERIFY(cap.active());
+        msg = errorOf(p, m_opts);
+    }
+    QVERIFY2(msg.startsWith(QString::fromStdString(p.string())), qPrintable(msg));
+    expect.replace("%1", QString::number(l.inputAt + 1)).replace("%2", QString::number(l.nwords + 5000));
+    QVERIFY2(msg.contains(expect), qPrintable(msg));
+}
+
 void TestWordVectors::badInput_data()
 {
     QTest::addColumn<QByteArray>("bytes");
@@ -319,10 +401,53 @@ void TestWordVectors::badInput_data()
     const std::string bin = w2vBinary(true);
     QTest::newRow("binary cut inside a vector") << QByteArray::fromStdString(bin.substr(0, bin.size() - 6))
                                                 << "(record 3, byte offset 38): file ends inside the vector of 'London'";
-    QTest::newRow("binary cut inside a word") << QByteArray::fromStdString(bin.substr(0, 4 + 17 + 2))
-                                              << "(record 2, byte offset 21): file ends inside record 2 of 3";
-    QTest::newRow("binary header says more") << QByteArray::fromStdString(w2vBinary(true, kValues, "4 3\n"))
-                                             << "(record 4, byte offset 58): file ends inside record 4 of 4";
+    // Cut early enough that 3 records of at least 2 + 4 x 3 bytes no longer fit: refused
+    // at the header, before anything is reserved for them.
+    QTest::newRow("binary cut inside a word")
+        << QByteArray::fromStdString(bin.substr(0, 4 + 17 + 2))
+        << "(byte offset 0): the header says 3 words of dimension 3, at least 42 bytes, but only 19 bytes follow it";
+    std::string longWord = "2 1\n" + std::string(20, 'a') + " ";
+    longWord.append(reinterpret_cast<const char*>(kValues.data()), sizeof(float));
+    longWord += "\nbb";
+    QTest::newRow("binary cut inside a later word")
+        << QByteArray::fromStdString(longWord) << "(record 2, byte offset 30): file ends inside record 2 of 2";
+    QTest::newRow("binary header says more")
+        << QByteArray::fromStdString(w2vBinary(true, kValues, "4 3\n"))
+        << "(byte offset 0): the header says 4 words of dimension 3, at least 56 bytes, but only 54 bytes follow it";
+    // Crafted headers: the counts are refused against the file size, not allocated (the old
+    // reader reserved 10^9 strings = 32 GB, or 2^31 - 1 floats, first).
+    std::string huge = "1000000000 300\ncat ";
+    huge.append(reinterpret_cast<const char*>(kValues.data()), 3 * sizeof(float));
+    QTest::newRow("binary header 10^9 x 300 in a tiny file")
+        << QByteArray::fromStdString(huge)
+        << "(byte offset 0): the header says 1000000000 words of dimension 300, at least 1202000000000 bytes, but only 16 "
+           "bytes follow it";
+    std::string wide = "1 2147483647\ncat ";
+    wide.append(reinterpret_cast<const char*>(kValues.data()), 3 * sizeof(float));
+    QTest::newRow("binary header dimension 2^31 - 1")
+        << QByteArray::fromStdString(wide)
+        << "(byte offset 0): the header says 1 words of dimension 2147483647, at least 8589934590 bytes";
+    QTest::newRow("text header 10^9 x 3 in a tiny file")
+        << QByteArray("1000000000 3\ncat 1 2 3\ndog 1 2 3\n")
+        << "(line 1): the header says 1000000000 words of dimension 3, at least 7000000000 bytes, but only 20 bytes "
+           "follow it";
+    // A cache header whose count x dimension x 4 wraps to 0 matched the file size, and the
+    // reader then resized to 2^62 floats.
+    std::string cache(8, '\0');
+    std::memcpy(cache.data(), "SSWVCACH", 8);
+    auto append = [&cache](auto v) { cache.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    append(std::uint32_t(1));          // version
+    append(std::int32_t(1));           // dim
+    append(std::uint64_t(1) << 62);    // count
+    append(std::uint64_t(0));          // source size
+    append(std::int64_t(0));           // source mtime
+    cache.append(32, '0');             // source hash
+    cache.append(8, '\0');             // format, padding
+    append(std::uint64_t(0));          // duplicates
+    append(std::uint64_t(0));          // word bytes
+    cache.append("SSWVEND\0", 8);
+    QTest::newRow("cache count wraps 2^64") << QByteArray::fromStdString(cache)
+                                             << "damaged or truncated setscope word-vector cache";
     QTest::newRow("binary header says fewer") << QByteArray::fromStdString(w2vBinary(true, kValues, "2 3\n"))
                                               << "(byte offset 38): the header says 2 words but the file continues";
     std::vector<float> nan = kValues;
@@ -353,7 +478,12 @@ void TestWordVectors::badInput()
     QFETCH(QString, expected);
     const fs::path p = root() / "bad.vec";
     writeBytes(p, bytes.toStdString());
-    const QString msg = errorOf(p, m_opts);
+    QString msg;
+    {
+        const setscope::testing::AllocationCap cap; // what a crafted header claims must not be allocated
+        QVERIFY(cap.active());
+        msg = errorOf(p, m_opts);
+    }
     QVERIFY2(msg.contains(expected), qPrintable(msg));
     QVERIFY2(msg.startsWith(QString::fromStdString(p.string())), qPrintable(msg));
     // Nothing is cached for a bad file.
