@@ -15,3 +15,14 @@ endif()
 add_library(setscope_warnings INTERFACE)
 target_compile_options(setscope_warnings INTERFACE
   $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra -Wno-unused-parameter -Wno-restrict>)
+
+# GNU gold links a test executable (libsetscope_core.a, FAISS's static archive, LibTorch)
+# in 0.3 s of CPU where the default ld.bfd takes 1.7 s; the suite has ~60 executables.
+option(SETSCOPE_USE_GOLD "Link with GNU gold when the toolchain accepts -fuse-ld=gold" ON)
+if(SETSCOPE_USE_GOLD)
+  include(CheckLinkerFlag)
+  check_linker_flag(CXX "-fuse-ld=gold" SETSCOPE_HAS_GOLD)
+  if(SETSCOPE_HAS_GOLD)
+    add_link_options(-fuse-ld=gold)
+  endif()
+endif()
