@@ -60,4 +60,11 @@ if(SETSCOPE_BUILD_GUI)
 endif()
 if(SETSCOPE_BUILD_TESTS OR SETSCOPE_BUILD_GUI)
   find_package(Qt6 6.4 REQUIRED COMPONENTS Core Test)
+  # Qt6::Test defines QT_TESTCASE_BUILDDIR and QT_TESTCASE_SOURCEDIR per test folder (for
+  # QFINDTESTDATA, which setscope's tests do not use: they use SETSCOPE_SOURCE_DIR). Qt's
+  # headers test those macros, so a different value per folder would make every test refuse
+  # the shared precompiled header. Keep only QT_TESTLIB_LIB.
+  get_target_property(_setscope_qttest_defs Qt6::Test INTERFACE_COMPILE_DEFINITIONS)
+  list(FILTER _setscope_qttest_defs EXCLUDE REGEX "^QT_TESTCASE_(BUILD|SOURCE)DIR=")
+  set_target_properties(Qt6::Test PROPERTIES INTERFACE_COMPILE_DEFINITIONS "${_setscope_qttest_defs}")
 endif()
