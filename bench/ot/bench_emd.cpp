@@ -10,10 +10,11 @@
 //   bench_emd matrix WORKLOAD_DIR OUT.json [--threads T ...]
 //       the full pairwise EMD matrix of all documents with PairwiseJob, once per thread
 //       count (fresh cache each time); writes wall seconds per thread count
-//   bench_emd sizes OUT.json [--repeat R]
+//   bench_emd sizes OUT.json [--repeat R] [--control]
 //       the exact solver alone (cost matrix built before the clock starts) on generated
 //       problems from WMD-sized to 2000 x 2000: best of R timings per problem, pivots;
-//       needs no workload (used for the pivot cap and the cancel poll of issue 8)
+//       needs no workload (used for the pivot cap and the cancel poll of issue 8).
+//       --control: solve with a JobControl (never cancelled), as EmdKnn and PairwiseJob do
 //
 // WORKLOAD_DIR holds vocab.npy (V x D float32 word vectors), docs.json ([{"words": [...],
 // "weights": [...]}], weights normalised in double) and pairs.json ([[i, j], ...]).
@@ -23,6 +24,7 @@
 #include "core/ot/CostMatrix.h"
 #include "core/ot/Emd.h"
 #include "core/ot/PairwiseMatrix.h"
+#include "core/train/Job.h"
 
 #include <nlohmann/json.hpp>
 
@@ -194,7 +196,7 @@ std::vector<Problem> makeProblems(const std::string& kind, int na, int nb, int p
     return out;
 }
 
-int runSizes(const std::string& out, int repeat)
+int runSizes(const std::string& out, int repeat, bool withControl)
 {
     struct Spec {
         const char* kind;
@@ -208,6 +210,9 @@ int runSizes(const std::string& out, int repeat)
                 repeat);
     ot::EmdSolver solver;
     std::vector<double> C, wa, wb;
+    train::JobControl control;
+    ot::EmdOptions options;
+    options.control = withControl ? &control : nullptr;
     for (const Spec& sp : specs) {
         const std::vector<Problem> problems = makeProblems(sp.kind, sp.na, sp.nb, sp.pairs, 2026);
         std::vector<double> seconds;
@@ -222,7 +227,7 @@ int runSizes(const std::string& out, int repeat)
             ot::EmdResult r;
             for (int rep = 0; rep < repeat; ++rep) {
                 const auto t0 = Clock::now();
-                r = solver.solveCost(C.data(), wa.data(), sp.na, wb.data(), sp.nb);
+                r = solver.solveCost(C.data(), wa.data(), sp.na, wb.data(), sp.nb, options);
                 best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
             }
             seconds.push_back(best);
@@ -255,14 +260,18 @@ int main(int argc, char** argv)
 {
     if (argc >= 3 && !std::strcmp(argv[1], "sizes")) {
         int repeat = 3;
-        for (int k = 3; k + 1 < argc; ++k)
-            if (!std::strcmp(argv[k], "--repeat"))
-                repeat = std::max(1, std::atoi(argv[k + 1]));
-        return runSizes(argv[2], repeat);
+        bool withControl = false;
+        for (int k = 3; k < argc; ++k) {
+            if (!std::strcmp(argv[k], "--repeat") && k + 1 < argc)
+                repeat = std::max(1, std::atoi(argv[++k]));
+            else if (!std::strcmp(argv[k], "--control"))
+                withControl = true;
+        }
+        return runSizes(argv[2], repeat, withControl);
     }
     if (argc < 4) {
         std::fprintf(stderr, "usage: bench_emd pairs|matrix WORKLOAD_DIR OUT.json [--repeat R] [--threads T ...]\n"
-                             "       bench_emd sizes OUT.json [--repeat R]\n");
+                             "       bench_emd sizes OUT.json [--repeat R] [--control]\n");
         return 2;
     }
     const std::string mode = argv[1], dir = argv[2], out = argv[3];

@@ -4,6 +4,7 @@
 // a textbook LP solved in this file, and the constraints of seed 001 Eq. 1.
 #include "core/ot/CostMatrix.h"
 #include "core/ot/Emd.h"
+#include "core/train/Job.h"
 
 #include <QtTest>
 
@@ -14,6 +15,7 @@
 #include <random>
 
 using namespace setscope::ot;
+namespace train = setscope::train;
 
 namespace {
 
@@ -539,6 +541,10 @@ private Q_SLOTS:
     void badInput_data();
     void badInput();
     void solverReuse();
+    void pivotCapThrowsNamingTheSizes();
+    void defaultCapIsFarAboveRealSolves();
+    void cancelEndsALongSolve();
+    void cancelEndsTheStartOfADegenerateSolve();
 };
 
 void TestEmd::assignmentBruteForce()
@@ -889,6 +895,124 @@ void TestEmd::solverReuse()
         QCOMPARE(a.emd, b.emd);
         QCOMPARE(a.flows.size(), b.flows.size());
     }
+}
+
+void TestEmd::pivotCapThrowsNamingTheSizes()
+{
+    std::mt19937_64 rng(9);
+    const Sets s = randomSets(rng, 200, 150, 3, false);
+    std::vector<double> C;
+    costMatrix(s.a(), s.b(), GroundDistance::Euclidean, C);
+    const std::vector<double> wa = toDouble(s.wa), wb = toDouble(s.wb);
+    EmdSolver solver;
+    const EmdResult free = solver.solveCost(C.data(), wa.data(), 200, wb.data(), 150);
+    QVERIFY(free.pivots > 100);
+
+    // Exactly the pivots it needs: the same answer. One fewer: the cap.
+    EmdOptions o;
+    o.maxPivots = free.pivots;
+    QCOMPARE(solver.solveCost(C.data(), wa.data(), 200, wb.data(), 150, o).emd, free.emd);
+    o.maxPivots = free.pivots - 1;
+    QVERIFY_THROWS_EXCEPTION(OtError, solver.solveCost(C.data(), wa.data(), 200, wb.data(), 150, o));
+    QCOMPARE(solver.lastPivots(), free.pivots - 1);
+
+    o.maxPivots = 10;
+    try {
+        solver.solveCost(C.data(), wa.data(), 200, wb.data(), 150, o);
+        QFAIL("a cap of 10 pivots did not stop a solve that needs more");
+    } catch (const OtError& e) {
+        const QString what = e.what();
+        QVERIFY2(what.contains("did not converge") && what.contains("10 pivots") && what.contains("200 x 150"),
+                 e.what());
+    }
+    QCOMPARE(solver.lastPivots(), std::int64_t(10));
+    // Through ot::emd too, and the solver stays usable after the throw.
+    QVERIFY_THROWS_EXCEPTION(OtError, emd(s.a(), s.b(), o));
+    QCOMPARE(solver.solveCost(C.data(), wa.data(), 200, wb.data(), 150).emd, free.emd);
+    o.maxPivots = -1;
+    QVERIFY_THROWS_EXCEPTION(OtError, solver.solveCost(C.data(), wa.data(), 200, wb.data(), 150, o));
+}
+
+void TestEmd::defaultCapIsFarAboveRealSolves()
+{
+    QCOMPARE(emdPivotCap(90, 90), std::int64_t(1'000'000));
+    QCOMPARE(emdPivotCap(2000, 2000), std::int64_t(4'000'000));
+    // Fashion-MNIST-sized point sets (distinct pixels of a 28 x 28 image, intensity
+    // weights), random 700 x 500 and a tie-heavy grid: far below their caps (docs/OT.md has
+    // the measured pivots up to 2 000 x 2 000).
+    std::mt19937_64 rng(10);
+    std::uniform_real_distribution<float> U(0, 1);
+    Sets pixels;
+    pixels.d = 2;
+    for (const int n : {450, 490}) {
+        std::vector<int> cells(28 * 28);
+        std::iota(cells.begin(), cells.end(), 0);
+        std::shuffle(cells.begin(), cells.end(), rng);
+        auto& p = n == 450 ? pixels.pa : pixels.pb;
+        auto& w = n == 450 ? pixels.wa : pixels.wb;
+        for (int e = 0; e < n; ++e) {
+            p.insert(p.end(), {float(cells[std::size_t(e)] % 28), float(cells[std::size_t(e)] / 28)});
+            w.push_back(0.05f + U(rng));
+        }
+        const float sum = std::accumulate(w.begin(), w.end(), 0.0f);
+        for (float& x : w)
+            x /= sum;
+    }
+    const Sets problems[] = {pixels, randomSets(rng, 700, 500, 3, true), randomSets(rng, 700, 500, 3, false),
+                             gridSets(rng, 700, 500, true)};
+    for (const Sets& s : problems) {
+        const EmdResult r = emd(s.a(), s.b());
+        const std::int64_t cap = emdPivotCap(s.a().n, s.b().n);
+        qInfo("%lld x %lld: %lld pivots, cap %lld", static_cast<long long>(s.a().n), static_cast<long long>(s.b().n),
+              static_cast<long long>(r.pivots), static_cast<long long>(cap));
+        QVERIFY(r.pivots * 100 < cap);
+    }
+}
+
+void TestEmd::cancelEndsALongSolve()
+{
+    // 2 000 x 2 000 (about 25 000 pivots). Cancel is requested before the call: the solve
+    // must end by train::Cancelled at its first poll, after at most kEmdPollPivots pivots.
+    std::mt19937_64 rng(12);
+    const Sets s = randomSets(rng, 2000, 2000, 3, true);
+    std::vector<double> C;
+    costMatrix(s.a(), s.b(), GroundDistance::Euclidean, C);
+    const std::vector<double> wa = toDouble(s.wa), wb = toDouble(s.wb);
+    train::JobControl control;
+    control.requestCancel();
+    EmdOptions o;
+    o.control = &control;
+    EmdSolver solver;
+    QVERIFY_THROWS_EXCEPTION(train::Cancelled, solver.solveCost(C.data(), wa.data(), 2000, wb.data(), 2000, o));
+    const std::int64_t done = solver.lastPivots();
+    QVERIFY(done > 0);
+    QVERIFY(done <= kEmdPollPivots);
+    // Without the cancel the same solve needs many more pivots, and the solver is reusable.
+    const EmdResult full = solver.solveCost(C.data(), wa.data(), 2000, wb.data(), 2000);
+    qInfo("cancelled after %lld pivots; the whole solve takes %lld", static_cast<long long>(done),
+          static_cast<long long>(full.pivots));
+    QVERIFY(full.pivots > 4 * kEmdPollPivots);
+    QCOMPARE(full.emd, emdFromCost(C.data(), wa.data(), 2000, wb.data(), 2000).emd);
+    // A control that is never cancelled changes nothing.
+    train::JobControl idle;
+    o.control = &idle;
+    QCOMPARE(solver.solveCost(C.data(), wa.data(), 2000, wb.data(), 2000, o).emd, full.emd);
+}
+
+void TestEmd::cancelEndsTheStartOfADegenerateSolve()
+{
+    // Equal weights on a grid: the row-minimum start leaves one component per row, and
+    // joining 1 000 components scans the 1 000 x 1 000 matrix 1 000 times. A cancel must
+    // end that phase too, before any pivot.
+    std::mt19937_64 rng(13);
+    const Sets s = gridSets(rng, 1000, 1000, false);
+    train::JobControl control;
+    control.requestCancel();
+    EmdOptions o;
+    o.control = &control;
+    EmdSolver solver;
+    QVERIFY_THROWS_EXCEPTION(train::Cancelled, solver.solve(s.a(), s.b(), o));
+    QCOMPARE(solver.lastPivots(), std::int64_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestEmd)
