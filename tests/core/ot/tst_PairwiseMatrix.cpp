@@ -15,6 +15,7 @@
 #include <QThread>
 #include <QtTest>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -214,6 +215,7 @@ private Q_SLOTS:
     void damagedFileIsNotTrusted_data();
     void damagedFileIsNotTrusted();
     void cancelIsPromptAndResumable();
+    void cancelReachesAPairInProgress();
     void badItemFailsNamingIt_data();
     void badItemFailsNamingIt();
     void diskErrorNamesTheFile();
@@ -681,6 +683,49 @@ void TestPairwiseMatrix::cancelIsPromptAndResumable()
     QCOMPARE(r.reused, doneBefore);
     QCOMPARE(r.computed, total - donePairs(info));
     QVERIFY2(readAll(path) == reference, "the resumed file differs from an uninterrupted computation");
+}
+
+namespace {
+
+/// Signals its first progress report (the job reports before it starts its workers).
+class FirstReportSink final : public train::ProgressSink {
+public:
+    void progress(std::int64_t, std::int64_t, const std::string&) override { reported = true; }
+    std::atomic<bool> reported{false};
+};
+
+} // namespace
+
+void TestPairwiseMatrix::cancelReachesAPairInProgress()
+{
+    // One pair whose EMD takes seconds without a poll inside the solve (two sets of 2 000
+    // equal-weight points on a 4 x 4 grid: 2 000 component joins over a 2 000 x 2 000
+    // matrix) and milliseconds between polls with one. Cancel after the job's first report
+    // (sent just before the workers start): whether it lands before the pair or inside its
+    // solve, the pair must never complete. The short wait only makes "inside" likely.
+    std::mt19937_64 rng(21);
+    data::DatasetBuilder b("slow-pair");
+    b.setDimension(2);
+    for (int item = 0; item < 2; ++item) {
+        std::vector<float> x;
+        for (int e = 0; e < 4000; ++e)
+            x.push_back(static_cast<float>(rng() % 4));
+        b.addItem(x.data(), nullptr, 2000, data::Split::Train);
+    }
+    const auto ds = std::make_shared<const Dataset>(b.finish());
+    PairwiseOptions o;
+    o.cacheDir = dir("cancel-in-pair");
+    o.threads = 1;
+    PairwiseJob job(ds, o);
+    FirstReportSink sink;
+    job.start(&sink);
+    QTRY_VERIFY_WITH_TIMEOUT(sink.reported.load(), 60000);
+    QTest::qWait(100);
+    job.cancel();
+    QTRY_VERIFY_WITH_TIMEOUT(!job.running(), 60000);
+    job.wait();
+    QCOMPARE(job.status(), JobStatus::Cancelled);
+    QCOMPARE(job.pairsComputed(), std::int64_t(0));
 }
 
 void TestPairwiseMatrix::badItemFailsNamingIt_data()
