@@ -36,19 +36,20 @@ struct EmdOptions {
     GroundDistance ground = GroundDistance::Euclidean; ///< ignored by the cost-matrix entry points
     bool flows = false; ///< fill EmdResult::flows
     /// Polled inside the solve with JobControl::checkpoint() on the solving thread: a cancel
-    /// throws train::Cancelled, a pause blocks there. Polls come after at most
-    /// kEmdPollPivots pivots or kEmdPollEntries priced cost entries, whichever is first,
-    /// and between the start's tree joins; not before the first pivot (callers poll before
-    /// a solve). May be null. Not owned.
+    /// throws train::Cancelled, a pause blocks there. Polls come once per component join of
+    /// the start, then after at most kEmdPollPivots pivots or kEmdPollEntries priced cost
+    /// entries, whichever is first. A solve does not poll on entry (callers poll before a
+    /// solve). May be null. Not owned.
     train::JobControl* control = nullptr;
     /// Pivot cap: 0 = emdPivotCap(na, nb). A solve that needs more pivots throws OtError
     /// ("did not converge"). Only tests set it lower.
     std::int64_t maxPivots = 0;
 };
 
-/// Cancel polling inside a solve (EmdOptions::control). A pivot costs 0.1–10 µs on
-/// 90–2 000-element sets, so 4 096 of them are a few milliseconds; on problems where most
-/// pivots price the whole matrix, the entry count (4 Mi doubles, ~2 ms) bounds the wait.
+/// Cancel polling inside a solve (EmdOptions::control). A pivot costs 0.4–7 µs on average
+/// on 90–2 000-element sets, so 4 096 of them take at most tens of milliseconds; the entry
+/// budget (4 Mi priced doubles, a few milliseconds of pricing) cuts short a stretch of
+/// pivots that each price much of the matrix.
 inline constexpr std::int64_t kEmdPollPivots = 4096;
 inline constexpr std::int64_t kEmdPollEntries = std::int64_t(1) << 22;
 
