@@ -10,6 +10,11 @@
 //   bench_emd matrix WORKLOAD_DIR OUT.json [--threads T ...]
 //       the full pairwise EMD matrix of all documents with PairwiseJob, once per thread
 //       count (fresh cache each time); writes wall seconds per thread count
+//   bench_emd sizes OUT.json [--repeat R] [--control]
+//       the exact solver alone (cost matrix built before the clock starts) on generated
+//       problems from WMD-sized to 2000 x 2000: best of R timings per problem, pivots;
+//       needs no workload (used for the pivot cap and the cancel poll of issue 8).
+//       --control: solve with a JobControl (never cancelled), as EmdKnn and PairwiseJob do
 //
 // WORKLOAD_DIR holds vocab.npy (V x D float32 word vectors), docs.json ([{"words": [...],
 // "weights": [...]}], weights normalised in double) and pairs.json ([[i, j], ...]).
@@ -19,15 +24,19 @@
 #include "core/ot/CostMatrix.h"
 #include "core/ot/Emd.h"
 #include "core/ot/PairwiseMatrix.h"
+#include "core/train/Job.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <numeric>
+#include <random>
 
 #include <unistd.h>
 
@@ -125,12 +134,144 @@ int runMatrix(const Workload& w, const std::string& out, const std::vector<int>&
     return 0;
 }
 
+/// One generated EMD problem: two point sets with float weights (as datasets store them).
+struct Problem {
+    int dim = 0;
+    std::vector<float> pa, pb, wa, wb;
+};
+
+/// `pairs` problems of one kind. kind: "wmd" (300-d, ~90 words around 8 of 100 topic
+/// centres, random weights summing to 1), "pixels" (distinct pixels of a 28 x 28 grid,
+/// random intensities summing to 1: Fashion-MNIST point sets), "grid" (the same pixels with
+/// equal weights: an assignment problem, as degenerate as it gets, with many equal costs),
+/// "uniform" (uniform in the unit cube, 3-D, random weights summing to 1).
+std::vector<Problem> makeProblems(const std::string& kind, int na, int nb, int pairs, std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    std::vector<float> centres;
+    if (kind == "wmd") {
+        centres.resize(100 * 300);
+        for (float& c : centres)
+            c = normal(rng);
+    }
+    const auto makeSet = [&](int n, int dim, std::vector<float>& p, std::vector<float>& w) {
+        p.clear();
+        w.clear();
+        if (kind == "pixels" || kind == "grid") {
+            std::vector<int> cells(28 * 28);
+            std::iota(cells.begin(), cells.end(), 0);
+            std::shuffle(cells.begin(), cells.end(), rng);
+            for (int e = 0; e < n; ++e)
+                p.insert(p.end(), {static_cast<float>(cells[static_cast<std::size_t>(e)] % 28),
+                                   static_cast<float>(cells[static_cast<std::size_t>(e)] / 28)});
+        } else if (kind == "wmd") {
+            int topics[8];
+            for (int& t : topics)
+                t = static_cast<int>(rng() % 100);
+            for (int e = 0; e < n; ++e) {
+                const int c = topics[rng() % 8];
+                for (int k = 0; k < dim; ++k)
+                    p.push_back(centres[static_cast<std::size_t>(c * dim + k)] + 0.3f * normal(rng));
+            }
+        } else {
+            for (int e = 0; e < n * dim; ++e)
+                p.push_back(unit(rng));
+        }
+        float sum = 0.0f;
+        for (int e = 0; e < n; ++e) {
+            w.push_back(kind == "grid" ? 1.0f : 0.05f + unit(rng));
+            sum += w.back();
+        }
+        for (float& x : w)
+            x /= sum;
+    };
+    std::vector<Problem> out(static_cast<std::size_t>(pairs));
+    for (Problem& pr : out) {
+        pr.dim = kind == "wmd" ? 300 : kind == "uniform" ? 3 : 2;
+        makeSet(na, pr.dim, pr.pa, pr.wa);
+        makeSet(nb, pr.dim, pr.pb, pr.wb);
+    }
+    return out;
+}
+
+int runSizes(const std::string& out, int repeat, bool withControl)
+{
+    struct Spec {
+        const char* kind;
+        int na, nb, pairs;
+    };
+    const Spec specs[] = {{"wmd", 90, 90, 40},       {"pixels", 450, 490, 6}, {"grid", 450, 450, 6},
+                          {"grid", 784, 784, 2},   {"uniform", 200, 150, 10},
+                          {"uniform", 700, 500, 3}, {"uniform", 2000, 2000, 1}};
+    nlohmann::json rows = nlohmann::json::array();
+    std::printf("| problem | pairs | pivots (median, max) | solve time per pair (median of best-of-%d) |\n|---|---|---|---|\n",
+                repeat);
+    ot::EmdSolver solver;
+    std::vector<double> C, wa, wb;
+    train::JobControl control;
+    ot::EmdOptions options;
+    options.control = withControl ? &control : nullptr;
+    for (const Spec& sp : specs) {
+        const std::vector<Problem> problems = makeProblems(sp.kind, sp.na, sp.nb, sp.pairs, 2026);
+        std::vector<double> seconds;
+        std::vector<std::int64_t> pivots;
+        for (const Problem& pr : problems) {
+            const ot::PointSet a{pr.pa.data(), pr.wa.data(), sp.na, pr.dim};
+            const ot::PointSet b{pr.pb.data(), pr.wb.data(), sp.nb, pr.dim};
+            ot::costMatrix(a, b, ot::GroundDistance::Euclidean, C);
+            wa.assign(pr.wa.begin(), pr.wa.end());
+            wb.assign(pr.wb.begin(), pr.wb.end());
+            double best = 1e300;
+            ot::EmdResult r;
+            for (int rep = 0; rep < repeat; ++rep) {
+                const auto t0 = Clock::now();
+                r = solver.solveCost(C.data(), wa.data(), sp.na, wb.data(), sp.nb, options);
+                best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+            }
+            seconds.push_back(best);
+            pivots.push_back(r.pivots);
+        }
+        const auto median = [](auto v) {
+            std::sort(v.begin(), v.end());
+            return v[v.size() / 2];
+        };
+        const double med = median(seconds);
+        const std::int64_t medPivots = median(pivots);
+        const std::int64_t maxPivots = *std::max_element(pivots.begin(), pivots.end());
+        const std::string name = std::string(sp.kind) + " " + std::to_string(sp.na) + "x" + std::to_string(sp.nb);
+        std::printf("| %s | %d | %lld, %lld | %.3f ms |\n", name.c_str(), sp.pairs, static_cast<long long>(medPivots),
+                    static_cast<long long>(maxPivots), med * 1e3);
+        std::fflush(stdout);
+        rows.push_back({{"problem", name},
+                        {"pairs", sp.pairs},
+                        {"median_pivots", medPivots},
+                        {"max_pivots", maxPivots},
+                        {"median_seconds", med}});
+    }
+    std::ofstream(out) << rows.dump(2);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+    if (argc >= 3 && !std::strcmp(argv[1], "sizes")) {
+        int repeat = 3;
+        bool withControl = false;
+        for (int k = 3; k < argc; ++k) {
+            if (!std::strcmp(argv[k], "--repeat") && k + 1 < argc)
+                repeat = std::max(1, std::atoi(argv[++k]));
+            else if (!std::strcmp(argv[k], "--control"))
+                withControl = true;
+        }
+        return runSizes(argv[2], repeat, withControl);
+    }
     if (argc < 4) {
-        std::fprintf(stderr, "usage: bench_emd pairs|matrix WORKLOAD_DIR OUT.json [--repeat R] [--threads T ...]\n");
+        std::fprintf(stderr, "usage: bench_emd pairs|matrix WORKLOAD_DIR OUT.json [--repeat R] [--threads T ...]\n"
+                             "       bench_emd sizes OUT.json [--repeat R] [--control]\n");
         return 2;
     }
     const std::string mode = argv[1], dir = argv[2], out = argv[3];

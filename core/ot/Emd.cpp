@@ -20,10 +20,13 @@
 //   finite on the highly degenerate problems uniform weights produce.
 // - Unequal masses: a zero-cost slack row or column takes the heavier side's excess, so
 //   the real arcs carry exactly min(Σa, Σb) (seed 001 Eq. 1, condition 4).
+// - Bounded: a pivot cap (emdPivotCap) turns a cycling bug into an OtError, and an optional
+//   JobControl is polled every few thousand pivots, so no solve is a hang a cancel cannot end.
 
 #include "core/ot/Emd.h"
 
 #include "core/ot/CostMatrix.h"
+#include "core/train/Job.h"
 
 #include <algorithm>
 #include <cmath>
@@ -113,6 +116,9 @@ struct EmdSolver::Impl {
     std::vector<double> demLeft; // demand not yet served by the start
 
     std::int64_t pivots = 0;
+    std::int64_t sizeA = 0, sizeB = 0;        // the caller's sizes (for messages)
+    train::JobControl* control = nullptr;     // polled during the solve (may be null)
+    std::int64_t maxPivots = 0;               // the cap of this solve
 
     std::int32_t nodeOfHalf(std::int32_t h) const
     {
@@ -160,6 +166,9 @@ struct EmdSolver::Impl {
 
 void EmdSolver::Impl::prepare(const double* cost, const double* wa, std::int64_t na, const double* wb, std::int64_t nb)
 {
+    sizeA = na;
+    sizeB = nb;
+    pivots = 0;
     if (na <= 0 || nb <= 0)
         throw OtError(na <= 0 ? "set A is empty" : "set B is empty");
     double sa = 0, sb = 0;
@@ -312,6 +321,10 @@ void EmdSolver::Impl::initialTree()
         inTree[static_cast<std::size_t>(rootComp)] = 1;
         std::int32_t remaining = ncomp - 1;
         while (remaining > 0) {
+            // Each join scans the matrix: with equal weights (one component per row) this
+            // phase alone can take seconds on thousands of elements, so it polls too.
+            if (control)
+                control->checkpoint();
             // Cheapest arc from a row outside the tree to a column inside it.
             double bc = kInf;
             std::int64_t br = -1, bcol = -1;
@@ -422,6 +435,7 @@ void EmdSolver::Impl::run()
     std::int32_t* last = lastSucc.data();
     double* fl = flow.data();
     const double* piCol = pi.data() + m;
+    std::int64_t nextPoll = kEmdPollPivots, priced = 0;
 
     for (;;) {
         // Block search pricing over whole rows.
@@ -446,8 +460,21 @@ void EmdSolver::Impl::run()
         }
         if (bi < 0)
             return; // no arc with a negative reduced cost: optimal
-        const std::int64_t bj = rowArgMinimum(C + bi * n, piCol, n, bestRowMin);
+        if (pivots == maxPivots)
+            throw OtError("exact EMD did not converge: the network simplex reached its cap of " +
+                          std::to_string(maxPivots) + " pivots on a " + std::to_string(sizeA) + " x " +
+                          std::to_string(sizeB) + " problem (sets of " + std::to_string(sizeA) + " and " +
+                          std::to_string(sizeB) + " elements); this is a solver bug, please report it with the data");
         ++pivots;
+        if (control) {
+            priced += scanned * n;
+            if (pivots >= nextPoll || priced >= kEmdPollEntries) {
+                control->checkpoint();
+                nextPoll = pivots + kEmdPollPivots;
+                priced = 0;
+            }
+        }
+        const std::int64_t bj = rowArgMinimum(C + bi * n, piCol, n, bestRowMin);
 
         // The pivot cycle: entering arc (i -> j) and the tree paths from i and from j up to
         // their apex (the join: an ancestor has a larger subtree than its descendants).
@@ -617,15 +644,35 @@ EmdSolver::~EmdSolver() = default;
 EmdSolver::EmdSolver(EmdSolver&&) noexcept = default;
 EmdSolver& EmdSolver::operator=(EmdSolver&&) noexcept = default;
 
+std::int64_t emdPivotCap(std::int64_t na, std::int64_t nb)
+{
+    return std::max<std::int64_t>(1'000'000, 1000 * (std::max<std::int64_t>(na, 0) + std::max<std::int64_t>(nb, 0)));
+}
+
 EmdResult EmdSolver::solveCost(const double* cost, const double* wa, std::int64_t na, const double* wb, std::int64_t nb,
                                bool flows)
 {
+    EmdOptions o;
+    o.flows = flows;
+    return solveCost(cost, wa, na, wb, nb, o);
+}
+
+EmdResult EmdSolver::solveCost(const double* cost, const double* wa, std::int64_t na, const double* wb, std::int64_t nb,
+                               const EmdOptions& options)
+{
+    if (options.maxPivots < 0)
+        throw OtError("maxPivots must be positive, or 0 for the default cap (got " +
+                      std::to_string(options.maxPivots) + ")");
     Impl& s = *m_impl;
+    s.control = options.control;
+    s.maxPivots = options.maxPivots > 0 ? options.maxPivots : emdPivotCap(na, nb);
     s.prepare(cost, wa, na, wb, nb);
     s.initialTree();
     s.run();
-    return s.result(flows);
+    return s.result(options.flows);
 }
+
+std::int64_t EmdSolver::lastPivots() const { return m_impl->pivots; }
 
 EmdResult EmdSolver::solve(const PointSet& a, const PointSet& b, const EmdOptions& options)
 {
@@ -636,7 +683,7 @@ EmdResult EmdSolver::solve(const PointSet& a, const PointSet& b, const EmdOption
     Impl& s = *m_impl;
     costMatrix(a, b, options.ground, s.costBuffer);
     std::vector<double> wa(a.weights, a.weights + a.n), wb(b.weights, b.weights + b.n);
-    return solveCost(s.costBuffer.data(), wa.data(), a.n, wb.data(), b.n, options.flows);
+    return solveCost(s.costBuffer.data(), wa.data(), a.n, wb.data(), b.n, options);
 }
 
 EmdResult emd(const PointSet& a, const PointSet& b, const EmdOptions& options)
@@ -650,6 +697,13 @@ EmdResult emdFromCost(const double* cost, const double* wa, std::int64_t na, con
 {
     EmdSolver solver;
     return solver.solveCost(cost, wa, na, wb, nb, flows);
+}
+
+EmdResult emdFromCost(const double* cost, const double* wa, std::int64_t na, const double* wb, std::int64_t nb,
+                      const EmdOptions& options)
+{
+    EmdSolver solver;
+    return solver.solveCost(cost, wa, na, wb, nb, options);
 }
 
 } // namespace setscope::ot

@@ -88,10 +88,13 @@ PointSet withoutZeroWeights(const PointSet& s, std::vector<float>& points, std::
 // bit-identical.
 class QuerySolver {
 public:
-    explicit QuerySolver(const PointSet& query)
+    /// `control` (may be null) is polled inside every solve, so a cancel does not wait for
+    /// a long exact EMD to finish.
+    QuerySolver(const PointSet& query, train::JobControl* control)
         : m_query(withoutZeroWeights(query, m_queryPoints, m_queryWeightsF))
         , m_queryWeights(m_query.weights, m_query.weights + m_query.n)
     {
+        m_options.control = control;
     }
 
     /// Takes candidate `c` (valid until the next call) and builds the query x candidate
@@ -113,7 +116,8 @@ public:
     {
         m_candidateWeights.assign(m_candidate.weights, m_candidate.weights + m_candidate.n);
         return m_solver
-            .solveCost(m_cost.data(), m_queryWeights.data(), m_query.n, m_candidateWeights.data(), m_candidate.n)
+            .solveCost(m_cost.data(), m_queryWeights.data(), m_query.n, m_candidateWeights.data(), m_candidate.n,
+                       m_options)
             .emd;
     }
 
@@ -126,6 +130,7 @@ private:
     PointSet m_candidate;
     std::vector<double> m_candidateWeights;
     std::vector<double> m_cost;
+    EmdOptions m_options;
     EmdSolver m_solver;
 };
 
@@ -213,7 +218,7 @@ EmdKnnResult emdKnn(const data::Dataset& dataset, std::int64_t query, const std:
     // Prune. `scale` is the largest point norm over the query and every candidate, so the
     // stopping threshold does not depend on which candidate is at hand and stopping stays
     // valid for all the later (larger-bound) candidates.
-    QuerySolver solver(q);
+    QuerySolver solver(q, control);
     TopK top(k, items.size());
     for (std::size_t t = 0; t < order.size(); ++t) {
         if (control)
@@ -242,7 +247,7 @@ EmdKnnResult emdKnnBruteForce(const data::Dataset& dataset, std::int64_t query,
     const std::vector<std::int64_t> items = candidateList(dataset, query, candidates, k);
     EmdKnnResult res;
     const PointSet q = startQuery(dataset, query, items, res, control);
-    QuerySolver solver(q);
+    QuerySolver solver(q, control);
     std::vector<EmdNeighbour> all;
     all.reserve(items.size());
     for (const std::int64_t item : items) {

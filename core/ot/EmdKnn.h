@@ -47,9 +47,10 @@ struct EmdKnnResult {
 ///
 /// `query` is never its own neighbour; an index listed twice counts once; fewer than k
 /// candidates give them all. Throws OtError for k < 1, an index out of range or a bad
-/// item. `control` (may be null) is polled before every candidate: cancel throws
-/// train::Cancelled within one exact EMD. Runs on the calling thread; one EmdSolver and
-/// one cost-matrix buffer serve all candidates.
+/// item. `control` (may be null) is polled before every candidate and inside every exact
+/// solve (EmdOptions::control): cancel throws train::Cancelled within a few thousand pivots
+/// of the solve in progress. Runs on the calling thread; one EmdSolver and one cost-matrix
+/// buffer serve all candidates.
 EmdKnnResult emdKnn(const data::Dataset& dataset, std::int64_t query, const std::vector<std::int64_t>& candidates,
                     int k, train::JobControl* control = nullptr);
 

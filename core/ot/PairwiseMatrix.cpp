@@ -443,10 +443,12 @@ bool isMirrored(const float* d, std::int64_t n)
 /// One thread's solver state: the EMD solver and the buffers it reuses for every pair.
 class PairWorker {
 public:
-    PairWorker(const data::Dataset& ds, const PairwiseOptions& o)
+    /// `control` is polled inside every EMD solve, so a cancel does not wait for a long pair.
+    PairWorker(const data::Dataset& ds, const PairwiseOptions& o, train::JobControl& control)
         : m_ds(ds)
         , m_options(o)
     {
+        m_emdOptions.control = &control;
     }
 
     void setRow(std::int64_t i)
@@ -464,12 +466,13 @@ public:
         if (m_options.distance == SetDistance::Chamfer)
             return chamferFromCost(m_cost.data(), m_a.weights, m_a.n, b.weights, b.n, m_options.chamferWeighted);
         m_wb.assign(b.weights, b.weights + b.n);
-        return m_solver.solveCost(m_cost.data(), m_wa.data(), m_a.n, m_wb.data(), b.n).emd;
+        return m_solver.solveCost(m_cost.data(), m_wa.data(), m_a.n, m_wb.data(), b.n, m_emdOptions).emd;
     }
 
 private:
     const data::Dataset& m_ds;
     const PairwiseOptions& m_options;
+    EmdOptions m_emdOptions;
     EmdSolver m_solver;
     PointSet m_a;
     std::vector<double> m_cost, m_wa, m_wb;
@@ -764,7 +767,7 @@ void PairwiseJob::run()
             for (std::size_t t = 0; t < threads; ++t)
                 pool.emplace_back([&] {
                     try {
-                        PairWorker w(ds, m_options);
+                        PairWorker w(ds, m_options, control());
                         work(w);
                     } catch (...) {
                         std::lock_guard lock(waitMutex);

@@ -93,7 +93,8 @@ PairwiseFileInfo inspectPairwiseFile(const std::string& path);
 /// at once (after checking its block checksums); a file left by a killed or cancelled run
 /// is resumed, recomputing only the blocks not marked complete. A damaged file (bad header,
 /// wrong size, a block whose checksum does not match) is recomputed, never trusted.
-/// Progress in pairs; cancel lands within one pair per thread (milliseconds).
+/// Progress in pairs; cancel and pause are polled before every pair and inside every EMD
+/// solve, so they land within a few thousand pivots of the pair in progress.
 ///
 /// Errors end the job as Failed: an item that fails ot::validate (message "item <i>: ..."),
 /// disk errors (message starting with the file or directory). Another process (or job)

@@ -2,9 +2,11 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 // Child process of tst_ot_pairwise: computes the EMD matrix of a synthetic dataset into a
 // cache directory and prints "<done> <total>" (pairs) on its own line at every progress
-// report, flushed, so that the parent can kill it mid-way.
+// report, flushed, so that the parent can kill it mid-way. With <holdAt>, the first report
+// of at least that many pairs pauses the job (each worker stops before its next pair) and
+// the child waits to be killed: a parent that reacts late still finds it unfinished.
 //
-//   tst_ot_pairwise_child <cacheDir> <synthetic spec> <threads>
+//   tst_ot_pairwise_child <cacheDir> <synthetic spec> <threads> [<holdAt>]
 #include "core/data/Synthetic.h"
 #include "core/ot/PairwiseMatrix.h"
 
@@ -17,8 +19,14 @@ namespace {
 
 class PrintSink final : public setscope::train::ProgressSink {
 public:
+    setscope::ot::PairwiseJob* job = nullptr;
+    std::int64_t holdAt = -1;
+
+    // On the job's thread.
     void progress(std::int64_t done, std::int64_t total, const std::string&) override
     {
+        if (holdAt >= 0 && done >= holdAt && job && !job->paused())
+            job->pause();
         std::printf("%lld %lld\n", static_cast<long long>(done), static_cast<long long>(total));
         std::fflush(stdout);
     }
@@ -33,8 +41,8 @@ public:
 
 int main(int argc, char** argv)
 {
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: %s <cacheDir> <synthetic spec> <threads>\n", argv[0]);
+    if (argc != 4 && argc != 5) {
+        std::fprintf(stderr, "usage: %s <cacheDir> <synthetic spec> <threads> [<holdAt>]\n", argv[0]);
         return 2;
     }
     using namespace setscope;
@@ -46,6 +54,9 @@ int main(int argc, char** argv)
         o.threads = std::stoi(argv[3]);
         ot::PairwiseJob job(ds, o);
         PrintSink sink;
+        sink.job = &job;
+        if (argc == 5)
+            sink.holdAt = std::stoll(argv[4]);
         return job.runHere(&sink) == train::JobStatus::Finished ? 0 : 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "tst_ot_pairwise_child: %s\n", e.what());
