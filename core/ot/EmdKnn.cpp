@@ -66,9 +66,7 @@ std::vector<std::int64_t> candidateList(const data::Dataset& ds, std::int64_t qu
 
 // Zero-weight elements take no part in a transport (seed 001 Eq. 1: f_ij ≤ w = 0), nor in
 // the bounds. They are removed before the cost matrix instead of being left to the solver:
-// fewer entries to compute, and EmdSolver (as of this writing) mis-indexes its cost matrix
-// when a dropped zero-weight element and its slack node fall on the same side
-// (docs/OT_BOUNDS.md, "Known issue"). Returns `s` itself when it has no zero weight.
+// fewer entries to compute. Returns `s` itself when it has no zero weight.
 PointSet withoutZeroWeights(const PointSet& s, std::vector<float>& points, std::vector<float>& weights)
 {
     if (std::all_of(s.weights, s.weights + s.n, [](float w) { return w > 0.0f; }))
