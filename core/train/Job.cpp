@@ -42,11 +42,16 @@ void JobControl::resume()
 
 void JobControl::checkpoint()
 {
+    m_polls.fetch_add(1, std::memory_order_relaxed);
     if (m_cancel.load(std::memory_order_relaxed))
         throw Cancelled();
     if (m_paused.load(std::memory_order_relaxed)) {
         std::unique_lock lock(m_mutex);
-        m_cv.wait(lock, [this] { return !m_paused || m_cancel; });
+        if (m_paused && !m_cancel) {
+            m_parked.store(true, std::memory_order_release);
+            m_cv.wait(lock, [this] { return !m_paused || m_cancel; });
+            m_parked.store(false, std::memory_order_release);
+        }
         if (m_cancel)
             throw Cancelled();
     }

@@ -22,22 +22,41 @@ public:
 };
 
 /// Shared cancel / pause state of one job. Cancel and pause may be requested from any
-/// thread; the worker polls checkpoint() often enough (at least once per second).
+/// thread; the worker polls checkpoint() (or cancelRequested() where it cannot throw, e.g.
+/// inside an OpenMP region) often enough to stop within a second.
+///
+/// "Often enough" is what tests check, by counting rather than timing: polls() says how
+/// many times the worker has asked, so a test can bound the work between two polls, and
+/// parked() says when a paused worker is really blocked, so a test can wait for that
+/// instead of sleeping. Wall-clock latencies are measured in bench/jobs.
 class JobControl {
 public:
     void requestCancel();
     void pause();
     void resume();
-    bool cancelRequested() const { return m_cancel.load(std::memory_order_relaxed); }
+    /// Worker side, never throws (for regions an exception must not leave). Counts as a poll.
+    bool cancelRequested() const
+    {
+        m_polls.fetch_add(1, std::memory_order_relaxed);
+        return m_cancel.load(std::memory_order_relaxed);
+    }
     bool paused() const { return m_paused.load(std::memory_order_relaxed); }
 
     /// Called by the worker: throws Cancelled when cancel was requested; blocks while
-    /// paused (and wakes immediately on cancel).
+    /// paused (and wakes immediately on cancel). Counts as a poll.
     void checkpoint();
+
+    /// How many times the worker has polled (checkpoint() and cancelRequested()). Any thread.
+    std::uint64_t polls() const { return m_polls.load(std::memory_order_relaxed); }
+    /// True while a worker is blocked in checkpoint() because of a pause: from then on it does
+    /// no work until resume() or requestCancel(). Any thread.
+    bool parked() const { return m_parked.load(std::memory_order_acquire); }
 
 private:
     std::atomic<bool> m_cancel{false};
     std::atomic<bool> m_paused{false};
+    std::atomic<bool> m_parked{false};
+    mutable std::atomic<std::uint64_t> m_polls{0};
     std::mutex m_mutex;
     std::condition_variable m_cv;
 };
@@ -69,6 +88,10 @@ public:
     void pause() { m_control.pause(); }
     void resume() { m_control.resume(); }
     bool paused() const { return m_control.paused(); }
+    /// True while the worker is blocked by a pause (see JobControl::parked()).
+    bool parked() const { return m_control.parked(); }
+    /// How many times the worker has polled for cancel / pause (see JobControl::polls()).
+    std::uint64_t polls() const { return m_control.polls(); }
     /// Blocks until the worker finishes (no-op when not started).
     void wait();
     /// True from start() until the worker is done, including its last sink call
