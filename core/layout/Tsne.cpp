@@ -31,8 +31,8 @@ constexpr double kColdInitStddev = 1e-2; // N(0, 1e-4 I)
 constexpr std::int64_t kParallelMin = 256;
 // How often (in iterations) the gradient pass re-measures whether a team beats one thread.
 constexpr int kProbePeriod = 50;
-// Rows of squared distances computed per matrix product.
-constexpr std::int64_t kDistanceBlock = 64;
+// Rows of squared distances computed per matrix product (and per cancel poll).
+constexpr std::int64_t kDistanceBlock = Tsne::kAffinityRowsPerPoll;
 
 std::size_t sz(std::int64_t v) { return static_cast<std::size_t>(v); }
 
