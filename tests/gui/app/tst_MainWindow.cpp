@@ -110,9 +110,9 @@ private Q_SLOTS:
         training()->pauseButton()->click();
         QCOMPARE(session()->trainingState(), S::Paused);
         QCOMPARE(training()->pauseButton()->text(), QStringLiteral("Resume"));
-        QTest::qWait(500); // the step in flight (or a snapshot) finishes
+        QTRY_VERIFY_WITH_TIMEOUT(job->parked(), 60000); // the step in flight (or a snapshot) has ended
         const auto paused = job->counters().done.load();
-        QTest::qWait(700);
+        QTest::qWait(300); // an observation window: a parked job does no step meanwhile
         QCOMPARE(job->counters().done.load(), paused);
         training()->pauseButton()->click();
         QCOMPARE(session()->trainingState(), S::Running);
@@ -130,19 +130,19 @@ private Q_SLOTS:
         QVERIFY(training()->startButton()->isEnabled());
     }
 
-    void cancelStopsWithinASecond()
+    // Cancel lets at most the step in flight finish (counted; bench/jobs measures seconds).
+    void cancelStops()
     {
         child<QSpinBox>("maxStepsSpin")->setValue(0);
         training()->startButton()->click();
         QCOMPARE(session()->trainingState(), S::Running);
         const train::TrainingJob* job = session()->trainingJob();
         QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 3, 60000);
-        QElapsedTimer clock;
-        clock.start();
+        const auto atCancel = job->counters().done.load();
         training()->cancelButton()->click();
         QCOMPARE(session()->trainingState(), S::Stopping);
-        QTRY_COMPARE_WITH_TIMEOUT(session()->trainingState(), S::Idle, 1000);
-        qInfo("cancelled after %lld ms", static_cast<long long>(clock.elapsed()));
+        QTRY_COMPARE_WITH_TIMEOUT(session()->trainingState(), S::Idle, 60000);
+        QVERIFY(job->counters().done.load() <= atCancel + 1);
         QVERIFY(!job->running());
         QCOMPARE(job->status(), train::JobStatus::Cancelled);
         QVERIFY(training()->progressBar()->text().contains(QStringLiteral("cancelled")));
@@ -150,8 +150,11 @@ private Q_SLOTS:
 
     void screenshotShowsTheClassesAndTheOverlay()
     {
-        // Let the map of the last snapshot settle a little.
-        QTest::qWait(1500);
+        // The map of the last snapshot, converged and drawn where it ends.
+        QTRY_VERIFY_WITH_TIMEOUT(session()->layout() && session()->layout()->converged, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->view()->currentLayout() == session()->layout() &&
+                                     !m_window->view()->animating(),
+                                 60000);
         const QImage map = m_window->view()->grabMap();
         QVERIFY(map.save(outPath("tst_main_window_map.png")));
         const QImage window = m_window->grab().toImage();
