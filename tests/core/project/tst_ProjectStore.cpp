@@ -754,7 +754,7 @@ void TestProjectStore::twoProcessesWriteAtOnce()
     QElapsedTimer timer;
     timer.start();
     bool finished = false;
-    while (!(finished = child.waitForFinished(0)) && timer.elapsed() < 60000) {
+    while (!(finished = child.waitForFinished(0)) && timer.elapsed() < 180000) {
         store->addMetrics(run, 0, steps, {{"loss", double(steps)}, {"acc", 0.5}});
         ++steps;
         QThread::usleep(300); // a training loop pauses between steps; without it the child could starve
@@ -806,7 +806,7 @@ void TestProjectStore::killDuringEdits()
         QByteArray out;
         QElapsedTimer timer;
         timer.start();
-        while (out.count('\n') < minReported && child.state() == QProcess::Running && timer.elapsed() < 20000) {
+        while (out.count('\n') < minReported && child.state() == QProcess::Running && timer.elapsed() < 60000) {
             child.waitForReadyRead(50);
             out += child.readAllStandardOutput();
         }
