@@ -4,6 +4,10 @@
 
 namespace setscope::train {
 
+namespace {
+thread_local const Job* t_currentJob = nullptr; ///< the job whose run() this thread is executing
+}
+
 const char* statusName(JobStatus s)
 {
     switch (s) {
@@ -85,7 +89,12 @@ JobStatus Job::runHere(ProgressSink* sink)
 
 void Job::wait()
 {
-    if (m_thread.joinable() && m_thread.get_id() != std::this_thread::get_id())
+    if (t_currentJob == this)
+        return; // called from the job's own run() or sink: joining itself would deadlock
+    // One joiner at a time: a second caller (another thread, or the destructor) waits here
+    // until the first has joined, then finds nothing left to join.
+    std::lock_guard lock(m_joinMutex);
+    if (m_thread.joinable())
         m_thread.join();
 }
 
@@ -111,6 +120,11 @@ void Job::reportMessage(const std::string& text)
 
 JobStatus Job::execute()
 {
+    struct Current { // this thread runs this job until execute() returns (runHere nests)
+        const Job* previous;
+        explicit Current(const Job* j) : previous(t_currentJob) { t_currentJob = j; }
+        ~Current() { t_currentJob = previous; }
+    } current(this);
     JobStatus st = JobStatus::Finished;
     std::string detail;
     try {

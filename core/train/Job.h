@@ -92,7 +92,8 @@ public:
     bool parked() const { return m_control.parked(); }
     /// How many times the worker has polled for cancel / pause (see JobControl::polls()).
     std::uint64_t polls() const { return m_control.polls(); }
-    /// Blocks until the worker finishes (no-op when not started).
+    /// Blocks until the worker finishes (no-op when not started). Any number of threads may
+    /// wait at once; all return once the worker has ended.
     void wait();
     /// True from start() until the worker is done, including its last sink call
     /// (ProgressSink::finished): once false, the job no longer touches its sink.
@@ -124,6 +125,7 @@ private:
     ProgressCounters m_counters;
     ProgressSink* m_sink = nullptr;
     std::thread m_thread;
+    std::mutex m_joinMutex; ///< serialises joins of m_thread (wait() from several threads)
     std::atomic<bool> m_running{false};
     std::atomic<JobStatus> m_status{JobStatus::Idle};
     mutable std::mutex m_errorMutex;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <future>
 #include <thread>
+#include <vector>
 
 using namespace setscope::train;
 
@@ -119,6 +120,32 @@ private Q_SLOTS:
         QCOMPARE(job.status(), JobStatus::Cancelled);
         QCOMPARE(job.done.load(), second); // not one more unit after the park
         QVERIFY(!job.parked());
+    }
+
+    // Several threads may wait for one job (e.g. a GUI close and a CLI signal handler, or a
+    // wait racing the destructor): all return once it has ended. wait() was joinable() then
+    // join(), and two joins of one thread are undefined (std::system_error here).
+    void severalThreadsMayWait()
+    {
+        CountingJob job(std::int64_t(1) << 40);
+        job.pause();
+        job.start(nullptr);
+        QVERIFY(waitUntil([&] { return job.parked(); }));
+        std::atomic<int> returned{0};
+        std::vector<std::thread> waiters;
+        for (int i = 0; i < 4; ++i)
+            waiters.emplace_back([&] {
+                job.wait();
+                ++returned;
+            });
+        QTest::qWait(50); // let them block in wait()
+        QCOMPARE(returned.load(), 0); // the job is parked: nobody can have returned
+        job.cancel();
+        for (auto& t : waiters)
+            t.join();
+        QCOMPARE(returned.load(), 4);
+        QCOMPARE(job.status(), JobStatus::Cancelled);
+        job.wait(); // and once more, after the end
     }
 
     // running() turns false only after the worker's last sink call has returned, so an
