@@ -74,7 +74,14 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
     cmd->add_option("--threads", c.threads, "intra-op threads (0 = default)")->capture_default_str();
     cmd->add_option("--checkpoint-dir", c.checkpointDir, "write checkpoints here");
     cmd->add_option("--checkpoint-every", c.checkpointEvery, "steps between checkpoints (0 = each epoch)");
-    cmd->add_option("--resume", c.resumeFrom, "resume from this checkpoint");
+    cmd->add_option("--resume", c.resumeFrom,
+                    "resume from this checkpoint (an exact continuation: the same settings except epochs, "
+                    "max steps, device, checkpoint and snapshot settings)");
+    cmd->add_option("--resume-override", c.resumeOverrides,
+                    "FIELD[,FIELD]: let these settings differ from the checkpoint's (loss, margin, label_set, "
+                    "batch_classes, batch_per_class, learning_rate, weight_decay, seed, threads); the run is then "
+                    "no longer an exact continuation")
+        ->delimiter(',');
     cmd->add_flag("!--no-baseline", o->baseline, "skip the raw-vector baseline");
     cmd->add_option("--project", o->project,
                     "record the run in this project file (created if missing): config, per-epoch metrics, "
@@ -97,7 +104,8 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
                      {"--margin", "margin"}, {"--lr", "learning_rate"}, {"--weight-decay", "weight_decay"},
                      {"--batch-classes", "batch_classes"}, {"--batch-per-class", "batch_per_class"},
                      {"--seed", "seed"}, {"--threads", "threads"}, {"--checkpoint-dir", "checkpoint_dir"},
-                     {"--checkpoint-every", "checkpoint_every"}, {"--resume", "resume_from"}})
+                     {"--checkpoint-every", "checkpoint_every"}, {"--resume", "resume_from"},
+                     {"--resume-override", "resume_overrides"}})
                 if (cmd->count(flag) > 0)
                     merged[key] = flags[key];
             cfg = train::TrainerConfig::fromJson(merged);
@@ -114,6 +122,12 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
 
         CliContext& context = ctx();
         auto ds = context.openDataset(o->dataset);
+        if (!cfg.resumeFrom.empty()) { // refuse a checkpoint that does not fit before any other work
+            const std::string overridden = train::checkResume(cfg, *ds);
+            std::fprintf(stderr, "resuming from %s: %s\n", cfg.resumeFrom.c_str(),
+                         overridden.empty() ? "an exact continuation"
+                                            : ("with " + overridden + " (overridden: not an exact continuation)").c_str());
+        }
         std::shared_ptr<project::ProjectStore> store;
         std::int64_t datasetId = 0;
         if (!o->project.empty()) {

@@ -4,10 +4,29 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
 namespace setscope::train {
+
+namespace {
+
+// The fields resumeDifferences() compares, by JSON name.
+const std::set<std::string> kStructuralFields{"model", "embedding_dim", "model_options"};
+const std::vector<std::string> kOverridableFields{"loss",          "margin",       "label_set",
+                                                  "batch_classes", "batch_per_class", "learning_rate",
+                                                  "weight_decay",  "seed",         "threads"};
+
+std::string join(const std::vector<std::string>& v, const char* sep)
+{
+    std::string s;
+    for (const auto& x : v)
+        s += (s.empty() ? "" : sep) + x;
+    return s;
+}
+
+} // namespace
 
 nlohmann::json TrainerConfig::toJson() const
 {
@@ -30,6 +49,7 @@ nlohmann::json TrainerConfig::toJson() const
         {"checkpoint_dir", checkpointDir},
         {"checkpoint_every", checkpointEvery},
         {"resume_from", resumeFrom},
+        {"resume_overrides", resumeOverrides},
         {"snapshot_every", snapshotEvery},
         {"snapshot_items", snapshotItems},
         {"evaluate_each_epoch", evaluateEachEpoch},
@@ -44,7 +64,7 @@ TrainerConfig TrainerConfig::fromJson(const nlohmann::json& j)
         "model",        "loss",          "label_set",       "epochs",         "max_steps",     "embedding_dim",
         "model_options", "margin",       "batch_classes",   "batch_per_class", "learning_rate", "weight_decay",
         "seed",         "device",        "threads",         "checkpoint_dir", "checkpoint_every", "resume_from",
-        "snapshot_every", "snapshot_items", "evaluate_each_epoch"};
+        "resume_overrides", "snapshot_every", "snapshot_items", "evaluate_each_epoch"};
     for (const auto& [k, v] : j.items())
         if (!known.count(k))
             throw std::invalid_argument("unknown trainer option '" + k + "'");
@@ -68,6 +88,7 @@ TrainerConfig TrainerConfig::fromJson(const nlohmann::json& j)
         c.checkpointDir = j.value("checkpoint_dir", c.checkpointDir);
         c.checkpointEvery = j.value("checkpoint_every", c.checkpointEvery);
         c.resumeFrom = j.value("resume_from", c.resumeFrom);
+        c.resumeOverrides = j.value("resume_overrides", c.resumeOverrides);
         c.snapshotEvery = j.value("snapshot_every", c.snapshotEvery);
         c.snapshotItems = j.value("snapshot_items", c.snapshotItems);
         c.evaluateEachEpoch = j.value("evaluate_each_epoch", c.evaluateEachEpoch);
@@ -101,6 +122,37 @@ void TrainerConfig::validate() const
         fail("checkpoint_every and snapshot_every must be >= 0");
     if (snapshotItems < 1)
         fail("snapshot_items must be at least 1");
+    for (const std::string& f : resumeOverrides) {
+        if (kStructuralFields.count(f))
+            fail("resume override '" + f + "' is not possible: a checkpoint's weights fit only the model, "
+                 "embedding_dim and model_options it was trained with");
+        if (std::find(kOverridableFields.begin(), kOverridableFields.end(), f) == kOverridableFields.end())
+            fail("unknown resume override '" + f + "' (fields that may be overridden: " + join(kOverridableFields, ", ") +
+                 "; epochs, max_steps, device and the checkpoint and snapshot settings may differ anyway)");
+    }
+}
+
+std::vector<ConfigDifference> resumeDifferences(const TrainerConfig& checkpoint, const TrainerConfig& run)
+{
+    const nlohmann::json a = checkpoint.toJson(), b = run.toJson();
+    std::vector<ConfigDifference> out;
+    auto compare = [&](const std::string& field, bool structural) {
+        if (a.at(field) != b.at(field))
+            out.push_back({field, a.at(field).dump(), b.at(field).dump(), structural});
+    };
+    for (const char* f : {"model", "embedding_dim", "model_options"})
+        compare(f, true);
+    for (const std::string& f : kOverridableFields)
+        compare(f, false);
+    return out;
+}
+
+std::string describe(const std::vector<ConfigDifference>& differences)
+{
+    std::vector<std::string> parts;
+    for (const ConfigDifference& d : differences)
+        parts.push_back(d.field + " " + d.stored + " \u2192 " + d.requested);
+    return join(parts, ", ");
 }
 
 } // namespace setscope::train

@@ -14,12 +14,16 @@
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#if AT_PARALLEL_OPENMP
+#include <omp.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -140,7 +144,79 @@ torch::serialize::InputArchive openArchive(const std::string& path, const torch:
     return ar;
 }
 
+/// Seeding the default generator and drawing the initial weights from it must not interleave
+/// with another job doing the same (LibTorch's default generator is process-wide).
+std::mutex& initMutex()
+{
+    static std::mutex m;
+    return m;
+}
+
+/// Sets the intra-op threads of the calling thread only. With LibTorch's OpenMP backend the
+/// count is the thread's OpenMP ICV, which at::set_num_threads() would also write into a
+/// process-wide default that every new thread (the next job, the layout job) starts from.
+/// The thread's lazy initialisation runs first, so it cannot later overwrite the count.
+/// With a native thread-pool backend the pool is process-wide: the count is left alone.
+std::string setThreadsHere(int threads)
+{
+#if AT_PARALLEL_OPENMP
+    at::internal::lazy_init_num_threads();
+    if (threads > 0)
+        omp_set_num_threads(threads);
+    return std::to_string(at::get_num_threads()) + " intra-op threads";
+#else
+    return threads > 0 ? "the process's intra-op threads (this LibTorch's thread pool is process-wide, "
+                         "--threads is ignored)"
+                       : "the process's intra-op threads";
+#endif
+}
+
+/// The checks of checkResume() on an open checkpoint header; returns the allowed differences.
+std::string checkResumeHeader(const CheckpointHeader& h, const TrainerConfig& cfg, const data::Dataset& ds)
+{
+    const std::string& path = cfg.resumeFrom;
+    if (h.inputDim != ds.dim())
+        throw sdk::InputError(path, "", "checkpoint for " + std::to_string(h.inputDim) + "-d input, dataset '" +
+                                            ds.name() + "' is " + std::to_string(ds.dim()) + "-d");
+    if (h.datasetHash != ds.contentHash())
+        throw sdk::InputError(path, "", "checkpoint trained on other data (dataset hash " + h.datasetHash +
+                                            ", this dataset " + ds.contentHash() + ")");
+    std::vector<ConfigDifference> structural, refused, allowed;
+    for (const ConfigDifference& d : resumeDifferences(h.config, cfg)) {
+        if (d.structural)
+            structural.push_back(d);
+        else if (std::find(cfg.resumeOverrides.begin(), cfg.resumeOverrides.end(), d.field) != cfg.resumeOverrides.end())
+            allowed.push_back(d);
+        else
+            refused.push_back(d);
+    }
+    if (!structural.empty())
+        throw sdk::InputError(path, "", "checkpoint of another model: " + describe(structural) +
+                                            " (its weights fit only the model it was trained with; start a new run "
+                                            "instead)");
+    if (!refused.empty()) {
+        std::string fields;
+        for (const ConfigDifference& d : refused)
+            fields += (fields.empty() ? "" : ",") + d.field;
+        throw sdk::InputError(path, "", "checkpoint trained with a different configuration: " + describe(refused) +
+                                            "; resume with the same settings, or pass --resume-override " + fields +
+                                            " to continue deliberately (the run is then no longer an exact "
+                                            "continuation)");
+    }
+    return describe(allowed);
+}
+
 } // namespace
+
+std::string checkResume(const TrainerConfig& config, const data::Dataset& dataset)
+{
+    if (config.resumeFrom.empty())
+        return {};
+    auto ar = openArchive(config.resumeFrom, torch::kCPU);
+    return checkResumeHeader(readHeader(ar, config.resumeFrom), config, dataset);
+}
+
+int intraOpThreadsHere() { return at::get_num_threads(); }
 
 bool cudaAvailable() { return torch::cuda::is_available(); }
 
@@ -195,9 +271,7 @@ void TrainingJob::run()
     const data::Dataset& ds = *m_dataset;
     const TrainerConfig& cfg = m_config;
     const torch::Device device(resolveDevice(cfg.device));
-    if (cfg.threads > 0)
-        torch::set_num_threads(cfg.threads);
-    torch::manual_seed(cfg.seed);
+    const std::string threads = setThreadsHere(cfg.threads);
 
     const data::LabelSet& ls = ds.requireLabelSet(cfg.labelSet);
     std::vector<std::int64_t> trainItems;
@@ -212,12 +286,27 @@ void TrainingJob::run()
                                     cfg.labelSet + "'");
     const BatchSampler sampler(trainItems, trainLabels, cfg.batchClasses, cfg.batchPerClass, cfg.seed);
 
-    std::shared_ptr<sdk::SetEncoder> enc = m_registry.requireEncoder(cfg.model).create(encoderSpec(cfg, ds.dim()));
-    enc->to(device);
+    // Check a resume before building anything: a checkpoint that does not fit is refused
+    // with every difference named, not late in a Torch error.
+    std::optional<torch::serialize::InputArchive> resumeArchive;
+    std::string overridden;
+    if (!cfg.resumeFrom.empty()) {
+        resumeArchive.emplace(openArchive(cfg.resumeFrom, device));
+        overridden = checkResumeHeader(readHeader(*resumeArchive, cfg.resumeFrom), cfg, ds);
+    }
+
+    std::shared_ptr<sdk::SetEncoder> enc;
+    std::unique_ptr<sdk::MetricLoss> loss;
     const sdk::LossInfo& lossInfo = m_registry.requireLoss(cfg.loss);
-    sdk::LossSpec lspec;
-    lspec.margin = cfg.margin >= 0 ? cfg.margin : lossInfo.defaultMargin;
-    std::unique_ptr<sdk::MetricLoss> loss = lossInfo.create(lspec);
+    {
+        std::lock_guard lock(initMutex());
+        torch::manual_seed(cfg.seed);
+        enc = m_registry.requireEncoder(cfg.model).create(encoderSpec(cfg, ds.dim()));
+        sdk::LossSpec lspec;
+        lspec.margin = cfg.margin >= 0 ? cfg.margin : lossInfo.defaultMargin;
+        loss = lossInfo.create(lspec);
+    }
+    enc->to(device);
     torch::optim::Adam opt(enc->parameters(), torch::optim::AdamOptions(cfg.learningRate)
                                                   .betas({0.9, 0.999})
                                                   .eps(1e-7)
@@ -232,15 +321,9 @@ void TrainingJob::run()
     std::int64_t step = 0;
     double epochLossSum = 0.0;
     std::int64_t epochLossCount = 0;
-    if (!cfg.resumeFrom.empty()) {
-        auto ar = openArchive(cfg.resumeFrom, device);
+    if (resumeArchive) {
+        auto& ar = *resumeArchive;
         const CheckpointHeader h = readHeader(ar, cfg.resumeFrom);
-        if (h.inputDim != ds.dim())
-            throw std::runtime_error("checkpoint " + cfg.resumeFrom + " is for " + std::to_string(h.inputDim) +
-                                     "-d input, dataset '" + ds.name() + "' is " + std::to_string(ds.dim()) + "-d");
-        if (h.datasetHash != ds.contentHash())
-            throw std::runtime_error("checkpoint " + cfg.resumeFrom + " was trained on other data (dataset hash " +
-                                     h.datasetHash + ", this dataset " + ds.contentHash() + ")");
         torch::serialize::InputArchive m, o;
         ar.read("model", m);
         ar.read("optimizer", o);
@@ -251,7 +334,12 @@ void TrainingJob::run()
         epochLossCount = h.epochLossCount;
         std::lock_guard lock(m_mutex);
         m_history = h.history;
-        reportMessage("resumed from " + cfg.resumeFrom + " at step " + std::to_string(step));
+        reportMessage("resumed from " + cfg.resumeFrom + " at step " + std::to_string(step) +
+                      (overridden.empty() ? std::string(" (an exact continuation)")
+                                          : " with " + overridden + " (overridden: not an exact continuation)"));
+        if (step >= total)
+            reportMessage("the checkpoint is at step " + std::to_string(step) + " and this run ends at step " +
+                          std::to_string(total) + ": nothing to train (raise --epochs to extend it)");
     }
 
     std::int64_t lastSaved = -1;
@@ -264,6 +352,7 @@ void TrainingJob::run()
         ar.write("format", c10::IValue(std::string(kCheckpointFormat)));
         TrainerConfig stored = cfg;
         stored.resumeFrom.clear();
+        stored.resumeOverrides.clear();
         ar.write("config", c10::IValue(stored.toJson().dump()));
         ar.write("step", c10::IValue(atStep));
         ar.write("input_dim", c10::IValue(static_cast<std::int64_t>(ds.dim())));
@@ -333,7 +422,7 @@ void TrainingJob::run()
                   std::to_string(trainItems.size()) + " labelled train items, " + std::to_string(perEpoch) +
                   " steps/epoch of " + std::to_string(sampler.batchSize()) + " (" +
                   std::to_string(std::min(cfg.batchClasses, sampler.usableClasses())) + " classes x " +
-                  std::to_string(cfg.batchPerClass) + "), device " + device.str());
+                  std::to_string(cfg.batchPerClass) + "), device " + device.str() + ", " + threads);
     if (cfg.snapshotEvery > 0)
         publishSnapshot(step);
 

@@ -30,7 +30,12 @@ namespace setscope::train {
 /// - checkpoints: every `checkpointEvery` steps (written to a temporary file, then renamed,
 ///   so a kill never leaves a half-written checkpoint) and at the end;
 /// - resume: from `resumeFrom`, continuing with the identical sample order, giving results
-///   identical to an uninterrupted run on the same machine and thread count;
+///   identical to an uninterrupted run on the same machine and thread count. The run is
+///   refused before any training when the checkpoint does not fit (checkResume());
+/// - threads and seed: `threads` sets the intra-op thread count of this job's worker thread
+///   only (not the process default other jobs start from), and seeding plus building the
+///   model happen under a process-wide lock, so jobs that overlap (one stopping, one
+///   starting) get the weights they would get alone;
 /// - snapshots: every `snapshotEvery` steps, the embeddings of a fixed subset of items
 ///   (test split first, stratified) go to snapshots().
 class TrainingJob final : public Job {
@@ -74,6 +79,18 @@ struct Embeddings {
 /// not fit the dataset (other input dimension) and sdk::InputError for an unreadable file.
 Embeddings embedWithCheckpoint(const std::string& checkpoint, const data::Dataset& dataset,
                                const plugin::Registry& registry, JobControl* control = nullptr);
+
+/// Checks that `config` can resume from `config.resumeFrom` on `dataset`: the checkpoint is
+/// readable, has the dataset's input dimension and content hash, and was trained with the same
+/// configuration (resumeDifferences(); differences listed in config.resumeOverrides are
+/// allowed, structural ones never). Throws sdk::InputError naming the checkpoint: unreadable,
+/// other data, or every difference in the configuration. Returns the allowed differences ("" when
+/// the run is an exact continuation). TrainingJob::run() does the same before training;
+/// callers use this to fail at once. Reads the whole checkpoint (blocking).
+std::string checkResume(const TrainerConfig& config, const data::Dataset& dataset);
+
+/// The intra-op thread count LibTorch uses on the calling thread (for tests and diagnostics).
+int intraOpThreadsHere();
 
 /// "cpu", or "cuda"/"cuda:N" when asked for and available; "auto" picks CUDA when this
 /// LibTorch has it and a GPU is visible. Throws std::invalid_argument with the reason when

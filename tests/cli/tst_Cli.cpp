@@ -43,6 +43,7 @@ private Q_SLOTS:
     void infoPathOptions();
     void fetchFromLocalFixturePackages();
     void trainPrintsEpochLines();
+    void trainResumeChecksTheConfiguration();
     void trainRejectsUnavailableCuda();
     void evalRawAndCheckpoint();
     void exportNpyRoundTrip();
@@ -219,6 +220,36 @@ void TestCli::trainPrintsEpochLines()
     QVERIFY(r.err.contains("progress: 100%")); // not a terminal: progress as lines
     QVERIFY(r.err.contains("last checkpoint: " + ckdir));
     QVERIFY(QDir(ckdir).entryList({"*.pt"}).size() >= 3);
+}
+
+// --resume continues a run exactly or not at all: another setting is refused at once (exit 2,
+// the checkpoint and the difference named), unless the user overrides it deliberately.
+void TestCli::trainResumeChecksTheConfiguration()
+{
+    const QString ds = "synthetic:dim=4,coarse=2,fine=2,points=20";
+    const QString ck = m_dir.filePath("resume-ck");
+    QCOMPARE(cli({"train", "--dataset", ds, "--epochs", "100", "--max-steps", "4", "--checkpoint-dir", ck, "--no-baseline"}).code, 0);
+    const QString file = ck + "/step-000000004.pt";
+    QVERIFY(QFile::exists(file));
+
+    const Run refused = cli({"train", "--dataset", ds, "--epochs", "100", "--max-steps", "8", "--resume", file, "--loss", "contrastive",
+                             "--seed", "9", "--checkpoint-dir", m_dir.filePath("resume-refused"), "--no-baseline"});
+    QCOMPARE(refused.code, 2);
+    QVERIFY2(refused.err.contains(file + ": checkpoint trained with a different configuration"), qPrintable(refused.err));
+    QVERIFY2(refused.err.contains("--resume-override loss,seed"), qPrintable(refused.err));
+    QVERIFY(!QDir(m_dir.filePath("resume-refused")).exists()); // nothing trained
+
+    const Run allowed = cli({"train", "--dataset", ds, "--epochs", "100", "--max-steps", "8", "--resume", file, "--loss", "contrastive",
+                             "--seed", "9", "--resume-override", "loss,seed", "--checkpoint-dir",
+                             m_dir.filePath("resume-allowed"), "--no-baseline"});
+    QCOMPARE(allowed.code, 0);
+    QVERIFY2(allowed.err.contains("not an exact continuation"), qPrintable(allowed.err));
+    QVERIFY(QFile::exists(m_dir.filePath("resume-allowed/step-000000008.pt")));
+
+    const Run exact = cli({"train", "--dataset", ds, "--epochs", "100", "--max-steps", "8", "--resume", file, "--checkpoint-dir",
+                           m_dir.filePath("resume-exact"), "--no-baseline"});
+    QCOMPARE(exact.code, 0);
+    QVERIFY2(exact.err.contains("resuming from " + file + ": an exact continuation"), qPrintable(exact.err));
 }
 
 void TestCli::trainRejectsUnavailableCuda()
