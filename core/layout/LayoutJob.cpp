@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/layout/LayoutJob.h"
+#include "core/util/Index.h"
 
 #include "core/layout/Pca.h"
 
@@ -26,7 +27,7 @@ constexpr double kColdInitSpread = 1e-2;
 // Exact t-SNE keeps n² doubles: 800 MB at this size.
 constexpr std::int64_t kMaxTsneItems = 10000;
 
-std::size_t sz(std::int64_t v) { return static_cast<std::size_t>(v); }
+using util::sz;
 
 void checkSnapshot(const train::EmbeddingSnapshot& s)
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/layout/Tsne.h"
+#include "core/util/Index.h"
 
 #include "core/train/Job.h"
 
@@ -34,7 +35,7 @@ constexpr int kProbePeriod = 50;
 // Rows of squared distances computed per matrix product (and per cancel poll).
 constexpr std::int64_t kDistanceBlock = Tsne::kAffinityRowsPerPoll;
 
-std::size_t sz(std::int64_t v) { return static_cast<std::size_t>(v); }
+using util::sz;
 
 // Calibrates one row: fills row[j] = p_j|i for squared distances dist[j] (dist[i] ignored).
 // Bisection on the precision beta as in the reference code, with a Newton proposal taken

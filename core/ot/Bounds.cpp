@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/ot/Bounds.h"
+#include "core/util/Index.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +12,6 @@ namespace setscope::ot {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double totalWeight(const float* w, std::int64_t n, const char* name)
 {
@@ -31,13 +31,13 @@ double totalWeight(const float* w, std::int64_t n, const char* name)
 void nearestCosts(const double* cost, const float* wa, std::int64_t na, const float* wb, std::int64_t nb,
                   std::vector<double>& rowMin, std::vector<double>& colMin)
 {
-    rowMin.assign(static_cast<std::size_t>(na), kInf);
-    colMin.assign(static_cast<std::size_t>(nb), kInf);
+    rowMin.assign(static_cast<std::size_t>(na), util::kInfinity);
+    colMin.assign(static_cast<std::size_t>(nb), util::kInfinity);
     for (std::int64_t i = 0; i < na; ++i) {
         if (!(wa[i] > 0.0f))
             continue;
         const double* row = cost + i * nb;
-        double best = kInf;
+        double best = util::kInfinity;
         for (std::int64_t j = 0; j < nb; ++j) {
             if (!(wb[j] > 0.0f))
                 continue;

@@ -24,6 +24,7 @@
 //   JobControl is polled every few thousand pivots, so no solve is a hang a cancel cannot end.
 
 #include "core/ot/Emd.h"
+#include "core/util/Index.h"
 
 #include "core/ot/CostMatrix.h"
 #include "core/train/Job.h"
@@ -40,14 +41,13 @@ namespace setscope::ot {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// min_c (row[c] + pc[c]): the pricing inner loop (reduced cost + the row's potential),
 /// two lanes at a time.
 double rowMinimum(const double* row, const double* pc, std::int64_t n)
 {
 #if defined(__SSE2__)
-    __m128d m0 = _mm_set1_pd(kInf), m1 = m0;
+    __m128d m0 = _mm_set1_pd(util::kInfinity), m1 = m0;
     std::int64_t c = 0;
     for (; c + 4 <= n; c += 4) {
         m0 = _mm_min_pd(m0, _mm_add_pd(_mm_loadu_pd(row + c), _mm_loadu_pd(pc + c)));
@@ -59,7 +59,7 @@ double rowMinimum(const double* row, const double* pc, std::int64_t n)
         out = std::min(out, row[c] + pc[c]);
     return out;
 #else
-    double out = kInf;
+    double out = util::kInfinity;
     for (std::int64_t c = 0; c < n; ++c)
         out = std::min(out, row[c] + pc[c]);
     return out;
@@ -224,7 +224,7 @@ void EmdSolver::Impl::prepare(const double* cost, const double* wa, std::int64_t
     }
     cmax = 0;
     for (std::int64_t k = 0; k < m * n; ++k) {
-        if (!(C[k] >= 0 && C[k] < kInf)) // also catches NaN
+        if (!(C[k] >= 0 && C[k] < util::kInfinity)) // also catches NaN
             throw OtError("cost matrix entry " + std::to_string(k / n) + "," + std::to_string(k % n) + " is " +
                           std::to_string(C[k]) + " (costs must be finite and non-negative)");
         cmax = std::max(cmax, C[k]);
@@ -253,7 +253,7 @@ std::int32_t EmdSolver::Impl::rowMinimumStart(std::int32_t maxArcs)
         const double* row = C + r * n;
         while (s > 0 && used < maxArcs) {
             std::int64_t best = -1;
-            double bc = kInf;
+            double bc = util::kInfinity;
             for (std::int64_t c = 0; c < n; ++c)
                 if (demLeft[static_cast<std::size_t>(c)] > 0 && row[c] < bc) {
                     bc = row[c];
@@ -326,7 +326,7 @@ void EmdSolver::Impl::initialTree()
             if (control)
                 control->checkpoint();
             // Cheapest arc from a row outside the tree to a column inside it.
-            double bc = kInf;
+            double bc = util::kInfinity;
             std::int64_t br = -1, bcol = -1;
             for (std::int64_t r = 0; r < m; ++r) {
                 if (inTree[static_cast<std::size_t>(comp[static_cast<std::size_t>(r)])])
@@ -499,7 +499,7 @@ void EmdSolver::Impl::run()
         // i -> j, j -> ... -> apex (pathJ). Walking down to a row, or up from a column, goes
         // against the arc's row -> column orientation: those arcs decrease. Among the arcs
         // with the least flow, the last one met leaves (strongly feasible trees).
-        double theta = kInf;
+        double theta = util::kInfinity;
         std::int32_t w = -1; // child end of the leaving arc
         bool leaveOnI = false;
         for (std::int32_t t = nI; t-- > 0;) {
