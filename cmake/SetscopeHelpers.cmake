@@ -10,6 +10,8 @@
 #   with the reason, instead of failing on a missing display.
 #   REAL_DATA: the binary holds only tests of real data that may be absent (label
 #   real-data); a QSKIP makes CTest report the test as skipped, not passed.
+#   COST: a relative run time, so that `ctest -j` starts the long tests first on a fresh
+#   build (which has no timing history yet) instead of leaving them for the end.
 
 function(setscope_target_defaults target)
   target_link_libraries(${target} PRIVATE setscope_warnings)
@@ -25,7 +27,7 @@ endfunction()
 find_program(SETSCOPE_XVFB_RUN xvfb-run)
 
 function(setscope_add_test name)
-  cmake_parse_arguments(T "TORCH;GL;REAL_DATA" "TIMEOUT" "SOURCES;LABELS;LIBS;ENV" ${ARGN})
+  cmake_parse_arguments(T "TORCH;GL;REAL_DATA" "TIMEOUT;COST" "SOURCES;LABELS;LIBS;ENV" ${ARGN})
   if(NOT T_SOURCES)
     message(FATAL_ERROR "setscope_add_test(${name}): SOURCES is required")
   endif()
@@ -83,6 +85,9 @@ function(setscope_add_test name)
   endif()
   set_tests_properties(${name} PROPERTIES LABELS "${labels}" ENVIRONMENT "${env}"
                        FAIL_REGULAR_EXPRESSION "Totals: 2 passed, 0 failed, 0 skipped")
+  if(T_COST)
+    set_tests_properties(${name} PROPERTIES COST ${T_COST})
+  endif()
   if(T_TIMEOUT)
     set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT})
   else()
