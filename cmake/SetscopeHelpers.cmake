@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # SPDX-FileCopyrightText: 2026 setscope developers
 # setscope_target_defaults(target)            common settings for our own targets
-# setscope_add_test(name SOURCES ... LABELS ... [LIBS ...] [TORCH] [GL] [REAL_DATA] [TIMEOUT s] [ENV ...])
+# setscope_add_test(name SOURCES ... LABELS ... [LIBS ...] [TORCH] [GL] [REAL_DATA fn...] [TIMEOUT s]
+#                   [COST c] [ENV ...])
 #   adds the Qt Test executable tst_<name> and registers it with CTest under <name> with the
 #   given labels. The test fails when the binary ran no test function of its own (a test
 #   class written with plain `private:` runs nothing and would "pass"): Qt Test then reports
 #   only initTestCase and cleanupTestCase, "Totals: 2 passed, 0 failed, 0 skipped".
 #   GL: runs under xvfb-run (label gl); without xvfb-run the test is reported as skipped,
 #   with the reason, instead of failing on a missing display.
-#   REAL_DATA: the binary holds only tests of real data that may be absent (label
-#   real-data); a QSKIP makes CTest report the test as skipped, not passed.
+#   REAL_DATA fn...: the binary holds only these test functions, each about real data that
+#   may be absent (label real-data). Each runs as its own CTest test <name>.<fn>, so that its
+#   QSKIP makes CTest report it as skipped, not passed, without hiding another's failure.
 #   COST: a relative run time, so that `ctest -j` starts the long tests first on a fresh
 #   build (which has no timing history yet) instead of leaving them for the end.
 
@@ -27,7 +29,7 @@ endfunction()
 find_program(SETSCOPE_XVFB_RUN xvfb-run)
 
 function(setscope_add_test name)
-  cmake_parse_arguments(T "TORCH;GL;REAL_DATA" "TIMEOUT;COST" "SOURCES;LABELS;LIBS;ENV" ${ARGN})
+  cmake_parse_arguments(T "TORCH;GL" "TIMEOUT;COST" "SOURCES;LABELS;LIBS;ENV;REAL_DATA" ${ARGN})
   if(NOT T_SOURCES)
     message(FATAL_ERROR "setscope_add_test(${name}): SOURCES is required")
   endif()
@@ -35,12 +37,30 @@ function(setscope_add_test name)
   add_executable(${target} ${T_SOURCES})
   setscope_target_defaults(${target})
   setscope_qt_defaults(${target})
+  # moc for the test class, run by hand instead of AUTOMOC: AUTOMOC gives moc the target's
+  # include paths, and moc then parses QtCore and everything else the test includes (~2 s of
+  # CPU per test, ~120 s for the suite) to produce the very same output it produces without
+  # them (a test's Q_OBJECT class uses no macro from a header). The test includes
+  # "<source>.moc" as before.
+  set_target_properties(${target} PROPERTIES AUTOMOC OFF)
+  foreach(src ${T_SOURCES})
+    if(src MATCHES "\\.cpp$")
+      file(STRINGS ${src} has_qobject REGEX "Q_OBJECT" LIMIT_COUNT 1)
+      if(has_qobject)
+        get_filename_component(base ${src} NAME_WE)
+        set(moc_out ${CMAKE_CURRENT_BINARY_DIR}/${target}_moc/${base}.moc)
+        add_custom_command(OUTPUT ${moc_out}
+          COMMAND Qt6::moc -DQT_NO_KEYWORDS --no-notes -o ${moc_out} ${CMAKE_CURRENT_SOURCE_DIR}/${src}
+          DEPENDS ${src} Qt6::moc
+          COMMENT "moc ${src}" VERBATIM)
+        target_sources(${target} PRIVATE ${moc_out})
+        set_source_files_properties(${moc_out} PROPERTIES HEADER_FILE_ONLY ON)
+        target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/${target}_moc)
+      endif()
+    endif()
+  endforeach()
   target_link_libraries(${target} PRIVATE Qt6::Test ${T_LIBS})
-  # Precompiled headers (tests/CMakeLists.txt). AUTOMOC's mocs_compilation.cpp of a test is
-  # empty (the test includes its .moc), so it skips them: loading one costs 2 s (Qt) to
-  # 11 s (Torch, 600 MB) of CPU, compiling the empty file nothing.
-  set_source_files_properties(${CMAKE_CURRENT_BINARY_DIR}/${target}_autogen/mocs_compilation.cpp
-                              PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+  # Precompiled headers (tests/CMakeLists.txt).
   if(T_TORCH)
     target_link_libraries(${target} PRIVATE setscope_torch)
     target_precompile_headers(${target} REUSE_FROM setscope_core_torch)
@@ -70,32 +90,46 @@ function(setscope_add_test name)
   endif()
   list(APPEND env ${T_ENV})
 
-  add_test(NAME ${name} COMMAND ${cmd})
   set(labels ${T_LABELS})
   if(T_GL)
     list(APPEND labels gl)
   endif()
+  set(tests ${name})
   if(T_REAL_DATA)
     list(APPEND labels real-data)
-    # Qt Test prints "SKIP   : Class::function() reason" for a QSKIP.
-    set_tests_properties(${name} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP   : ")
-  endif()
-  if(skip_code)
-    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE ${skip_code})
-  endif()
-  set_tests_properties(${name} PROPERTIES LABELS "${labels}" ENVIRONMENT "${env}"
-                       FAIL_REGULAR_EXPRESSION "Totals: 2 passed, 0 failed, 0 skipped")
-  if(T_COST)
-    set_tests_properties(${name} PROPERTIES COST ${T_COST})
-  endif()
-  if(T_TIMEOUT)
-    set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT})
+    set(tests "")
+    foreach(fn ${T_REAL_DATA})
+      add_test(NAME ${name}.${fn} COMMAND ${cmd} ${fn})
+      # Qt Test prints "SKIP   : Class::function() reason" for a QSKIP.
+      set_tests_properties(${name}.${fn} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP   : ")
+      list(APPEND tests ${name}.${fn})
+    endforeach()
+    # The list must name every function of the binary, or one would silently never run.
+    string(REPLACE ";" "," listed "${T_REAL_DATA}")
+    add_test(NAME ${name}.listed
+      COMMAND ${CMAKE_COMMAND} -DTEST_BINARY=$<TARGET_FILE:${target}> -DLISTED=${listed}
+              -P ${PROJECT_SOURCE_DIR}/cmake/CheckListedFunctions.cmake)
+    set_tests_properties(${name}.listed PROPERTIES LABELS "${T_LABELS};meta" ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
   else()
-    set_tests_properties(${name} PROPERTIES TIMEOUT 300)
+    add_test(NAME ${name} COMMAND ${cmd})
   endif()
-  if(T_GL)
-    # One X server at a time keeps llvmpipe from fighting itself for the two cores.
-    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK xvfb)
-  endif()
-
+  foreach(t ${tests})
+    set_tests_properties(${t} PROPERTIES LABELS "${labels}" ENVIRONMENT "${env}"
+                         FAIL_REGULAR_EXPRESSION "Totals: 2 passed, 0 failed, 0 skipped")
+    if(skip_code)
+      set_tests_properties(${t} PROPERTIES SKIP_RETURN_CODE ${skip_code})
+    endif()
+    if(T_COST)
+      set_tests_properties(${t} PROPERTIES COST ${T_COST})
+    endif()
+    if(T_TIMEOUT)
+      set_tests_properties(${t} PROPERTIES TIMEOUT ${T_TIMEOUT})
+    else()
+      set_tests_properties(${t} PROPERTIES TIMEOUT 300)
+    endif()
+    if(T_GL)
+      # One X server at a time keeps llvmpipe from fighting itself for the two cores.
+      set_tests_properties(${t} PROPERTIES RESOURCE_LOCK xvfb)
+    endif()
+  endforeach()
 endfunction()

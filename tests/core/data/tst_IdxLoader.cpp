@@ -75,7 +75,6 @@ private Q_SLOTS:
     void badFiles();
     void craftedHeaders_data();
     void craftedHeaders();
-    void realFashionMnist();
 
 private:
     QTemporaryDir m_dir;
@@ -253,29 +252,6 @@ void TestIdxLoader::craftedHeaders()
     QVERIFY2(!msg.isEmpty(), "crafted file accepted");
     QVERIFY2(msg.startsWith(img), qPrintable(msg)); // names the file
     QVERIFY2(msg.contains(expect), qPrintable(msg));
-}
-
-void TestIdxLoader::realFashionMnist()
-{
-    const std::string dir = fashionMnistDir();
-    if (!std::filesystem::exists(dir + "/train-images-idx3-ubyte.gz"))
-        QSKIP("dataset-fashion-mnist is not installed");
-    const Dataset ds = load(QString::fromStdString(dir));
-    QCOMPARE(ds.size(), std::size_t(70000));
-    QCOMPARE(ds.count(Split::Train), std::size_t(60000));
-    QCOMPARE(ds.count(Split::Test), std::size_t(10000));
-    QCOMPARE(ds.dim(), 784);
-    const LabelSet& fine = ds.requireLabelSet("fine");
-    // Published facts about Fashion-MNIST: 6 000 train + 1 000 test images per class, and
-    // the first training and first test image are both ankle boots (label 9).
-    for (std::size_t c : fine.counts())
-        QCOMPARE(c, std::size_t(7000));
-    QCOMPARE(fine.labels[0], 9);
-    QCOMPARE(fine.labels[60000], 9);
-    float mx = 0;
-    for (float v : ds.values())
-        mx = std::max(mx, v);
-    QCOMPARE(mx, 1.0f); // pixels scaled from 0..255
 }
 
 QTEST_GUILESS_MAIN(TestIdxLoader)
