@@ -88,6 +88,15 @@ function(setscope_add_test name)
   else()
     list(APPEND env "QT_QPA_PLATFORM=offscreen")
   endif()
+  # One time limit per test, CTest's: Qt Test's own watchdog (QTEST_FUNCTION_TIMEOUT, 5 min
+  # by default) aborted a test function that a loaded machine made slower than 5 min although
+  # the test's TIMEOUT allowed 15 (cli_fashion_mnist under `ctest -j4` with stress-ng).
+  if(T_TIMEOUT)
+    set(timeout ${T_TIMEOUT})
+  else()
+    set(timeout 300)
+  endif()
+  list(APPEND env "QTEST_FUNCTION_TIMEOUT=${timeout}000")
   list(APPEND env ${T_ENV})
 
   set(labels ${T_LABELS})
@@ -122,11 +131,7 @@ function(setscope_add_test name)
     if(T_COST)
       set_tests_properties(${t} PROPERTIES COST ${T_COST})
     endif()
-    if(T_TIMEOUT)
-      set_tests_properties(${t} PROPERTIES TIMEOUT ${T_TIMEOUT})
-    else()
-      set_tests_properties(${t} PROPERTIES TIMEOUT 300)
-    endif()
+    set_tests_properties(${t} PROPERTIES TIMEOUT ${timeout})
     if(T_GL)
       # One X server at a time keeps llvmpipe from fighting itself for the two cores.
       set_tests_properties(${t} PROPERTIES RESOURCE_LOCK xvfb)
