@@ -71,12 +71,12 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
     connect(s, &Session::fetchProgress, m_datasetPanel, &DatasetPanel::showFetchProgress);
     connect(s, &Session::fetchFinished, this, [this](const QString& name, int status, const QString& detail) {
         m_datasetPanel->refreshBuiltins();
-        switch (static_cast<train::JobStatus>(status)) {
-        case train::JobStatus::Finished:
+        switch (static_cast<job::JobStatus>(status)) {
+        case job::JobStatus::Finished:
             m_logPanel->appendMessage(tr("fetched %1").arg(name));
             openDataset(name);
             break;
-        case train::JobStatus::Cancelled:
+        case job::JobStatus::Cancelled:
             showMessage(tr("Fetch of %1 cancelled; nothing was changed").arg(name));
             break;
         default:
@@ -123,7 +123,7 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
     connect(s, &Session::trainingFinished, m_view, [this](int status) {
         if (const train::TrainingJob* job = m_session->trainingJob())
             m_view->setTrainingInfo(job->counters().done.load(),
-                                    QString::fromLatin1(train::statusName(static_cast<train::JobStatus>(status))));
+                                    QString::fromLatin1(job::statusName(static_cast<job::JobStatus>(status))));
         m_view->update();
     });
     connect(s, &Session::epochMetrics, m_metricsPanel, &MetricsPanel::addEpoch);

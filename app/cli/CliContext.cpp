@@ -29,7 +29,7 @@ std::shared_ptr<const data::Dataset> CliContext::openDataset(const std::string& 
     // process: loaders write their caches atomically.
     ConsoleSink sink;
     auto ds = std::make_shared<const data::Dataset>(data::openDataset(spec, registry, data::OpenContext{&sink, nullptr}));
-    sink.finished(train::JobStatus::Finished, {}); // clears a progress bar
+    sink.finished(job::JobStatus::Finished, {}); // clears a progress bar
     for (const auto& n : ds->notes())
         std::cerr << "note: " << n << "\n";
     return ds;

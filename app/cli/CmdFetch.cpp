@@ -71,10 +71,10 @@ void addFetchCommand(CLI::App& app, ContextFn, int& rc)
             std::signal(SIGINT, previous);
             const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             switch (job.status()) {
-            case train::JobStatus::Finished:
+            case job::JobStatus::Finished:
                 std::printf("%-20s fetched in %.1f s: %s\n", n.c_str(), secs, fetch::fetchedLocation(n).c_str());
                 break;
-            case train::JobStatus::Cancelled:
+            case job::JobStatus::Cancelled:
                 std::printf("%-20s cancelled\n", n.c_str());
                 rc = 130;
                 return;

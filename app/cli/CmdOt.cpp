@@ -59,7 +59,7 @@ std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& l
 }
 
 /// Runs a job on a worker thread; Ctrl-C cancels it.
-train::JobStatus runInterruptible(train::Job& job, train::ProgressSink& sink)
+job::JobStatus runInterruptible(job::Job& job, job::ProgressSink& sink)
 {
     g_stop = false;
     auto previous = std::signal(SIGINT, onInterrupt);
@@ -170,14 +170,14 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
                          ds->size() * (ds->size() - 1) / 2, job.cachePath().c_str());
             ConsoleSink sink;
             const auto t0 = std::chrono::steady_clock::now();
-            const train::JobStatus st = runInterruptible(job, sink);
+            const job::JobStatus st = runInterruptible(job, sink);
             const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (st == train::JobStatus::Cancelled) {
+            if (st == job::JobStatus::Cancelled) {
                 std::fprintf(stderr, "cancelled; finished blocks stay in the cache and a rerun resumes from them\n");
                 rc = 130;
                 return;
             }
-            if (st != train::JobStatus::Finished) {
+            if (st != job::JobStatus::Finished) {
                 rc = 1;
                 return;
             }
@@ -232,7 +232,7 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
 
             g_stop = false;
             auto previous = std::signal(SIGINT, onInterrupt);
-            train::JobControl control;
+            job::JobControl control;
             std::thread watch([&] {
                 while (!g_stop.load() && !control.cancelRequested())
                     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -277,7 +277,7 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
                         correct += best == ls->labels[static_cast<std::size_t>(q)];
                     }
                 }
-            } catch (const train::Cancelled&) {
+            } catch (const job::Cancelled&) {
                 std::fprintf(stderr, "cancelled\n");
                 rc = 130;
             }

@@ -161,7 +161,7 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             recorder = std::make_unique<project::RunRecorder>(store, datasetId, cfg, &console);
             std::fprintf(stderr, "project %s: run %lld\n", o->project.c_str(), static_cast<long long>(recorder->runId()));
         }
-        train::ProgressSink& sink = recorder ? static_cast<train::ProgressSink&>(*recorder) : console;
+        train::TrainingSink& sink = recorder ? static_cast<train::TrainingSink&>(*recorder) : console;
         train::TrainingJob job(ds, cfg, context.registry);
         g_interrupted = false;
         auto previous = std::signal(SIGINT, onSigint);
@@ -179,7 +179,7 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         const auto hist = job.history();
         if (!job.lastCheckpoint().empty())
             std::fprintf(stderr, "last checkpoint: %s\n", job.lastCheckpoint().c_str());
-        if (job.status() == train::JobStatus::Finished && !hist.empty() && hist.back().knnAccuracy >= 0) {
+        if (job.status() == job::JobStatus::Finished && !hist.empty() && hist.back().knnAccuracy >= 0) {
             const double fin = hist.back().knnAccuracy;
             if (rawKnn >= 0)
                 std::printf("final: kNN accuracy %.4f (raw vectors %.4f, %+.4f)\n", fin, rawKnn, fin - rawKnn);
@@ -187,8 +187,8 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
                 std::printf("final: kNN accuracy %.4f\n", fin);
         }
         switch (job.status()) {
-        case train::JobStatus::Finished: rc = 0; break;
-        case train::JobStatus::Cancelled: rc = 130; break;
+        case job::JobStatus::Finished: rc = 0; break;
+        case job::JobStatus::Cancelled: rc = 130; break;
         default: rc = 1; break;
         }
     });

@@ -78,13 +78,13 @@ void ConsoleSink::epochMetrics(const train::EpochMetrics& m)
     std::cout << formatEpoch(m) << std::endl;
 }
 
-void ConsoleSink::finished(train::JobStatus status, const std::string& detail)
+void ConsoleSink::finished(job::JobStatus status, const std::string& detail)
 {
     std::lock_guard lock(m_mutex);
     clearBar();
-    if (status == train::JobStatus::Failed)
+    if (status == job::JobStatus::Failed)
         std::fprintf(stderr, "error: %s\n", detail.c_str());
-    else if (status == train::JobStatus::Cancelled)
+    else if (status == job::JobStatus::Cancelled)
         std::fprintf(stderr, "cancelled\n");
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 // Cancel latency of setscope's long jobs, in wall-clock time: from the cancel request to the
-// job's end (Job::wait() returning, or the call throwing train::Cancelled). The promise is
+// job's end (Job::wait() returning, or the call throwing job::Cancelled). The promise is
 // "within a second" (docs/ARCHITECTURE.md). Tests check what makes it true without a clock
 // (how many units of work a job does after a cancel, how often it polls); this program
 // measures the seconds, which depend on the machine and its load, so they live here.
@@ -68,9 +68,9 @@ std::shared_ptr<const data::Dataset> synthetic(const std::string& spec)
     return std::make_shared<const data::Dataset>(data::makeHierarchicalGaussians(data::SyntheticSpec::parse(spec)));
 }
 
-std::shared_ptr<const train::EmbeddingSnapshot> randomSnapshot(int n, int dim, std::uint32_t seed)
+std::shared_ptr<const job::EmbeddingSnapshot> randomSnapshot(int n, int dim, std::uint32_t seed)
 {
-    auto s = std::make_shared<train::EmbeddingSnapshot>();
+    auto s = std::make_shared<job::EmbeddingSnapshot>();
     s->dim = dim;
     s->step = 1;
     std::mt19937 rng(seed);
@@ -83,7 +83,7 @@ std::shared_ptr<const train::EmbeddingSnapshot> randomSnapshot(int n, int dim, s
     return s;
 }
 
-double timeJobCancel(train::Job& job, const std::function<bool()>& underWay)
+double timeJobCancel(job::Job& job, const std::function<bool()>& underWay)
 {
     job.start(nullptr);
     if (!waitFor(underWay)) {
@@ -95,7 +95,7 @@ double timeJobCancel(train::Job& job, const std::function<bool()>& underWay)
     job.cancel();
     job.wait();
     const double ms = msSince(t0);
-    return job.status() == train::JobStatus::Cancelled ? ms : -1.0;
+    return job.status() == job::JobStatus::Cancelled ? ms : -1.0;
 }
 
 } // namespace
@@ -160,8 +160,8 @@ int main(int argc, char** argv)
                          o.dim = 100;
                          o.epoch = 1000;
                          o.threads = 2;
-                         train::JobControl control;
-                         struct Sink : train::ProgressSink {
+                         job::JobControl control;
+                         struct Sink : job::ProgressSink {
                              std::atomic<bool> reported{false};
                              void progress(std::int64_t, std::int64_t, const std::string&) override { reported = true; }
                          } sink;
@@ -169,7 +169,7 @@ int main(int argc, char** argv)
                          std::thread worker([&] {
                              try {
                                  data::trainWordVectors(docs, o, (tmp / "ft").string(), &control, &sink);
-                             } catch (const train::Cancelled&) {
+                             } catch (const job::Cancelled&) {
                                  cancelled = true;
                              }
                          });
@@ -181,14 +181,14 @@ int main(int argc, char** argv)
                          return going && cancelled ? ms : -1.0;
                      }});
     cases.push_back({"external command (a download: sleep 3600), cancel 200 ms in", [&] {
-                         train::JobControl control;
+                         job::JobControl control;
                          std::atomic<bool> cancelled{false};
                          std::thread worker([&] {
                              fetch::CommandOptions o;
                              o.control = &control;
                              try {
                                  fetch::runCommand({"sleep", "3600"}, o);
-                             } catch (const train::Cancelled&) {
+                             } catch (const job::Cancelled&) {
                                  cancelled = true;
                              }
                          });

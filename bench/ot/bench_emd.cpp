@@ -24,7 +24,7 @@
 #include "core/ot/CostMatrix.h"
 #include "core/ot/Emd.h"
 #include "core/ot/PairwiseMatrix.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <nlohmann/json.hpp>
 
@@ -121,7 +121,7 @@ int runMatrix(const Workload& w, const std::string& out, const std::vector<int>&
         std::filesystem::remove_all(o.cacheDir);
         ot::PairwiseJob job(ds, o);
         const auto t0 = Clock::now();
-        if (job.runHere(nullptr) != train::JobStatus::Finished) {
+        if (job.runHere(nullptr) != job::JobStatus::Finished) {
             std::cerr << "bench_emd: pairwise matrix failed: " << job.error() << "\n";
             return 1;
         }
@@ -210,7 +210,7 @@ int runSizes(const std::string& out, int repeat, bool withControl)
                 repeat);
     ot::EmdSolver solver;
     std::vector<double> C, wa, wb;
-    train::JobControl control;
+    job::JobControl control;
     ot::EmdOptions options;
     options.control = withControl ? &control : nullptr;
     for (const Spec& sp : specs) {

@@ -11,7 +11,7 @@
 #include "core/data/text/Documents.h"
 #include "core/fetch/Catalog.h"
 #include "core/fetch/Command.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 #include "core/data/Synthetic.h"
 #include "core/data/Transform.h"
 #include "core/plugin/Registry.h"

@@ -11,10 +11,10 @@
 namespace setscope::plugin {
 class Registry;
 }
-namespace setscope::train {
+namespace setscope::job {
 class JobControl;
 class ProgressSink;
-} // namespace setscope::train
+} // namespace setscope::job
 
 namespace setscope::data {
 
@@ -38,8 +38,8 @@ std::string fashionMnistDir();
 /// Progress and cancel for openDataset (both may be null): reading a folder of meshes or
 /// training word vectors for a corpus takes a while.
 struct OpenContext {
-    train::ProgressSink* sink = nullptr;
-    train::JobControl* control = nullptr;
+    job::ProgressSink* sink = nullptr;
+    job::JobControl* control = nullptr;
 };
 
 /// Opens a dataset given by name or path:

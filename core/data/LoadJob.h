@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/data/Dataset.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <memory>
 #include <mutex>
@@ -18,7 +18,7 @@ namespace setscope::data {
 /// Opens a dataset (openDataset: a name such as "fashion-mnist", "synthetic:..." or a path)
 /// on a worker thread. When status() is Finished, result() holds it; when Failed,
 /// error() holds the message (file and record included).
-class LoadJob final : public train::Job {
+class LoadJob final : public job::Job {
 public:
     LoadJob(std::string spec, const plugin::Registry& registry);
     ~LoadJob() override;

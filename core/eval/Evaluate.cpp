@@ -20,7 +20,7 @@ std::vector<std::int32_t> labelsOf(const std::vector<std::int32_t>& all, const s
 } // namespace
 
 Evaluation evaluateEmbedding(const data::Dataset& ds, const float* vectors, int dim, const std::string& labelSet,
-                             train::JobControl* control, int k)
+                             job::JobControl* control, int k)
 {
     const data::LabelSet& ls = ds.requireLabelSet(labelSet);
     Evaluation ev;
@@ -50,7 +50,7 @@ Evaluation evaluateEmbedding(const data::Dataset& ds, const float* vectors, int 
     return ev;
 }
 
-Evaluation evaluateRaw(const data::Dataset& ds, const std::string& labelSet, train::JobControl* control, int k)
+Evaluation evaluateRaw(const data::Dataset& ds, const std::string& labelSet, job::JobControl* control, int k)
 {
     if (!ds.isVectorDataset())
         throw std::invalid_argument("raw-vector evaluation needs a plain vector dataset; '" + ds.name() +

@@ -9,9 +9,9 @@
 namespace setscope::data {
 class Dataset;
 }
-namespace setscope::train {
+namespace setscope::job {
 class JobControl;
-}
+} // namespace setscope::job
 
 namespace setscope::eval {
 
@@ -29,11 +29,11 @@ struct Evaluation {
 /// Scores an embedding (`vectors`: dataset.size() x dim, row-major, one row per item)
 /// with the labels of `labelSet`. Runs on the calling thread; `control` may be null.
 Evaluation evaluateEmbedding(const data::Dataset& dataset, const float* vectors, int dim, const std::string& labelSet,
-                             train::JobControl* control = nullptr, int k = 10);
+                             job::JobControl* control = nullptr, int k = 10);
 
 /// The same scores on the raw vectors of a plain vector dataset (the baseline a learned
 /// metric must beat). Throws std::invalid_argument for a dataset of sets.
-Evaluation evaluateRaw(const data::Dataset& dataset, const std::string& labelSet, train::JobControl* control = nullptr,
+Evaluation evaluateRaw(const data::Dataset& dataset, const std::string& labelSet, job::JobControl* control = nullptr,
                        int k = 10);
 
 } // namespace setscope::eval

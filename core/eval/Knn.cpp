@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/eval/Knn.h"
 
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <faiss/IndexFlat.h>
 
@@ -27,7 +27,7 @@ std::vector<float> gatherRows(MatrixView m, const std::vector<std::int64_t>& row
     return out;
 }
 
-Neighbours nearestNeighbours(MatrixView base, MatrixView queries, int k, bool queriesAreBase, train::JobControl* control)
+Neighbours nearestNeighbours(MatrixView base, MatrixView queries, int k, bool queriesAreBase, job::JobControl* control)
 {
     if (base.cols != queries.cols)
         throw std::invalid_argument("nearest neighbours: base has dimension " + std::to_string(base.cols) +
@@ -69,7 +69,7 @@ Neighbours nearestNeighbours(MatrixView base, MatrixView queries, int k, bool qu
 
 KnnResult knnClassify(MatrixView reference, const std::vector<std::int32_t>& referenceLabels, MatrixView queries,
                       const std::vector<std::int32_t>& queryLabels, int k, bool queriesAreReference,
-                      train::JobControl* control)
+                      job::JobControl* control)
 {
     if (static_cast<std::int64_t>(referenceLabels.size()) != reference.rows ||
         static_cast<std::int64_t>(queryLabels.size()) != queries.rows)
@@ -138,7 +138,7 @@ KnnResult knnClassify(MatrixView reference, const std::vector<std::int32_t>& ref
 }
 
 std::vector<double> recallAtK(MatrixView items, const std::vector<std::int32_t>& labels, const std::vector<int>& ks,
-                              train::JobControl* control)
+                              job::JobControl* control)
 {
     if (static_cast<std::int64_t>(labels.size()) != items.rows)
         throw std::invalid_argument("Recall@K: label count does not match row count");

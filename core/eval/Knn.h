@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace setscope::train {
+namespace setscope::job {
 class JobControl;
-}
+} // namespace setscope::job
 
 namespace setscope::eval {
 
@@ -33,7 +33,7 @@ struct Neighbours {
     std::vector<float> distances; ///< Euclidean (not squared), ascending per query
 };
 Neighbours nearestNeighbours(MatrixView base, MatrixView queries, int k, bool queriesAreBase,
-                             train::JobControl* control = nullptr);
+                             job::JobControl* control = nullptr);
 
 struct KnnResult {
     double accuracy = 0.0;              ///< over labelled queries
@@ -49,12 +49,12 @@ struct KnnResult {
 /// from its own neighbours.
 KnnResult knnClassify(MatrixView reference, const std::vector<std::int32_t>& referenceLabels, MatrixView queries,
                       const std::vector<std::int32_t>& queryLabels, int k = 10, bool queriesAreReference = false,
-                      train::JobControl* control = nullptr);
+                      job::JobControl* control = nullptr);
 
 /// Recall@K in the deep-metric-learning sense: the fraction of labelled items for which
 /// at least one of the K nearest other items (the item itself excluded) shares its label.
 /// Unlabelled items (-1) are neither queries nor neighbours. Returns one value per K.
 std::vector<double> recallAtK(MatrixView items, const std::vector<std::int32_t>& labels, const std::vector<int>& ks,
-                              train::JobControl* control = nullptr);
+                              job::JobControl* control = nullptr);
 
 } // namespace setscope::eval

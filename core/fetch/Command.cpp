@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/fetch/Command.h"
 
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <cerrno>
 #include <chrono>
@@ -197,7 +197,7 @@ CommandResult runCommand(const std::vector<std::string>& argv, const CommandOpti
         while (!eof) {
             if (options.control && options.control->cancelRequested()) {
                 killGroup(pid);
-                throw train::Cancelled();
+                throw job::Cancelled();
             }
             pollfd p{readEnd.get(), POLLIN, 0};
             const int pr = ::poll(&p, 1, 200);
@@ -231,7 +231,7 @@ CommandResult runCommand(const std::vector<std::string>& argv, const CommandOpti
         }
         if (!partial.empty())
             emit(std::move(partial));
-    } catch (const train::Cancelled&) {
+    } catch (const job::Cancelled&) {
         throw; // the group is already stopped
     } catch (...) {
         killGroup(pid); // e.g. the line callback threw: do not leave the child running
@@ -251,7 +251,7 @@ CommandResult runCommand(const std::vector<std::string>& argv, const CommandOpti
         }
         if (options.control && options.control->cancelRequested()) {
             killGroup(pid);
-            throw train::Cancelled();
+            throw job::Cancelled();
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }

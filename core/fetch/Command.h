@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace setscope::train {
+namespace setscope::job {
 class JobControl;
-}
+} // namespace setscope::job
 
 namespace setscope::fetch {
 
@@ -42,7 +42,7 @@ private:
 struct CommandOptions {
     std::string workingDir;                          ///< "" = the caller's
     std::function<void(const std::string&)> onLine;  ///< each output line, on the calling thread
-    train::JobControl* control = nullptr;            ///< polled every 200 ms; cancel kills the child's process group
+    job::JobControl* control = nullptr;            ///< polled every 200 ms; cancel kills the child's process group
     std::size_t keepLines = 30;                      ///< how many last lines to keep for errors
 };
 
@@ -56,7 +56,7 @@ struct CommandResult {
 /// by line ('\r' also ends a line). LC_ALL=C is set for the child so messages can be
 /// matched. Blocks the calling thread until the child exits.
 /// Throws CommandError on a non-zero exit, FetchError when the program is not on PATH,
-/// train::Cancelled when control requested cancel (the whole process group is sent
+/// job::Cancelled when control requested cancel (the whole process group is sent
 /// SIGTERM, then SIGKILL after one second).
 CommandResult runCommand(const std::vector<std::string>& argv, const CommandOptions& options = {});
 

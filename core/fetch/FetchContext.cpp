@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/fetch/FetchContext.h"
 
-#include "core/train/Job.h"
-#include "core/train/ProgressSink.h"
+#include "core/job/Job.h"
+#include "core/job/ProgressSink.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -17,8 +17,8 @@ namespace fs = std::filesystem;
 
 namespace setscope::fetch {
 
-FetchContext::FetchContext(std::string sourceName, std::string workDir, std::string outDir, train::ProgressSink* sink,
-                           train::JobControl* control)
+FetchContext::FetchContext(std::string sourceName, std::string workDir, std::string outDir, job::ProgressSink* sink,
+                           job::JobControl* control)
     : m_name(std::move(sourceName))
     , m_workDir(std::move(workDir))
     , m_outDir(std::move(outDir))
@@ -262,7 +262,7 @@ std::string findFileNamed(const std::string& root, const std::string& fileName)
 }
 
 std::size_t extractTarball(const std::string& tarball, const std::string& dest, bool stripFirstComponent,
-                           train::JobControl* control)
+                           job::JobControl* control)
 {
     using ReadPtr = std::unique_ptr<archive, decltype(&archive_read_free)>;
     using WritePtr = std::unique_ptr<archive, decltype(&archive_write_free)>;

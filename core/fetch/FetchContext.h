@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-namespace setscope::train {
+namespace setscope::job {
 class JobControl;
 class ProgressSink;
-}
+} // namespace setscope::job
 
 namespace setscope::fetch {
 
@@ -24,8 +24,8 @@ namespace setscope::fetch {
 class FetchContext {
 public:
     /// `workDir` and `outDir` must exist. `sink` and `control` may be nullptr.
-    FetchContext(std::string sourceName, std::string workDir, std::string outDir, train::ProgressSink* sink,
-                 train::JobControl* control);
+    FetchContext(std::string sourceName, std::string workDir, std::string outDir, job::ProgressSink* sink,
+                 job::JobControl* control);
 
     const std::string& sourceName() const { return m_name; }
     /// Scratch space on the same file system as the data root; removed after the fetch.
@@ -42,9 +42,9 @@ public:
     void count(const std::string& key, std::int64_t value);
     /// Records a line in manifest["notes"] and shows it as a message.
     void note(const std::string& text);
-    /// Throws train::Cancelled when cancel was requested.
+    /// Throws job::Cancelled when cancel was requested.
     void checkpoint();
-    train::JobControl* control() const { return m_control; }
+    job::JobControl* control() const { return m_control; }
 
     /// Runs a command with this fetch's cancel and an output log (each line as a message
     /// only when `verbose`).
@@ -81,8 +81,8 @@ private:
     std::string m_name;
     std::string m_workDir;
     std::string m_outDir;
-    train::ProgressSink* m_sink;
-    train::JobControl* m_control;
+    job::ProgressSink* m_sink;
+    job::JobControl* m_control;
     nlohmann::json m_manifest;
 };
 
@@ -92,8 +92,8 @@ std::string findFileNamed(const std::string& root, const std::string& fileName);
 /// Extracts a .tar / .tar.gz / .tgz into `dest` (libarchive), optionally dropping each
 /// member's first path component ("package/" in npm tarballs); refuses absolute and ".."
 /// members and symlinks leading out. Returns the number of regular files written.
-/// `control` (may be nullptr) is polled between blocks: cancel throws train::Cancelled.
+/// `control` (may be nullptr) is polled between blocks: cancel throws job::Cancelled.
 std::size_t extractTarball(const std::string& tarball, const std::string& dest, bool stripFirstComponent,
-                           train::JobControl* control = nullptr);
+                           job::JobControl* control = nullptr);
 
 } // namespace setscope::fetch

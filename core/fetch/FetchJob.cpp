@@ -29,7 +29,7 @@ namespace {
 
 class SourceLock {
 public:
-    SourceLock(const fs::path& path, const std::string& name, train::ProgressSink* sink, train::JobControl* control)
+    SourceLock(const fs::path& path, const std::string& name, job::ProgressSink* sink, job::JobControl* control)
     {
         m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (m_fd < 0)
@@ -46,7 +46,7 @@ public:
             told = true;
             if (control && control->cancelRequested()) {
                 ::close(m_fd);
-                throw train::Cancelled();
+                throw job::Cancelled();
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(200));
         }
@@ -119,7 +119,7 @@ void installAtomically(const fs::path& complete, const fs::path& target)
     fs::rename(complete, target);
 }
 
-void fetchOne(const SourceInfo& src, bool force, train::ProgressSink* sink, train::JobControl* control, int depth)
+void fetchOne(const SourceInfo& src, bool force, job::ProgressSink* sink, job::JobControl* control, int depth)
 {
     if (depth > 8)
         throw FetchError("the requirements of " + src.name + " form a cycle");
@@ -191,7 +191,7 @@ void fetchOne(const SourceInfo& src, bool force, train::ProgressSink* sink, trai
 
 } // namespace
 
-void fetchSource(const std::string& name, bool force, train::ProgressSink* sink, train::JobControl* control)
+void fetchSource(const std::string& name, bool force, job::ProgressSink* sink, job::JobControl* control)
 {
     const SourceInfo* src = findSource(name);
     if (!src) {
@@ -203,7 +203,7 @@ void fetchSource(const std::string& name, bool force, train::ProgressSink* sink,
     fetchOne(*src, force, sink, control, 0);
 }
 
-class FetchJob::Forwarder final : public train::ProgressSink {
+class FetchJob::Forwarder final : public job::ProgressSink {
 public:
     explicit Forwarder(FetchJob& job) : m_job(job) {}
     void progress(std::int64_t done, std::int64_t total, const std::string& what) override

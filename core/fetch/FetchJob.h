@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <memory>
 #include <string>
@@ -21,13 +21,13 @@ namespace setscope::fetch {
 ///    same source at once: the second waits, then finds it fetched.
 /// `sink` and `control` may be nullptr. Throws FetchError (registry unreachable, package
 /// changed), sdk::InputError (a file in the package is malformed), std::invalid_argument
-/// (unknown name), train::Cancelled.
-void fetchSource(const std::string& name, bool force, train::ProgressSink* sink, train::JobControl* control);
+/// (unknown name), job::Cancelled.
+void fetchSource(const std::string& name, bool force, job::ProgressSink* sink, job::JobControl* control);
 
 /// fetchSource on a worker thread (the GUI's Fetch action). Progress: what is being done
 /// and done/total where known; cancel takes effect within a second (a running apt-get or
 /// npm is killed with its process group).
-class FetchJob final : public train::Job {
+class FetchJob final : public job::Job {
 public:
     explicit FetchJob(std::string name, bool force = false);
     ~FetchJob() override;

@@ -2,14 +2,14 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/train/ProgressSink.h"
+#include "core/job/ProgressSink.h"
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-namespace setscope::train {
+namespace setscope::job {
 
 /// A CPU copy of the embeddings of a fixed subset of items at one moment of training.
 /// Immutable once published; shared between threads by shared_ptr<const ...>.
@@ -41,4 +41,4 @@ private:
     std::atomic<std::uint64_t> m_sequence{0};
 };
 
-} // namespace setscope::train
+} // namespace setscope::job

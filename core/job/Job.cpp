@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
-namespace setscope::train {
+namespace setscope::job {
 
 namespace {
 thread_local const Job* t_currentJob = nullptr; ///< the job whose run() this thread is executing
@@ -151,4 +151,4 @@ JobStatus Job::execute()
     return st;
 }
 
-} // namespace setscope::train
+} // namespace setscope::job

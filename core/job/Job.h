@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/train/ProgressSink.h"
+#include "core/job/ProgressSink.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-namespace setscope::train {
+namespace setscope::job {
 
 /// Thrown inside a job by JobControl::checkpoint() when cancel was requested; caught by
 /// Job's thread function.
@@ -132,4 +132,4 @@ private:
     std::string m_error;
 };
 
-} // namespace setscope::train
+} // namespace setscope::job

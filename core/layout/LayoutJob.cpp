@@ -29,7 +29,7 @@ constexpr std::int64_t kMaxTsneItems = 10000;
 
 using util::sz;
 
-void checkSnapshot(const train::EmbeddingSnapshot& s)
+void checkSnapshot(const job::EmbeddingSnapshot& s)
 {
     const std::size_t n = s.items.size();
     if (n > 0 && s.dim < 1)
@@ -43,7 +43,7 @@ void checkSnapshot(const train::EmbeddingSnapshot& s)
 }
 
 // PCA to 2-D; a 1-D embedding gets a zero second coordinate.
-std::vector<float> pca2(const train::EmbeddingSnapshot& s)
+std::vector<float> pca2(const job::EmbeddingSnapshot& s)
 {
     const auto n = static_cast<std::int64_t>(s.items.size());
     if (n == 0)
@@ -98,7 +98,7 @@ LayoutJob::LayoutJob(Options options)
 
 LayoutJob::~LayoutJob() { stopAndWait(); }
 
-void LayoutJob::submit(std::shared_ptr<const train::EmbeddingSnapshot> snapshot)
+void LayoutJob::submit(std::shared_ptr<const job::EmbeddingSnapshot> snapshot)
 {
     if (snapshot)
         m_in.publish(std::move(snapshot));
@@ -106,7 +106,7 @@ void LayoutJob::submit(std::shared_ptr<const train::EmbeddingSnapshot> snapshot)
 
 void LayoutJob::run()
 {
-    std::shared_ptr<const train::EmbeddingSnapshot> current; // the snapshot being mapped
+    std::shared_ptr<const job::EmbeddingSnapshot> current; // the snapshot being mapped
     std::shared_ptr<const Layout> previous;                   // the last published map
     std::unique_ptr<Tsne> tsne;
     int iterationsOnCurrent = 0;

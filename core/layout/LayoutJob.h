@@ -3,8 +3,8 @@
 #pragma once
 
 #include "core/layout/Tsne.h"
-#include "core/train/EmbeddingSnapshot.h"
-#include "core/train/Job.h"
+#include "core/job/EmbeddingSnapshot.h"
+#include "core/job/Job.h"
 
 #include <atomic>
 #include <cstdint>
@@ -22,7 +22,7 @@ struct Layout {
     bool converged = false;          ///< t-SNE finished its iterations for this snapshot
 };
 
-/// Latest-value mailbox for layouts (same contract as train::SnapshotBuffer).
+/// Latest-value mailbox for layouts (same contract as job::SnapshotBuffer).
 class LayoutBuffer {
 public:
     void publish(std::shared_ptr<const Layout> l)
@@ -54,7 +54,7 @@ enum class LayoutMethod { Pca, Tsne };
 /// (> 10 000 items) ends the job as Failed, with a message naming the snapshot's step.
 /// Published layouts: an initial map as soon as a snapshot is taken (iteration 0), then one
 /// every `publishEvery` iterations; `converged` marks the last one (always true for PCA).
-class LayoutJob final : public train::Job {
+class LayoutJob final : public job::Job {
 public:
     struct Options {
         LayoutMethod method = LayoutMethod::Tsne;
@@ -69,7 +69,7 @@ public:
 
     /// Any thread, never blocks (an atomic pointer swap); null is ignored. Replaces a
     /// snapshot submitted earlier that the job has not taken yet.
-    void submit(std::shared_ptr<const train::EmbeddingSnapshot> snapshot);
+    void submit(std::shared_ptr<const job::EmbeddingSnapshot> snapshot);
     const LayoutBuffer& layouts() const { return m_out; }
 
 protected:
@@ -77,7 +77,7 @@ protected:
 
 private:
     Options m_opt;
-    train::SnapshotBuffer m_in;
+    job::SnapshotBuffer m_in;
     LayoutBuffer m_out;
 };
 

@@ -3,7 +3,7 @@
 #include "core/layout/Tsne.h"
 #include "core/util/Index.h"
 
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <Eigen/Dense>
 #include <omp.h>
@@ -162,7 +162,7 @@ double Tsne::effectivePerplexity(double perplexity, std::int64_t n)
 }
 
 std::vector<double> Tsne::conditionalAffinities(const float* x, std::int64_t n, int d,
-                                                double perplexity, train::JobControl* control)
+                                                double perplexity, job::JobControl* control)
 {
     if (n < 1)
         throw std::invalid_argument("t-SNE: need at least one point, got " + std::to_string(n));
@@ -213,7 +213,7 @@ std::vector<double> Tsne::conditionalAffinities(const float* x, std::int64_t n, 
     return p;
 }
 
-Tsne::Tsne(const float* x, std::int64_t n, int d, TsneOptions options, train::JobControl* control)
+Tsne::Tsne(const float* x, std::int64_t n, int d, TsneOptions options, job::JobControl* control)
     : m_n(n)
     , m_opt(options)
 {
@@ -313,7 +313,7 @@ void Tsne::recordPassTime(int threads, double seconds)
     ++m_passes;
 }
 
-int Tsne::step(int iterations, train::JobControl* control)
+int Tsne::step(int iterations, job::JobControl* control)
 {
     int done = 0;
     while (done < iterations && m_iter < m_opt.maxIterations) {

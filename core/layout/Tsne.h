@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace setscope::train {
+namespace setscope::job {
 class JobControl;
-}
+} // namespace setscope::job
 
 namespace setscope::layout {
 
@@ -38,9 +38,9 @@ public:
     /// x: n x d row-major input (not kept). Computes the input affinities (O(n² d), about
     /// 0.3 s for 3 000 x 64 on two cores) and does a cold initialize(). Throws
     /// std::invalid_argument for n < 1, d < 1, a non-positive perplexity or a non-finite
-    /// input value, and train::Cancelled when `control` (may be null) is cancelled meanwhile.
+    /// input value, and job::Cancelled when `control` (may be null) is cancelled meanwhile.
     Tsne(const float* x, std::int64_t n, int d, TsneOptions options = {},
-         train::JobControl* control = nullptr);
+         job::JobControl* control = nullptr);
 
     /// Starts from `y0` (n x 2) when not null: a warm start, with no early exaggeration and
     /// momentum 0.8 from the first step. Otherwise a cold start from N(0, 1e-4 I) with seed.
@@ -54,9 +54,9 @@ public:
 
     /// Runs up to `iterations` gradient steps (fewer when maxIterations is reached);
     /// polls `control` (may be null) between steps. Returns the iterations done. A cancel
-    /// surfaces as train::Cancelled thrown by control->checkpoint() before a step (the map
+    /// surfaces as job::Cancelled thrown by control->checkpoint() before a step (the map
     /// keeps the last completed step); a pause blocks there.
-    int step(int iterations, train::JobControl* control = nullptr);
+    int step(int iterations, job::JobControl* control = nullptr);
 
     /// Current map, n x 2 row-major.
     const std::vector<float>& embedding() const { return m_y; }
@@ -79,10 +79,10 @@ public:
     /// Newton steps) on the Gaussian precision until its entropy is
     /// log(effectivePerplexity(perplexity, n)) within 1e-5 nats (at most 200 tries).
     /// O(n² d); uses OpenMP over rows. Throws std::invalid_argument on bad input and
-    /// train::Cancelled when `control` (may be null) is cancelled meanwhile.
+    /// job::Cancelled when `control` (may be null) is cancelled meanwhile.
     static std::vector<double> conditionalAffinities(const float* x, std::int64_t n, int d,
                                                      double perplexity,
-                                                     train::JobControl* control = nullptr);
+                                                     job::JobControl* control = nullptr);
 
 private:
     void iterate();

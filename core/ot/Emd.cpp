@@ -27,7 +27,7 @@
 #include "core/util/Index.h"
 
 #include "core/ot/CostMatrix.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <algorithm>
 #include <cmath>
@@ -117,7 +117,7 @@ struct EmdSolver::Impl {
 
     std::int64_t pivots = 0;
     std::int64_t sizeA = 0, sizeB = 0;        // the caller's sizes (for messages)
-    train::JobControl* control = nullptr;     // polled during the solve (may be null)
+    job::JobControl* control = nullptr;     // polled during the solve (may be null)
     std::int64_t maxPivots = 0;               // the cap of this solve
 
     std::int32_t nodeOfHalf(std::int32_t h) const

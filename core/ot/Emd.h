@@ -8,9 +8,9 @@
 #include <memory>
 #include <vector>
 
-namespace setscope::train {
+namespace setscope::job {
 class JobControl;
-}
+} // namespace setscope::job
 
 namespace setscope::ot {
 
@@ -36,11 +36,11 @@ struct EmdOptions {
     GroundDistance ground = GroundDistance::Euclidean; ///< ignored by the cost-matrix entry points
     bool flows = false; ///< fill EmdResult::flows
     /// Polled inside the solve with JobControl::checkpoint() on the solving thread: a cancel
-    /// throws train::Cancelled, a pause blocks there. Polls come once per component join of
+    /// throws job::Cancelled, a pause blocks there. Polls come once per component join of
     /// the start, then after at most kEmdPollPivots pivots or kEmdPollEntries priced cost
     /// entries, whichever is first. A solve does not poll on entry (callers poll before a
     /// solve). May be null. Not owned.
-    train::JobControl* control = nullptr;
+    job::JobControl* control = nullptr;
     /// Pivot cap: 0 = emdPivotCap(na, nb). A solve that needs more pivots throws OtError
     /// ("did not converge"). Only tests set it lower.
     std::int64_t maxPivots = 0;
@@ -61,7 +61,7 @@ std::int64_t emdPivotCap(std::int64_t na, std::int64_t nb);
 /// Exact EMD between two weighted sets, in float64, of any size (network simplex on the
 /// bipartite transport graph). Equal total masses are the fast path; unequal masses are
 /// solved exactly by a zero-cost slack node that absorbs the heavier side's excess.
-/// Throws OtError for bad input or when the pivot cap is reached, train::Cancelled on a
+/// Throws OtError for bad input or when the pivot cap is reached, job::Cancelled on a
 /// cancel through options.control.
 /// Thread-safe (no shared state); for many pairs on one thread reuse an EmdSolver.
 EmdResult emd(const PointSet& a, const PointSet& b, const EmdOptions& options = {});

@@ -6,7 +6,7 @@
 #include "core/ot/Bounds.h"
 #include "core/ot/CostMatrix.h"
 #include "core/ot/Emd.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <algorithm>
 #include <string>
@@ -88,7 +88,7 @@ class QuerySolver {
 public:
     /// `control` (may be null) is polled inside every solve, so a cancel does not wait for
     /// a long exact EMD to finish.
-    QuerySolver(const PointSet& query, train::JobControl* control)
+    QuerySolver(const PointSet& query, job::JobControl* control)
         : m_query(withoutZeroWeights(query, m_queryPoints, m_queryWeightsF))
         , m_queryWeights(m_query.weights, m_query.weights + m_query.n)
     {
@@ -172,7 +172,7 @@ private:
 namespace {
 /// What both searches do first: count the candidates, honour an early cancel, check the query.
 PointSet startQuery(const data::Dataset& dataset, std::int64_t query, const std::vector<std::int64_t>& items,
-                    EmdKnnResult& res, train::JobControl* control)
+                    EmdKnnResult& res, job::JobControl* control)
 {
     res.stats.candidates = static_cast<std::int64_t>(items.size());
     if (control)
@@ -184,7 +184,7 @@ PointSet startQuery(const data::Dataset& dataset, std::int64_t query, const std:
 } // namespace
 
 EmdKnnResult emdKnn(const data::Dataset& dataset, std::int64_t query, const std::vector<std::int64_t>& candidates,
-                    int k, train::JobControl* control)
+                    int k, job::JobControl* control)
 {
     const std::vector<std::int64_t> items = candidateList(dataset, query, candidates, k);
     EmdKnnResult res;
@@ -240,7 +240,7 @@ EmdKnnResult emdKnn(const data::Dataset& dataset, std::int64_t query, const std:
 }
 
 EmdKnnResult emdKnnBruteForce(const data::Dataset& dataset, std::int64_t query,
-                              const std::vector<std::int64_t>& candidates, int k, train::JobControl* control)
+                              const std::vector<std::int64_t>& candidates, int k, job::JobControl* control)
 {
     const std::vector<std::int64_t> items = candidateList(dataset, query, candidates, k);
     EmdKnnResult res;

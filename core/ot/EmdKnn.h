@@ -10,9 +10,9 @@
 namespace setscope::data {
 class Dataset;
 }
-namespace setscope::train {
+namespace setscope::job {
 class JobControl;
-}
+} // namespace setscope::job
 
 namespace setscope::ot {
 
@@ -48,15 +48,15 @@ struct EmdKnnResult {
 /// `query` is never its own neighbour; an index listed twice counts once; fewer than k
 /// candidates give them all. Throws OtError for k < 1, an index out of range or a bad
 /// item. `control` (may be null) is polled before every candidate and inside every exact
-/// solve (EmdOptions::control): cancel throws train::Cancelled within a few thousand pivots
+/// solve (EmdOptions::control): cancel throws job::Cancelled within a few thousand pivots
 /// of the solve in progress. Runs on the calling thread; one EmdSolver and one cost-matrix
 /// buffer serve all candidates.
 EmdKnnResult emdKnn(const data::Dataset& dataset, std::int64_t query, const std::vector<std::int64_t>& candidates,
-                    int k, train::JobControl* control = nullptr);
+                    int k, job::JobControl* control = nullptr);
 
 /// Brute force: exact EMD to every candidate (the reference for tests and benchmarks).
 /// Same conventions, errors and cancellation as emdKnn(); stats.exactSolves == candidates.
 EmdKnnResult emdKnnBruteForce(const data::Dataset& dataset, std::int64_t query,
-                              const std::vector<std::int64_t>& candidates, int k, train::JobControl* control = nullptr);
+                              const std::vector<std::int64_t>& candidates, int k, job::JobControl* control = nullptr);
 
 } // namespace setscope::ot

@@ -444,7 +444,7 @@ bool isMirrored(const float* d, std::int64_t n)
 class PairWorker {
 public:
     /// `control` is polled inside every EMD solve, so a cancel does not wait for a long pair.
-    PairWorker(const data::Dataset& ds, const PairwiseOptions& o, train::JobControl& control)
+    PairWorker(const data::Dataset& ds, const PairwiseOptions& o, job::JobControl& control)
         : m_ds(ds)
         , m_options(o)
     {

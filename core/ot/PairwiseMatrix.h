@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/ot/PointSet.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <cstdint>
 #include <memory>
@@ -100,7 +100,7 @@ PairwiseFileInfo inspectPairwiseFile(const std::string& path);
 /// disk errors (message starting with the file or directory). Another process (or job)
 /// computing the same key holds `pairwise-<key>.lock`; this job waits for it, then reuses
 /// what it wrote. See docs/OT_PAIRWISE.md for the file format.
-class PairwiseJob final : public train::Job {
+class PairwiseJob final : public job::Job {
 public:
     /// Hashes the dataset (on the calling thread: one pass over its values).
     PairwiseJob(std::shared_ptr<const data::Dataset> dataset, PairwiseOptions options);

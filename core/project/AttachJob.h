@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/project/RunRecorder.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <memory>
 #include <mutex>
@@ -14,7 +14,7 @@ namespace setscope::project {
 /// attachDataset() on a worker thread: registers a dataset in a project and gives it the
 /// project's labels, so the GUI thread never waits on SQLite's fsync or copies a dataset.
 /// Shares the store, so the job may outlive its starter's interest in the project.
-class AttachJob final : public train::Job {
+class AttachJob final : public job::Job {
 public:
     AttachJob(std::shared_ptr<ProjectStore> store, std::shared_ptr<const data::Dataset> dataset, std::string path);
     ~AttachJob() override;

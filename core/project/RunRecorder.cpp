@@ -47,7 +47,7 @@ AttachedDataset attachDataset(ProjectStore& store, const data::Dataset& dataset,
 }
 
 RunRecorder::RunRecorder(std::shared_ptr<ProjectStore> store, std::int64_t datasetId,
-                         const train::TrainerConfig& config, train::ProgressSink* next)
+                         const train::TrainerConfig& config, train::TrainingSink* next)
     : m_store(std::move(store))
     , m_next(next)
 {
@@ -107,11 +107,11 @@ void RunRecorder::checkpointWritten(std::int64_t step, const std::string& path)
         m_next->checkpointWritten(step, path);
 }
 
-void RunRecorder::finished(train::JobStatus status, const std::string& detail)
+void RunRecorder::finished(job::JobStatus status, const std::string& detail)
 {
     try {
-        const char* s = status == train::JobStatus::Finished    ? "finished"
-                        : status == train::JobStatus::Cancelled ? "cancelled"
+        const char* s = status == job::JobStatus::Finished    ? "finished"
+                        : status == job::JobStatus::Cancelled ? "cancelled"
                                                                 : "failed";
         m_store->finishRun(m_runId, s, detail);
     } catch (const std::exception& e) {

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/train/ProgressSink.h"
+#include "core/train/TrainingSink.h"
 
 #include <cstdint>
 #include <memory>
@@ -48,10 +48,10 @@ AttachedDataset attachDataset(ProjectStore& store, const data::Dataset& dataset,
 ///
 /// Ownership: the recorder shares the store, so a job that is still stopping can record its
 /// end even after its owner (e.g. the GUI switching projects) has let go of the store.
-class RunRecorder final : public train::ProgressSink {
+class RunRecorder final : public train::TrainingSink {
 public:
     RunRecorder(std::shared_ptr<ProjectStore> store, std::int64_t datasetId, const train::TrainerConfig& config,
-                train::ProgressSink* next);
+                train::TrainingSink* next);
 
     std::int64_t runId() const { return m_runId; }
 
@@ -60,13 +60,13 @@ public:
     void stepLoss(std::int64_t step, double loss) override;
     void epochMetrics(const train::EpochMetrics& m) override;
     void checkpointWritten(std::int64_t step, const std::string& path) override;
-    void finished(train::JobStatus status, const std::string& detail) override;
+    void finished(job::JobStatus status, const std::string& detail) override;
 
 private:
     void storeFailed(const std::exception& e);
 
     std::shared_ptr<ProjectStore> m_store;
-    train::ProgressSink* m_next;
+    train::TrainingSink* m_next;
     std::int64_t m_runId = 0;
 };
 

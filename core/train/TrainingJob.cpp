@@ -67,7 +67,7 @@ sdk::EncoderSpec encoderSpec(const TrainerConfig& c, std::int64_t inputDim)
 
 /// Embeds `items` in batches (eval mode, no grad); returns items.size() x dim on the CPU.
 std::vector<float> embedItems(sdk::SetEncoder& enc, const data::Dataset& ds, const std::vector<std::int64_t>& items,
-                              const torch::Device& device, JobControl* control)
+                              const torch::Device& device, job::JobControl* control)
 {
     torch::NoGradGuard noGrad;
     const bool wasTraining = enc.is_training();
@@ -253,6 +253,18 @@ TrainingJob::TrainingJob(std::shared_ptr<const data::Dataset> dataset, TrainerCo
 
 TrainingJob::~TrainingJob() { stopAndWait(); }
 
+void TrainingJob::start(TrainingSink* sink)
+{
+    m_trainingSink = sink;
+    Job::start(sink);
+}
+
+job::JobStatus TrainingJob::runHere(TrainingSink* sink)
+{
+    m_trainingSink = sink;
+    return Job::runHere(sink);
+}
+
 std::vector<EpochMetrics> TrainingJob::history() const
 {
     std::lock_guard lock(m_mutex);
@@ -378,14 +390,14 @@ void TrainingJob::run()
             std::lock_guard lock(m_mutex);
             m_lastCheckpoint = final.string();
         }
-        if (sink())
-            sink()->checkpointWritten(atStep, final.string());
+        if (m_trainingSink)
+            m_trainingSink->checkpointWritten(atStep, final.string());
     };
 
     const std::vector<std::int64_t> snapItems = snapshotSubset(ds, ls.labels, cfg.snapshotItems, cfg.seed);
     double lastLoss = 0.0;
     auto publishSnapshot = [&](std::int64_t atStep) {
-        auto s = std::make_shared<EmbeddingSnapshot>();
+        auto s = std::make_shared<job::EmbeddingSnapshot>();
         s->step = atStep;
         s->epoch = static_cast<int>(atStep / perEpoch);
         s->loss = lastLoss;
@@ -414,8 +426,8 @@ void TrainingJob::run()
             std::lock_guard lock(m_mutex);
             m_history.push_back(m);
         }
-        if (sink())
-            sink()->epochMetrics(m);
+        if (m_trainingSink)
+            m_trainingSink->epochMetrics(m);
     };
 
     reportMessage("training " + cfg.model + " with " + cfg.loss + " loss on '" + ds.name() + "': " +
@@ -456,9 +468,9 @@ void TrainingJob::run()
         const auto now = Clock::now();
         if (now - lastReport >= std::chrono::milliseconds(50) || step == total) {
             lastReport = now;
-            if (sink()) {
-                sink()->stepLoss(step, lastLoss);
-                sink()->progress(step, total,
+            if (m_trainingSink) {
+                m_trainingSink->stepLoss(step, lastLoss);
+                m_trainingSink->progress(step, total,
                                  "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(cfg.epochs));
             }
         }
@@ -479,7 +491,7 @@ void TrainingJob::run()
 }
 
 Embeddings embedWithCheckpoint(const std::string& checkpoint, const data::Dataset& ds, const plugin::Registry& registry,
-                               JobControl* control)
+                               job::JobControl* control)
 {
     auto ar = openArchive(checkpoint, torch::kCPU);
     const CheckpointHeader h = readHeader(ar, checkpoint);

@@ -2,9 +2,10 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/train/EmbeddingSnapshot.h"
-#include "core/train/Job.h"
+#include "core/job/EmbeddingSnapshot.h"
+#include "core/job/Job.h"
 #include "core/train/TrainerConfig.h"
+#include "core/train/TrainingSink.h"
 
 #include <memory>
 #include <mutex>
@@ -23,7 +24,7 @@ namespace setscope::train {
 /// Trains an encoder with a metric loss on a dataset's train split, on a worker thread
 /// (start()) or the caller's (runHere()). This header is Torch-free: the GUI includes it.
 ///
-/// - progress: ProgressSink::progress once per step (throttled), stepLoss, epochMetrics;
+/// - progress: TrainingSink::progress once per step (throttled), stepLoss, epochMetrics;
 ///   lock-free ProgressCounters for per-frame polling;
 /// - cancel: returns within one step (milliseconds) or one evaluation chunk;
 /// - pause / resume: blocks between steps;
@@ -38,13 +39,18 @@ namespace setscope::train {
 ///   starting) get the weights they would get alone;
 /// - snapshots: every `snapshotEvery` steps, the embeddings of a fixed subset of items
 ///   (test split first, stratified) go to snapshots().
-class TrainingJob final : public Job {
+class TrainingJob final : public job::Job {
 public:
     TrainingJob(std::shared_ptr<const data::Dataset> dataset, TrainerConfig config, const plugin::Registry& registry);
     ~TrainingJob() override;
 
+    /// As Job::start() / runHere(), with a sink that also gets losses, metrics and
+    /// checkpoints (may be null; must outlive the job).
+    void start(TrainingSink* sink);
+    job::JobStatus runHere(TrainingSink* sink);
+
     const TrainerConfig& config() const { return m_config; }
-    const SnapshotBuffer& snapshots() const { return m_snapshots; }
+    const job::SnapshotBuffer& snapshots() const { return m_snapshots; }
     /// Metrics of every finished epoch so far (thread-safe copy).
     std::vector<EpochMetrics> history() const;
     /// Path of the newest checkpoint written ("" when none).
@@ -60,7 +66,8 @@ private:
     std::shared_ptr<const data::Dataset> m_dataset;
     TrainerConfig m_config;
     const plugin::Registry& m_registry;
-    SnapshotBuffer m_snapshots;
+    job::SnapshotBuffer m_snapshots;
+    TrainingSink* m_trainingSink = nullptr;
     mutable std::mutex m_mutex;
     std::vector<EpochMetrics> m_history;
     std::string m_lastCheckpoint;
@@ -78,7 +85,7 @@ struct Embeddings {
 /// batches; `control` may be null). Throws std::runtime_error when the checkpoint does
 /// not fit the dataset (other input dimension) and sdk::InputError for an unreadable file.
 Embeddings embedWithCheckpoint(const std::string& checkpoint, const data::Dataset& dataset,
-                               const plugin::Registry& registry, JobControl* control = nullptr);
+                               const plugin::Registry& registry, job::JobControl* control = nullptr);
 
 /// Checks that `config` can resume from `config.resumeFrom` on `dataset`: the checkpoint is
 /// readable, has the dataset's input dimension and content hash, and was trained with the same

@@ -26,7 +26,7 @@ void QtProgressSink::stepLoss(std::int64_t step, double loss) { Q_EMIT stepLossR
 
 void QtProgressSink::epochMetrics(const train::EpochMetrics& m) { Q_EMIT epochMetricsReported(m); }
 
-void QtProgressSink::finished(train::JobStatus status, const std::string& detail)
+void QtProgressSink::finished(job::JobStatus status, const std::string& detail)
 {
     Q_EMIT jobFinished(static_cast<int>(status), QString::fromStdString(detail));
 }

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/train/ProgressSink.h"
+#include "core/train/TrainingSink.h"
 
 #include <QMetaType>
 #include <QObject>
@@ -20,7 +20,7 @@ namespace setscope::gui {
 /// The signals are named `...Reported` / jobFinished rather than after the virtuals: a
 /// signal `epochMetrics(const EpochMetrics&)` would have the very signature of the virtual
 /// it is emitted from, and same-named overloads would need qOverload in every connect.
-class QtProgressSink final : public QObject, public train::ProgressSink {
+class QtProgressSink final : public QObject, public train::TrainingSink {
     Q_OBJECT
 public:
     explicit QtProgressSink(QObject* parent = nullptr);
@@ -33,7 +33,7 @@ public:
     void message(const std::string& text) override;
     void stepLoss(std::int64_t step, double loss) override;
     void epochMetrics(const train::EpochMetrics& m) override;
-    void finished(train::JobStatus status, const std::string& detail) override;
+    void finished(job::JobStatus status, const std::string& detail) override;
 
 Q_SIGNALS:
     /// `done` of `total` units (total 0 = unknown).
@@ -41,7 +41,7 @@ Q_SIGNALS:
     void messageReported(const QString& text);
     void stepLossReported(qint64 step, double loss);
     void epochMetricsReported(const setscope::train::EpochMetrics& m);
-    /// `status` is a train::JobStatus; `detail` is the failure message for Failed.
+    /// `status` is a job::JobStatus; `detail` is the failure message for Failed.
     void jobFinished(int status, const QString& detail);
 };
 

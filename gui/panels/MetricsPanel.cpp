@@ -3,7 +3,7 @@
 #include "gui/panels/MetricsPanel.h"
 
 #include "core/data/Dataset.h"
-#include "core/train/ProgressSink.h"
+#include "core/train/TrainingSink.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

@@ -276,10 +276,10 @@ void TrainingPanel::addEpochMetrics(const train::EpochMetrics& m) { m_curve->add
 
 void TrainingPanel::showFinished(int status, const QString& detail)
 {
-    switch (static_cast<train::JobStatus>(status)) {
-    case train::JobStatus::Finished: m_outcome = tr("finished"); break;
-    case train::JobStatus::Cancelled: m_outcome = tr("cancelled"); break;
-    case train::JobStatus::Failed: m_outcome = tr("failed: %1").arg(detail); break;
+    switch (static_cast<job::JobStatus>(status)) {
+    case job::JobStatus::Finished: m_outcome = tr("finished"); break;
+    case job::JobStatus::Cancelled: m_outcome = tr("cancelled"); break;
+    case job::JobStatus::Failed: m_outcome = tr("failed: %1").arg(detail); break;
     default: m_outcome.clear(); break;
     }
     m_what.clear();

@@ -60,7 +60,7 @@ public Q_SLOTS:
     void showProgress(qint64 done, qint64 total, const QString& what);
     void addStepLoss(qint64 step, double loss);
     void addEpochMetrics(const setscope::train::EpochMetrics& m);
-    /// The run ended (`status`: a train::JobStatus value; `detail`: why it failed).
+    /// The run ended (`status`: a job::JobStatus value; `detail`: why it failed).
     void showFinished(int status, const QString& detail);
     /// Clears the progress and the loss curve (a new run).
     void resetRun();

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/eval/Evaluate.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <memory>
 #include <mutex>
@@ -19,7 +19,7 @@ namespace setscope::gui {
 /// Recall@K), the baseline a learned metric must beat, on a worker thread. Takes seconds
 /// to tens of seconds (Fashion-MNIST: 10 000 test queries against 60 000 references);
 /// cancellable between chunks. result() is valid once status() is Finished.
-class BaselineJob final : public train::Job {
+class BaselineJob final : public job::Job {
 public:
     BaselineJob(std::shared_ptr<const data::Dataset> dataset, std::string labelSet);
     ~BaselineJob() override;

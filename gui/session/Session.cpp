@@ -28,7 +28,7 @@ namespace {
 
 constexpr int kPollMs = 33; // ~30 Hz
 
-train::JobStatus toStatus(int s) { return static_cast<train::JobStatus>(s); }
+job::JobStatus toStatus(int s) { return static_cast<job::JobStatus>(s); }
 
 } // namespace
 
@@ -210,12 +210,12 @@ void Session::onLoadFinished(int status, const QString& detail)
     std::shared_ptr<const data::Dataset> ds = job ? job->result() : nullptr;
     const QString spec = m_loadingSpec;
     retire(m_load);
-    if (toStatus(status) == train::JobStatus::Finished && ds) {
+    if (toStatus(status) == job::JobStatus::Finished && ds) {
         setDataset(std::move(ds), spec); // ends the loading state, at once or after the project's part
         return;
     }
     setLoading(false);
-    if (toStatus(status) == train::JobStatus::Failed) {
+    if (toStatus(status) == job::JobStatus::Failed) {
         Q_EMIT loadFailed(spec, detail);
         Q_EMIT message(tr("Could not open %1").arg(spec));
     }
@@ -270,7 +270,7 @@ void Session::onAttachFinished(int status, const QString& detail)
     std::shared_ptr<const data::Dataset> source = std::move(m_attachSource);
     const QString spec = m_attachSpec;
     retire(m_attach);
-    if (toStatus(status) == train::JobStatus::Finished && attached.dataset) {
+    if (toStatus(status) == job::JobStatus::Finished && attached.dataset) {
         showDataset(std::move(attached.dataset), spec, attached.datasetId);
         m_sourceDataset = std::move(source);
         return;
@@ -316,10 +316,10 @@ std::vector<std::int64_t> Session::mapItems(const data::Dataset& ds, const std::
     return train::snapshotSubset(ds, labels, maxItems, seed);
 }
 
-std::shared_ptr<const train::EmbeddingSnapshot> Session::rawSnapshot(const data::Dataset& ds,
+std::shared_ptr<const job::EmbeddingSnapshot> Session::rawSnapshot(const data::Dataset& ds,
                                                                      const std::vector<std::int64_t>& items)
 {
-    auto s = std::make_shared<train::EmbeddingSnapshot>();
+    auto s = std::make_shared<job::EmbeddingSnapshot>();
     s->items = items;
     s->dim = ds.dim();
     const auto d = static_cast<std::size_t>(ds.dim());
@@ -348,7 +348,7 @@ void Session::startLayout()
     m_layoutJob.job.reset(job);
     connect(m_layoutJob.sink.get(), &QtProgressSink::messageReported, this, &Session::message);
     connect(m_layoutJob.sink.get(), &QtProgressSink::jobFinished, this, [this, gen](int status, const QString& detail) {
-        if (gen == m_layoutGen && toStatus(status) == train::JobStatus::Failed)
+        if (gen == m_layoutGen && toStatus(status) == job::JobStatus::Failed)
             Q_EMIT error(tr("The map could not be computed: %1").arg(detail));
     });
     // Copying ≤ 3000 rows takes milliseconds; the layout work happens on the job's thread.
@@ -410,7 +410,7 @@ bool Session::startTraining(const train::TrainerConfig& config)
         if (current())
             onTrainingFinished(status, detail);
     });
-    train::ProgressSink* jobSink = sink;
+    train::TrainingSink* jobSink = sink;
     if (m_project && m_projectDatasetId) {
         try {
             m_training.recorder = std::make_unique<project::RunRecorder>(m_project, m_projectDatasetId, cfg, sink);
@@ -462,9 +462,9 @@ void Session::onTrainingFinished(int status, const QString& detail)
     poll(); // the last snapshot was published before the job reported its end
     setTrainingState(TrainingState::Idle);
     switch (toStatus(status)) {
-    case train::JobStatus::Finished: Q_EMIT message(tr("Training finished")); break;
-    case train::JobStatus::Cancelled: Q_EMIT message(tr("Training cancelled")); break;
-    case train::JobStatus::Failed: Q_EMIT error(tr("Training failed: %1").arg(detail)); break;
+    case job::JobStatus::Finished: Q_EMIT message(tr("Training finished")); break;
+    case job::JobStatus::Cancelled: Q_EMIT message(tr("Training cancelled")); break;
+    case job::JobStatus::Failed: Q_EMIT error(tr("Training failed: %1").arg(detail)); break;
     default: break;
     }
     Q_EMIT trainingFinished(status, detail);
@@ -499,7 +499,7 @@ bool Session::computeBaseline(const QString& labelSet)
 void Session::onBaselineFinished(int status, const QString& detail)
 {
     auto* job = static_cast<BaselineJob*>(m_baseline.job.get());
-    if (job && toStatus(status) == train::JobStatus::Finished) {
+    if (job && toStatus(status) == job::JobStatus::Finished) {
         const eval::Evaluation ev = job->result();
         train::EpochMetrics m;
         m.epoch = 0;
@@ -508,7 +508,7 @@ void Session::onBaselineFinished(int status, const QString& detail)
         m.recallAtK = ev.recallAtK;
         Q_EMIT baselineReady(m);
         Q_EMIT message(tr("Raw-vector baseline: kNN accuracy %1").arg(ev.knnAccuracy, 0, 'f', 4));
-    } else if (toStatus(status) == train::JobStatus::Failed) {
+    } else if (toStatus(status) == job::JobStatus::Failed) {
         Q_EMIT error(tr("Baseline failed: %1").arg(detail));
     }
     retire(m_baseline);

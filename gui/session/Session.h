@@ -2,9 +2,10 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
+#include "core/job/EmbeddingSnapshot.h"
 #include "core/layout/LayoutJob.h"
-#include "core/train/EmbeddingSnapshot.h"
 #include "core/train/TrainerConfig.h"
+#include "core/train/TrainingSink.h"
 
 #include <QObject>
 #include <QString>
@@ -26,9 +27,10 @@ class Registry;
 namespace setscope::project {
 class ProjectStore;
 }
-namespace setscope::train {
+namespace setscope::job {
 class Job;
-class ProgressSink;
+}
+namespace setscope::train {
 class TrainingJob;
 }
 
@@ -88,7 +90,7 @@ public:
     /// The newest map of the open dataset (nullptr until the layout job published one).
     std::shared_ptr<const layout::Layout> layout() const { return m_layout; }
     /// The newest training snapshot handed to the layout job (nullptr before training).
-    std::shared_ptr<const train::EmbeddingSnapshot> snapshot() const { return m_snapshot; }
+    std::shared_ptr<const job::EmbeddingSnapshot> snapshot() const { return m_snapshot; }
     /// How many layouts / snapshots this session has seen (for tests and status lines).
     std::uint64_t layoutUpdates() const { return m_layoutUpdates; }
     std::uint64_t snapshotUpdates() const { return m_snapshotUpdates; }
@@ -130,7 +132,7 @@ public:
                                               std::uint64_t seed = 1);
     /// A snapshot of the raw vectors of `items` (a set is represented by the weighted mean
     /// of its elements), step 0, epoch 0.
-    static std::shared_ptr<const train::EmbeddingSnapshot> rawSnapshot(const data::Dataset& ds,
+    static std::shared_ptr<const job::EmbeddingSnapshot> rawSnapshot(const data::Dataset& ds,
                                                                        const std::vector<std::int64_t>& items);
 
 public Q_SLOTS:
@@ -161,13 +163,13 @@ Q_SIGNALS:
     void loadFailed(const QString& spec, const QString& message);
     void fetchingChanged(bool fetching, const QString& name);
     void fetchProgress(qint64 done, qint64 total, const QString& what);
-    /// `status` is a train::JobStatus value; `detail` the reason when it failed.
+    /// `status` is a job::JobStatus value; `detail` the reason when it failed.
     void fetchFinished(const QString& name, int status, const QString& detail);
     void trainingStateChanged(setscope::gui::Session::TrainingState state);
     void trainingProgress(qint64 done, qint64 total, const QString& what);
     void stepLoss(qint64 step, double loss);
     void epochMetrics(const setscope::train::EpochMetrics& metrics);
-    /// `status` is a train::JobStatus value; `detail` the reason when it failed.
+    /// `status` is a job::JobStatus value; `detail` the reason when it failed.
     void trainingFinished(int status, const QString& detail);
     void snapshotChanged();
     void layoutChanged();
@@ -186,8 +188,8 @@ private:
     /// move-assign over a slot that holds a job: that frees its sink before the job.
     struct Slot {
         std::unique_ptr<QtProgressSink> sink;
-        std::unique_ptr<train::ProgressSink> recorder; ///< project::RunRecorder in front of sink, or null
-        std::unique_ptr<train::Job> job;
+        std::unique_ptr<train::TrainingSink> recorder; ///< project::RunRecorder in front of sink, or null
+        std::unique_ptr<job::Job> job;
     };
 
     void poll();
@@ -242,7 +244,7 @@ private:
     std::uint64_t m_seenLayoutSeq = 0;
     std::int64_t m_submittedStep = 0; ///< step of the snapshot last handed to the layout job
     bool m_layoutPending = false;     ///< its map has not converged yet
-    std::shared_ptr<const train::EmbeddingSnapshot> m_snapshot;
+    std::shared_ptr<const job::EmbeddingSnapshot> m_snapshot;
     std::shared_ptr<const layout::Layout> m_layout;
     std::uint64_t m_layoutUpdates = 0;
     std::uint64_t m_snapshotUpdates = 0;

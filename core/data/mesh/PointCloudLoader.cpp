@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/mesh/PointCloudLoader.h"
 
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 #include "core/util/Text.h"
 
 #include <setscope/sdk/Errors.h>
@@ -152,7 +152,7 @@ bool looksLikePointCloudFolder(const std::string& path)
 }
 
 void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, const PointCloudOptions& options,
-                          train::ProgressSink* progress, train::JobControl* control)
+                          job::ProgressSink* progress, job::JobControl* control)
 {
     const fs::path root(rootPath);
     std::error_code ec;
@@ -249,7 +249,7 @@ void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, c
                 lock.unlock();
                 for (auto& th : threads)
                     th.join();
-                throw train::Cancelled();
+                throw job::Cancelled();
             }
         }
     }

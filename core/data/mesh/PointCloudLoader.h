@@ -8,10 +8,10 @@
 
 #include <string>
 
-namespace setscope::train {
+namespace setscope::job {
 class ProgressSink;
 class JobControl;
-} // namespace setscope::train
+} // namespace setscope::job
 
 namespace setscope::data::mesh {
 
@@ -46,8 +46,8 @@ bool looksLikePointCloudFolder(const std::string& path);
 /// throws InputError when none loads or more than options.maxFailedFraction fail.
 /// Work is spread over options.threads threads; `progress` (may be null) is called on the
 /// calling thread about 10 times a second, and `control` (may be null) is polled there for
-/// cancel (throws train::Cancelled) and pause.
+/// cancel (throws job::Cancelled) and pause.
 void loadPointCloudFolder(const std::string& root, sdk::DatasetSink& sink, const PointCloudOptions& options = {},
-                          train::ProgressSink* progress = nullptr, train::JobControl* control = nullptr);
+                          job::ProgressSink* progress = nullptr, job::JobControl* control = nullptr);
 
 } // namespace setscope::data::mesh

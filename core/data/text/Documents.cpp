@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/text/Documents.h"
 
-#include "core/train/Job.h"
-#include "core/train/ProgressSink.h"
+#include "core/job/Job.h"
+#include "core/job/ProgressSink.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -334,7 +334,7 @@ DocumentSource DocumentSource::fromEnvironment()
 }
 
 DocumentStats loadDocuments(const std::string& corpusPath, const DocumentSource& vectors, const DocumentOptions& options,
-                            sdk::DatasetSink& sink, train::JobControl* control, train::ProgressSink* progress)
+                            sdk::DatasetSink& sink, job::JobControl* control, job::ProgressSink* progress)
 {
     if (progress)
         progress->message("reading corpus " + corpusPath);

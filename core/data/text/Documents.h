@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-namespace setscope::train {
+namespace setscope::job {
 class JobControl;
 class ProgressSink;
-} // namespace setscope::train
+} // namespace setscope::job
 
 namespace setscope::data {
 
@@ -94,7 +94,7 @@ struct DocumentSource {
 /// `vectors` and writes the documents into `sink`. Blocking; `control` and `progress` may
 /// be null. Notes give the vectors' origin and the OOV figures.
 DocumentStats loadDocuments(const std::string& corpusPath, const DocumentSource& vectors, const DocumentOptions& options,
-                            sdk::DatasetSink& sink, train::JobControl* control, train::ProgressSink* progress);
+                            sdk::DatasetSink& sink, job::JobControl* control, job::ProgressSink* progress);
 
 /// The stratified split buildDocuments draws: `labels[i]` is a class id; returns one
 /// split per item. Exposed for tests.

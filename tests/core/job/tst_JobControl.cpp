@@ -3,7 +3,7 @@
 // JobControl's observable state (polls, parked) and Job's promise about running(). Every
 // wait here is on a state the code under test sets, with a generous deadline; no assertion
 // depends on how fast a thread is.
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <QtTest>
 
@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-using namespace setscope::train;
+using namespace setscope::job;
 
 namespace {
 

@@ -18,8 +18,8 @@
 using setscope::layout::Layout;
 using setscope::layout::LayoutJob;
 using setscope::layout::LayoutMethod;
-using setscope::train::EmbeddingSnapshot;
-using setscope::train::JobStatus;
+using setscope::job::EmbeddingSnapshot;
+using setscope::job::JobStatus;
 
 namespace {
 
@@ -367,7 +367,7 @@ namespace {
 
 /// Cancels its job from the job's own progress report once t-SNE has run `atIteration`
 /// iterations, and records where that was.
-class CancelAtIteration final : public setscope::train::ProgressSink {
+class CancelAtIteration final : public setscope::job::ProgressSink {
 public:
     CancelAtIteration(LayoutJob& job, int atIteration)
         : m_job(job)

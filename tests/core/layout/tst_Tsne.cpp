@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/layout/Tsne.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <QtTest/QtTest>
 
@@ -16,8 +16,8 @@
 
 using setscope::layout::Tsne;
 using setscope::layout::TsneOptions;
-using setscope::train::Cancelled;
-using setscope::train::JobControl;
+using setscope::job::Cancelled;
+using setscope::job::JobControl;
 
 namespace {
 

@@ -17,7 +17,7 @@
 
 namespace {
 
-class PrintSink final : public setscope::train::ProgressSink {
+class PrintSink final : public setscope::job::ProgressSink {
 public:
     setscope::ot::PairwiseJob* job = nullptr;
     std::int64_t holdAt = -1;
@@ -30,7 +30,7 @@ public:
         std::printf("%lld %lld\n", static_cast<long long>(done), static_cast<long long>(total));
         std::fflush(stdout);
     }
-    void finished(setscope::train::JobStatus, const std::string& detail) override
+    void finished(setscope::job::JobStatus, const std::string& detail) override
     {
         if (!detail.empty())
             std::fprintf(stderr, "tst_ot_pairwise_child: %s\n", detail.c_str());
@@ -57,7 +57,7 @@ int main(int argc, char** argv)
         sink.job = &job;
         if (argc == 5)
             sink.holdAt = std::stoll(argv[4]);
-        return job.runHere(&sink) == train::JobStatus::Finished ? 0 : 1;
+        return job.runHere(&sink) == job::JobStatus::Finished ? 0 : 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "tst_ot_pairwise_child: %s\n", e.what());
         return 1;

@@ -4,7 +4,7 @@
 // a textbook LP solved in this file, and the constraints of seed 001 Eq. 1.
 #include "core/ot/CostMatrix.h"
 #include "core/ot/Emd.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <QtTest>
 
@@ -15,7 +15,7 @@
 #include <random>
 
 using namespace setscope::ot;
-namespace train = setscope::train;
+namespace job = setscope::job;
 
 namespace {
 
@@ -972,18 +972,18 @@ void TestEmd::defaultCapIsFarAboveRealSolves()
 void TestEmd::cancelEndsALongSolve()
 {
     // 2 000 x 2 000 (about 25 000 pivots). Cancel is requested before the call: the solve
-    // must end by train::Cancelled at its first poll, after at most kEmdPollPivots pivots.
+    // must end by job::Cancelled at its first poll, after at most kEmdPollPivots pivots.
     std::mt19937_64 rng(12);
     const Sets s = randomSets(rng, 2000, 2000, 3, true);
     std::vector<double> C;
     costMatrix(s.a(), s.b(), GroundDistance::Euclidean, C);
     const std::vector<double> wa = toDouble(s.wa), wb = toDouble(s.wb);
-    train::JobControl control;
+    job::JobControl control;
     control.requestCancel();
     EmdOptions o;
     o.control = &control;
     EmdSolver solver;
-    QVERIFY_THROWS_EXCEPTION(train::Cancelled, solver.solveCost(C.data(), wa.data(), 2000, wb.data(), 2000, o));
+    QVERIFY_THROWS_EXCEPTION(job::Cancelled, solver.solveCost(C.data(), wa.data(), 2000, wb.data(), 2000, o));
     const std::int64_t done = solver.lastPivots();
     QVERIFY(done > 0);
     QVERIFY(done <= kEmdPollPivots);
@@ -994,7 +994,7 @@ void TestEmd::cancelEndsALongSolve()
     QVERIFY(full.pivots > 4 * kEmdPollPivots);
     QCOMPARE(full.emd, emdFromCost(C.data(), wa.data(), 2000, wb.data(), 2000).emd);
     // A control that is never cancelled changes nothing.
-    train::JobControl idle;
+    job::JobControl idle;
     o.control = &idle;
     QCOMPARE(solver.solveCost(C.data(), wa.data(), 2000, wb.data(), 2000, o).emd, full.emd);
 }
@@ -1006,12 +1006,12 @@ void TestEmd::cancelEndsTheStartOfADegenerateSolve()
     // end that phase too, before any pivot.
     std::mt19937_64 rng(13);
     const Sets s = gridSets(rng, 1000, 1000, false);
-    train::JobControl control;
+    job::JobControl control;
     control.requestCancel();
     EmdOptions o;
     o.control = &control;
     EmdSolver solver;
-    QVERIFY_THROWS_EXCEPTION(train::Cancelled, solver.solve(s.a(), s.b(), o));
+    QVERIFY_THROWS_EXCEPTION(job::Cancelled, solver.solve(s.a(), s.b(), o));
     QCOMPARE(solver.lastPivots(), std::int64_t(0));
 }
 

@@ -6,7 +6,7 @@
 #include "core/data/Synthetic.h"
 #include "core/ot/Emd.h"
 #include "core/ot/EmdKnn.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 
 #include <QtTest>
 
@@ -477,10 +477,10 @@ private Q_SLOTS:
     void cancelBeforeStart()
     {
         const data::Dataset ds = clustered(4);
-        train::JobControl control;
+        job::JobControl control;
         control.requestCancel();
-        QVERIFY_THROWS_EXCEPTION(train::Cancelled, ot::emdKnn(ds, 0, allItems(ds), 3, &control));
-        QVERIFY_THROWS_EXCEPTION(train::Cancelled, ot::emdKnnBruteForce(ds, 0, allItems(ds), 3, &control));
+        QVERIFY_THROWS_EXCEPTION(job::Cancelled, ot::emdKnn(ds, 0, allItems(ds), 3, &control));
+        QVERIFY_THROWS_EXCEPTION(job::Cancelled, ot::emdKnnBruteForce(ds, 0, allItems(ds), 3, &control));
     }
 
     void cancelWhileRunningEndsTheCurrentQuery()
@@ -491,7 +491,7 @@ private Q_SLOTS:
         // timed.
         const data::Dataset ds = clustered(40);
         const auto candidates = allItems(ds);
-        train::JobControl control;
+        job::JobControl control;
         std::atomic<std::int64_t> completed{0};
         std::atomic<bool> cancelled{false}, finished{false}, giveUp{false};
         std::thread worker([&] {
@@ -500,7 +500,7 @@ private Q_SLOTS:
                     ot::emdKnnBruteForce(ds, run % std::int64_t(ds.size()), candidates, 5, &control);
                     ++completed;
                 }
-            } catch (const train::Cancelled&) {
+            } catch (const job::Cancelled&) {
                 cancelled = true;
             }
             finished = true;
@@ -527,7 +527,7 @@ private Q_SLOTS:
         // before the cancel only makes the second case likely; no outcome depends on it.
         const data::Dataset ds = slowPair(2000);
         for (const bool pruned : {false, true}) {
-            train::JobControl control;
+            job::JobControl control;
             std::atomic<bool> started{false}, finished{false}, cancelled{false};
             std::thread worker([&] {
                 started = true;
@@ -536,7 +536,7 @@ private Q_SLOTS:
                         ot::emdKnn(ds, 0, {1}, 1, &control);
                     else
                         ot::emdKnnBruteForce(ds, 0, {1}, 1, &control);
-                } catch (const train::Cancelled&) {
+                } catch (const job::Cancelled&) {
                     cancelled = true;
                 }
                 finished = true;

@@ -31,7 +31,7 @@ using ot::DistanceMatrix;
 using ot::PairwiseJob;
 using ot::PairwiseOptions;
 using ot::SetDistance;
-using train::JobStatus;
+using job::JobStatus;
 
 namespace {
 
@@ -77,7 +77,7 @@ std::shared_ptr<const Dataset> bigDataset()
     return std::make_shared<const Dataset>(data::makeHierarchicalGaussians(data::SyntheticSpec::parse(kBigSpec)));
 }
 
-class RecordingSink final : public train::ProgressSink {
+class RecordingSink final : public job::ProgressSink {
 public:
     void progress(std::int64_t done, std::int64_t total, const std::string&) override
     {
@@ -117,7 +117,7 @@ struct Run {
     std::shared_ptr<const DistanceMatrix> matrix;
 };
 
-Run runJob(std::shared_ptr<const Dataset> ds, const PairwiseOptions& o, train::ProgressSink* sink = nullptr)
+Run runJob(std::shared_ptr<const Dataset> ds, const PairwiseOptions& o, job::ProgressSink* sink = nullptr)
 {
     PairwiseJob job(std::move(ds), o);
     Run r;
@@ -645,7 +645,7 @@ namespace {
 
 /// Pauses, resumes and cancels a job from inside its progress reports (the job's own
 /// thread), so that each happens at a known pair count instead of after a sleep.
-class SteeringSink final : public train::ProgressSink {
+class SteeringSink final : public job::ProgressSink {
 public:
     enum class Step { Running, Paused, Resumed, Cancelled };
 
@@ -702,7 +702,7 @@ private:
 };
 
 /// Signals its first progress report (the job reports before it starts its workers).
-class FirstReportSink final : public train::ProgressSink {
+class FirstReportSink final : public job::ProgressSink {
 public:
     void progress(std::int64_t, std::int64_t, const std::string&) override { reported = true; }
     std::atomic<bool> reported{false};

@@ -48,11 +48,11 @@ train::TrainerConfig quickConfig()
     return c;
 }
 
-struct RecordingSink : train::ProgressSink {
+struct RecordingSink : train::TrainingSink {
     std::mutex m;
     std::vector<train::EpochMetrics> epochs;
     std::vector<std::string> messages;
-    train::JobStatus status = train::JobStatus::Idle;
+    job::JobStatus status = job::JobStatus::Idle;
     std::string detail;
     void epochMetrics(const train::EpochMetrics& e) override
     {
@@ -64,7 +64,7 @@ struct RecordingSink : train::ProgressSink {
         std::lock_guard l(m);
         messages.push_back(t);
     }
-    void finished(train::JobStatus s, const std::string& d) override
+    void finished(job::JobStatus s, const std::string& d) override
     {
         std::lock_guard l(m);
         status = s;
@@ -132,7 +132,7 @@ void TestTrainingJob::trainsAndLearns()
     c.epochs = 8;
     RecordingSink sink;
     train::TrainingJob job(ds, c, m_registry);
-    QCOMPARE(job.runHere(&sink), train::JobStatus::Finished);
+    QCOMPARE(job.runHere(&sink), job::JobStatus::Finished);
     QCOMPARE(int(sink.epochs.size()), 8);
     QCOMPARE(job.history().size(), std::size_t(8));
     const auto& first = sink.epochs.front();
@@ -167,8 +167,8 @@ void TestTrainingJob::cancelStopsAtTheNextStep()
     sink.job = &job;
     job.start(&sink);
     job.wait(); // ends only through the cancel
-    QCOMPARE(job.status(), train::JobStatus::Cancelled);
-    QCOMPARE(sink.status, train::JobStatus::Cancelled);
+    QCOMPARE(job.status(), job::JobStatus::Cancelled);
+    QCOMPARE(sink.status, job::JobStatus::Cancelled);
     QVERIFY(sink.at.load() >= 20);
     QCOMPARE(job.counters().done.load(), sink.at.load()); // not one step more
 }
@@ -196,7 +196,7 @@ void TestTrainingJob::pauseAndResume()
     const auto frozen2 = job.counters().done.load();
     job.cancel(); // must not hang on a paused job
     job.wait();
-    QCOMPARE(job.status(), train::JobStatus::Cancelled);
+    QCOMPARE(job.status(), job::JobStatus::Cancelled);
     QCOMPARE(job.counters().done.load(), frozen2);
 }
 
@@ -214,7 +214,7 @@ void TestTrainingJob::checkpointResumeIsIdentical()
     c.checkpointDir = dirA;
     {
         train::TrainingJob a(ds, c, m_registry);
-        QCOMPARE(a.runHere(nullptr), train::JobStatus::Finished);
+        QCOMPARE(a.runHere(nullptr), job::JobStatus::Finished);
     }
     QVERIFY(fs::exists(dirA + "/step-000000020.pt"));
     QVERIFY(fs::exists(dirA + "/step-000000040.pt"));
@@ -227,7 +227,7 @@ void TestTrainingJob::checkpointResumeIsIdentical()
     std::vector<train::EpochMetrics> histB;
     {
         train::TrainingJob b(ds, r, m_registry);
-        QCOMPARE(b.runHere(nullptr), train::JobStatus::Finished);
+        QCOMPARE(b.runHere(nullptr), job::JobStatus::Finished);
         histB = b.history();
     }
     const auto ea = train::embedWithCheckpoint(dirA + "/step-000000040.pt", *ds, m_registry);
@@ -241,7 +241,7 @@ void TestTrainingJob::checkpointResumeIsIdentical()
     other.checkpointDir = m_dir.filePath("C").toStdString();
     {
         train::TrainingJob o(ds, other, m_registry);
-        QCOMPARE(o.runHere(nullptr), train::JobStatus::Finished);
+        QCOMPARE(o.runHere(nullptr), job::JobStatus::Finished);
     }
     const auto ec = train::embedWithCheckpoint(other.checkpointDir + "/step-000000040.pt", *ds, m_registry);
     QVERIFY(ec.data != ea.data);
@@ -273,7 +273,7 @@ void TestTrainingJob::resumeRefusesAnotherConfiguration()
     base.checkpointDir = m_dir.filePath("refuse-base").toStdString();
     if (!std::filesystem::exists(base.checkpointDir + "/step-000000005.pt")) {
         train::TrainingJob b(ds, base, m_registry);
-        QCOMPARE(b.runHere(nullptr), train::JobStatus::Finished);
+        QCOMPARE(b.runHere(nullptr), job::JobStatus::Finished);
     }
     train::TrainerConfig r = base;
     r.checkpointDir = m_dir.filePath("refuse-" + field).toStdString();
@@ -301,7 +301,7 @@ void TestTrainingJob::resumeRefusesAnotherConfiguration()
     }
     RecordingSink sink;
     train::TrainingJob job(ds, r, m_registry);
-    QCOMPARE(job.runHere(&sink), train::JobStatus::Failed);
+    QCOMPARE(job.runHere(&sink), job::JobStatus::Failed);
     QVERIFY2(QString::fromStdString(job.error()).contains(needle), job.error().c_str());
     QCOMPARE(job.counters().done.load(), std::int64_t(0));
     QVERIFY(!std::filesystem::exists(r.checkpointDir)); // nothing trained, nothing written
@@ -323,7 +323,7 @@ void TestTrainingJob::resumeOverride()
     base.checkpointDir = m_dir.filePath("override-base").toStdString();
     {
         train::TrainingJob b(ds, base, m_registry);
-        QCOMPARE(b.runHere(nullptr), train::JobStatus::Finished);
+        QCOMPARE(b.runHere(nullptr), job::JobStatus::Finished);
     }
     train::TrainerConfig r = base;
     r.checkpointDir = m_dir.filePath("override").toStdString();
@@ -335,7 +335,7 @@ void TestTrainingJob::resumeOverride()
     QVERIFY(QString::fromStdString(train::checkResume(r, *ds)).contains("seed 1 \u2192 3"));
     RecordingSink sink;
     train::TrainingJob job(ds, r, m_registry);
-    QCOMPARE(job.runHere(&sink), train::JobStatus::Finished);
+    QCOMPARE(job.runHere(&sink), job::JobStatus::Finished);
     QCOMPARE(job.counters().done.load(), std::int64_t(8));
     bool said = false;
     for (const auto& m : sink.messages)
@@ -366,7 +366,7 @@ void TestTrainingJob::threadsAreTheJobsOwn()
     train::TrainingJob job(ds, c, m_registry);
     job.start(&sink);
     job.wait();
-    QCOMPARE(job.status(), train::JobStatus::Finished);
+    QCOMPARE(job.status(), job::JobStatus::Finished);
     bool used = false;
     for (const auto& m : sink.messages)
         used = used || m.find(std::to_string(before + 1) + " intra-op threads") != std::string::npos;
@@ -393,7 +393,7 @@ void TestTrainingJob::overlappingJobsGetTheirSoloWeights()
     };
     {
         train::TrainingJob solo(ds, config(1, "solo"), m_registry);
-        QCOMPARE(solo.runHere(nullptr), train::JobStatus::Finished);
+        QCOMPARE(solo.runHere(nullptr), job::JobStatus::Finished);
     }
     const auto want = train::embedWithCheckpoint(m_dir.filePath("solo/step-000000006.pt").toStdString(), *ds, m_registry);
     for (int round = 0; round < 3; ++round) {
@@ -405,7 +405,7 @@ void TestTrainingJob::overlappingJobsGetTheirSoloWeights()
             j->start(nullptr);
         for (auto& j : jobs) {
             j->wait();
-            QCOMPARE(j->status(), train::JobStatus::Finished);
+            QCOMPARE(j->status(), job::JobStatus::Finished);
         }
         const auto got = train::embedWithCheckpoint(
             m_dir.filePath(QStringLiteral("overlap-%1-1/step-000000006.pt").arg(round)).toStdString(), *ds, m_registry);
@@ -421,7 +421,7 @@ void TestTrainingJob::snapshotsArePublished()
     c.snapshotItems = 50;
     c.maxSteps = 20;
     train::TrainingJob job(ds, c, m_registry);
-    QCOMPARE(job.runHere(nullptr), train::JobStatus::Finished);
+    QCOMPARE(job.runHere(nullptr), job::JobStatus::Finished);
     // step 0, 5, 10, 12 (epoch end), 15, 20
     QVERIFY2(job.snapshots().sequence() >= 5, qPrintable(QString::number(job.snapshots().sequence())));
     const auto s = job.snapshots().latest();
@@ -478,7 +478,7 @@ void TestTrainingJob::failures()
         s.dim = 10;
         s.seed = 99;
         train::TrainingJob o(std::make_shared<const data::Dataset>(data::makeHierarchicalGaussians(s)), w, m_registry);
-        QCOMPARE(o.runHere(nullptr), train::JobStatus::Finished);
+        QCOMPARE(o.runHere(nullptr), job::JobStatus::Finished);
         c.resumeFrom = o.lastCheckpoint();
         break;
     }
@@ -486,7 +486,7 @@ void TestTrainingJob::failures()
     }
     RecordingSink sink;
     train::TrainingJob job(ds, c, m_registry);
-    QCOMPARE(job.runHere(&sink), train::JobStatus::Failed);
+    QCOMPARE(job.runHere(&sink), job::JobStatus::Failed);
     QVERIFY2(QString::fromStdString(job.error()).contains(expect), job.error().c_str());
     QCOMPARE(sink.detail, job.error());
 }

@@ -123,7 +123,7 @@ private Q_SLOTS:
                                      m_window->view()->currentLayout()->sourceStep >= 25,
                                  120000);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 180000);
-        QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(train::JobStatus::Finished));
+        QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(job::JobStatus::Finished));
         QCOMPARE(job->counters().done.load(), 150);
         QVERIFY(training()->lossCurve()->pointCount() > 0);
         QVERIFY(training()->progressBar()->text().contains(QStringLiteral("finished")));
@@ -144,7 +144,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(session()->trainingState(), S::Idle, 60000);
         QVERIFY(job->counters().done.load() <= atCancel + 1);
         QVERIFY(!job->running());
-        QCOMPARE(job->status(), train::JobStatus::Cancelled);
+        QCOMPARE(job->status(), job::JobStatus::Cancelled);
         QVERIFY(training()->progressBar()->text().contains(QStringLiteral("cancelled")));
     }
 

@@ -8,7 +8,7 @@
 
 using setscope::gui::QtProgressSink;
 using setscope::train::EpochMetrics;
-using setscope::train::JobStatus;
+using setscope::job::JobStatus;
 
 class TestQtProgressSink : public QObject {
     Q_OBJECT
@@ -64,7 +64,7 @@ private Q_SLOTS:
         std::thread::id workerId;
         std::thread worker([&] {
             workerId = std::this_thread::get_id();
-            setscope::train::ProgressSink* s = &sink; // what a Job sees
+            setscope::train::TrainingSink* s = &sink; // what a Job sees
             s->progress(3, 10, "epoch 1/2");
             s->message("hello from the worker");
             s->stepLoss(42, 0.25);

@@ -4,7 +4,7 @@
 
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
-#include "core/train/ProgressSink.h"
+#include "core/train/TrainingSink.h"
 
 #include <QtTest/QtTest>
 

@@ -6,7 +6,7 @@
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
 #include "core/plugin/Registry.h"
-#include "core/train/ProgressSink.h"
+#include "core/train/TrainingSink.h"
 #include "gui/views/LossCurveWidget.h"
 
 #include <nlohmann/json.hpp>
@@ -185,7 +185,7 @@ private Q_SLOTS:
         QVERIFY(p.progressBar()->text().contains(QStringLiteral("cancelling")));
 
         p.setTrainingState(S::Idle);
-        p.showFinished(static_cast<int>(train::JobStatus::Cancelled), QString());
+        p.showFinished(static_cast<int>(job::JobStatus::Cancelled), QString());
         QCOMPARE(states(), QStringLiteral("100"));
         QVERIFY(child<QSpinBox>(p, "epochsSpin")->isEnabled());
         QVERIFY(p.progressBar()->text().contains(QStringLiteral("cancelled")));

@@ -208,7 +208,7 @@ private Q_SLOTS:
         QVERIFY(s.startTraining(c));
         QCOMPARE(s.trainingState(), S::Running);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-        QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(train::JobStatus::Finished));
+        QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(job::JobStatus::Finished));
         QCOMPARE(s.trainingState(), S::Idle);
         QVERIFY(snapshots.count() >= 1);
         QVERIFY(s.snapshot());
@@ -251,7 +251,7 @@ private Q_SLOTS:
         QVERIFY2(job->counters().done.load() <= atCancel + 1, // at most the step in flight
                  qPrintable(QStringLiteral("%1 steps after the cancel").arg(job->counters().done.load() - atCancel)));
         QCOMPARE(finished.count(), 1);
-        QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(train::JobStatus::Cancelled));
+        QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(job::JobStatus::Cancelled));
         QList<S> seen;
         for (const auto& a : states)
             seen << a.at(0).value<S>();

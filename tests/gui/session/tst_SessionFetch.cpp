@@ -9,7 +9,7 @@
 #include "core/data/Dataset.h"
 #include "core/fetch/Catalog.h"
 #include "core/plugin/Registry.h"
-#include "core/train/ProgressSink.h"
+#include "core/job/ProgressSink.h"
 #include "tests/core/fetch/FetchFixtures.h"
 
 #include <QtTest/QtTest>
@@ -57,7 +57,7 @@ private Q_SLOTS:
         QVERIFY(!session.fetch(QStringLiteral("digits"))); // one at a time
         QVERIFY(finished.wait(60000));
         QCOMPARE(finished.at(0).at(0).toString(), QStringLiteral("bzr"));
-        QCOMPARE(finished.at(0).at(1).toInt(), int(train::JobStatus::Finished));
+        QCOMPARE(finished.at(0).at(1).toInt(), int(job::JobStatus::Finished));
         QVERIFY(!session.isFetching());
         QCOMPARE(changing.size(), 2); // true, then false
         QVERIFY(fetch::isFetched("bzr"));
@@ -83,7 +83,7 @@ private Q_SLOTS:
         QVERIFY(session.isFetching());
         session.cancelFetch();
         QVERIFY(finished.wait(60000));
-        QCOMPARE(finished.at(0).at(1).toInt(), int(train::JobStatus::Cancelled));
+        QCOMPARE(finished.at(0).at(1).toInt(), int(job::JobStatus::Cancelled));
         QVERIFY(!session.isFetching());
         for (pid_t p : aptGet)
             QVERIFY2(fixtures::waitUntilEnded(p), qPrintable(QString::number(p)));

@@ -5,7 +5,7 @@
 #include "core/data/Dataset.h"
 #include "core/data/mesh/PointCloudLoader.h"
 #include "core/plugin/Registry.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 #include "Builtin.h"
 
 #include <QtTest>
@@ -26,8 +26,8 @@ const std::string kTetraOff = "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n
 const std::string kQuadObj = "v 0 0 0\nv 2 0 0\nv 2 1 0\nv 0 1 0.5\nf 1 2 3 4\n";
 const std::string kBadOff = "OFF\n4 4 0\n0 0 0\n1 0 0\n"; // truncated
 
-Dataset loadFolder(const QString& root, const PointCloudOptions& opt = {}, setscope::train::ProgressSink* p = nullptr,
-                   setscope::train::JobControl* c = nullptr)
+Dataset loadFolder(const QString& root, const PointCloudOptions& opt = {}, setscope::job::ProgressSink* p = nullptr,
+                   setscope::job::JobControl* c = nullptr)
 {
     DatasetBuilder b(root.toStdString());
     loadPointCloudFolder(root.toStdString(), b, opt, p, c);
@@ -50,7 +50,7 @@ bool anyNoteContains(const Dataset& ds, const QString& s)
                        [&](const std::string& n) { return QString::fromStdString(n).contains(s); });
 }
 
-struct RecordingSink : setscope::train::ProgressSink {
+struct RecordingSink : setscope::job::ProgressSink {
     std::int64_t lastDone = -1, lastTotal = -1;
     void progress(std::int64_t done, std::int64_t total, const std::string&) override
     {
@@ -212,10 +212,10 @@ void TestPointCloudLoader::progressAndCancel()
     loadFolder(m_dir.filePath("prog"), {}, &sink);
     QCOMPARE(sink.lastDone, std::int64_t(6));
     QCOMPARE(sink.lastTotal, std::int64_t(6));
-    setscope::train::JobControl control;
+    setscope::job::JobControl control;
     control.requestCancel();
     DatasetBuilder b;
-    QVERIFY_THROWS_EXCEPTION(setscope::train::Cancelled,
+    QVERIFY_THROWS_EXCEPTION(setscope::job::Cancelled,
                              loadPointCloudFolder(m_dir.filePath("prog").toStdString(), b, {}, nullptr, &control));
 }
 

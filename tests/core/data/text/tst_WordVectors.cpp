@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/text/FastTextTrainer.h"
 #include "core/data/text/WordVectors.h"
-#include "core/train/Job.h"
+#include "core/job/Job.h"
 #include "tests/core/data/AllocationCap.h"
 
 #include <setscope/sdk/Errors.h>
@@ -144,7 +144,7 @@ void poke(std::string& b, std::size_t at, T v)
     std::memcpy(b.data() + at, &v, sizeof v);
 }
 
-class CountingSink : public setscope::train::ProgressSink {
+class CountingSink : public setscope::job::ProgressSink {
 public:
     int progressCalls = 0;
     std::vector<std::string> messages;
@@ -601,9 +601,9 @@ void TestWordVectors::trainCancel()
     // this run takes minutes (CTest's timeout would fail it); a cancel that works ends it
     // at the trainer's next callback (every 64 lines per thread). The wall-clock latency is
     // measured in bench/jobs (docs/BENCHMARKS.md), not here.
-    setscope::train::JobControl control;
-    struct CancelOnProgress : setscope::train::ProgressSink {
-        setscope::train::JobControl* control = nullptr;
+    setscope::job::JobControl control;
+    struct CancelOnProgress : setscope::job::ProgressSink {
+        setscope::job::JobControl* control = nullptr;
         std::atomic<int> reports{0};
         void progress(std::int64_t, std::int64_t, const std::string&) override
         {
@@ -612,7 +612,7 @@ void TestWordVectors::trainCancel()
         }
     } sink;
     sink.control = &control;
-    QVERIFY_THROWS_EXCEPTION(setscope::train::Cancelled,
+    QVERIFY_THROWS_EXCEPTION(setscope::job::Cancelled,
                              trainWordVectors(docs, o, (root() / "ft").string(), &control, &sink));
     QVERIFY(sink.reports.load() >= 1); // cancelled while training, not before
     QVERIFY(!fs::exists(fastTextCachePath(docs, o, (root() / "ft").string())));
