@@ -3,7 +3,7 @@
 #include "gui/MainWindow.h"
 
 #include "core/data/Dataset.h"
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
 #include "core/train/TrainingJob.h"
 #include "core/util/BuildInfo.h"
 #include "gui/panels/DatasetPanel.h"
@@ -198,7 +198,7 @@ QString MainWindow::defaultProjectPath()
 
 QString MainWindow::demoSpec(QString* why)
 {
-    for (const data::BuiltinDataset& d : data::builtinDatasets())
+    for (const catalog::BuiltinDataset& d : catalog::builtinDatasets())
         if (d.name == "fashion-mnist") {
             if (d.available)
                 return QStringLiteral("fashion-mnist");

@@ -4,7 +4,7 @@
 #include "ConsoleSink.h"
 
 #include "Builtin.h"
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
 
 #include <cstdio>
 #include <iostream>
@@ -28,7 +28,7 @@ std::shared_ptr<const data::Dataset> CliContext::openDataset(const std::string& 
     // Progress of long loads (mesh folders, word vectors) on stderr. Ctrl-C simply ends the
     // process: loaders write their caches atomically.
     ConsoleSink sink;
-    auto ds = std::make_shared<const data::Dataset>(data::openDataset(spec, registry, data::OpenContext{&sink, nullptr}));
+    auto ds = std::make_shared<const data::Dataset>(catalog::openDataset(spec, registry, catalog::OpenContext{&sink, nullptr}));
     sink.finished(job::JobStatus::Finished, {}); // clears a progress bar
     for (const auto& n : ds->notes())
         std::cerr << "note: " << n << "\n";

@@ -3,7 +3,7 @@
 #include "CliContext.h"
 #include "Commands.h"
 
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
 #include "core/train/TrainingJob.h"
 
 #include <algorithm>
@@ -79,7 +79,7 @@ void addDatasetsCommand(CLI::App& app, ContextFn, int& rc)
 {
     auto* cmd = app.add_subcommand("datasets", "List the datasets known by name");
     cmd->callback([&rc] {
-        for (const auto& d : data::builtinDatasets()) {
+        for (const auto& d : catalog::builtinDatasets()) {
             const char* state = d.available ? "here" : d.fetchable ? "not fetched" : "not installed";
             std::printf("%-20s %s\n", d.name.c_str(), state);
             std::printf("  %s\n", d.description.c_str());

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -347,6 +348,13 @@ const std::vector<std::int32_t>& fashionMnistFineToCoarse()
     // footwear: Sandal, Sneaker, Ankle boot; bags: Bag.
     static const std::vector<std::int32_t> map{0, 1, 0, 1, 0, 2, 0, 2, 3, 2};
     return map;
+}
+
+std::string fashionMnistDir()
+{
+    if (const char* env = std::getenv("SETSCOPE_FASHION_MNIST_DIR"); env && *env)
+        return env;
+    return "/usr/share/datasets/fashion-mnist";
 }
 
 } // namespace setscope::data

@@ -42,4 +42,8 @@ const std::vector<std::string>& fashionMnistClassNames();
 const std::vector<std::string>& fashionMnistCoarseNames();
 const std::vector<std::int32_t>& fashionMnistFineToCoarse();
 
+/// Folder of the Fashion-MNIST IDX files: $SETSCOPE_FASHION_MNIST_DIR or
+/// /usr/share/datasets/fashion-mnist (Debian package dataset-fashion-mnist).
+std::string fashionMnistDir();
+
 } // namespace setscope::data

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/Synthetic.h"
 
-#include "core/data/SpecOptions.h"
+#include "core/util/SpecOptions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +17,7 @@ namespace setscope::data {
 SyntheticSpec SyntheticSpec::parse(const std::string& text)
 {
     SyntheticSpec s;
-    SpecOptions o("synthetic", text);
+    util::SpecOptions o("synthetic", text);
     constexpr std::int64_t kMaxCount = 100000000;
     s.dim = static_cast<int>(o.integer("dim", s.dim, 1, 1 << 20));
     s.coarseClasses = static_cast<int>(o.integer("coarse", s.coarseClasses, 1, kMaxCount));

@@ -5,7 +5,6 @@
 #include "core/fetch/corpora/Corpora.h"
 #include "core/util/Utf8.h"
 
-#include "core/data/DatasetCatalog.h"
 #include "core/data/IdxLoader.h"
 #include "core/fetch/FetchContext.h"
 

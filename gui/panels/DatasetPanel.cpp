@@ -3,7 +3,7 @@
 #include "gui/panels/DatasetPanel.h"
 
 #include "core/data/Dataset.h"
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
 #include "core/plugin/Registry.h"
 #include "gui/views/Palette.h"
 
@@ -189,7 +189,7 @@ void DatasetPanel::refreshBuiltins()
                                                       : QString();
     const QSignalBlocker block(m_builtins);
     m_builtins->clear();
-    for (const data::BuiltinDataset& d : data::builtinDatasets()) {
+    for (const catalog::BuiltinDataset& d : catalog::builtinDatasets()) {
         const QString name = QString::fromStdString(d.name);
         auto* item = new QListWidgetItem(name, m_builtins);
         QString tip = QString::fromStdString(d.description);

@@ -23,7 +23,7 @@ class Registry;
 
 namespace setscope::gui {
 
-/// Chooses and describes the dataset: the built-in datasets (data::builtinDatasets(); ones
+/// Chooses and describes the dataset: the built-in datasets (catalog::builtinDatasets(); ones
 /// not fetched yet can be fetched from here with progress and cancel, others not installed
 /// are greyed out with what to install), a spec line ("synthetic:dim=8,..."),
 /// "Open file…" / "Open folder…"; then the open dataset's name, size, dimension, splits,

@@ -3,7 +3,7 @@
 #include "gui/session/Session.h"
 
 #include "core/data/Dataset.h"
-#include "core/data/LoadJob.h"
+#include "core/catalog/LoadJob.h"
 #include "core/fetch/FetchJob.h"
 #include "core/project/AttachJob.h"
 #include "core/project/ProjectStore.h"
@@ -149,7 +149,7 @@ void Session::load(const QString& spec)
     const quint64 gen = ++m_loadGen;
     m_loadingSpec = spec;
     m_load.sink = std::make_unique<QtProgressSink>();
-    auto* job = new data::LoadJob(spec.toStdString(), m_registry);
+    auto* job = new catalog::LoadJob(spec.toStdString(), m_registry);
     m_load.job.reset(job);
     connect(m_load.sink.get(), &QtProgressSink::messageReported, this, &Session::message);
     connect(m_load.sink.get(), &QtProgressSink::jobFinished, this, [this, gen](int status, const QString& detail) {
@@ -206,7 +206,7 @@ void Session::cancelFetch()
 
 void Session::onLoadFinished(int status, const QString& detail)
 {
-    auto* job = static_cast<data::LoadJob*>(m_load.job.get());
+    auto* job = static_cast<catalog::LoadJob*>(m_load.job.get());
     std::shared_ptr<const data::Dataset> ds = job ? job->result() : nullptr;
     const QString spec = m_loadingSpec;
     retire(m_load);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 // The architecture's one rule, checked on the sources: core never includes Qt, OpenGL or
-// ImGui; gui never includes Torch. Plus the Qt Test trap: a test class without
-// `Q_SLOTS` runs nothing.
+// ImGui; gui never includes Torch; a folder of core includes only folders below it. Plus the
+// Qt Test trap: a test class without `Q_SLOTS` runs nothing.
 #include <QtTest>
 
 #include <QDirIterator>
@@ -14,6 +14,7 @@ private Q_SLOTS:
     void coreHasNoQtGlImgui();
     void guiHasNoTorch();
     void sdkHasNoQt();
+    void coreFoldersIncludeOnlyLowerOnes();
     void everyTestHasSlots();
     void everySourceHasSpdx();
 
@@ -54,6 +55,48 @@ void TestLayerRules::guiHasNoTorch()
     const QRegularExpression re(R"(^\s*#\s*include\s*[<"](torch/|ATen/|c10/|caffe2/))");
     QStringList bad = offenders("gui", re);
     bad << offenders("app/gui", re);
+    QVERIFY2(bad.isEmpty(), qPrintable(bad.join('\n')));
+}
+
+// The folders of core from the bottom up (docs/ARCHITECTURE.md). A file in one of them may
+// include its own folder and those listed before it, never one after it: a lower layer never
+// reaches up (as data once did into train/ for its job machinery, and data and fetch into
+// each other). A new folder must be added here, or this test fails.
+void TestLayerRules::coreFoldersIncludeOnlyLowerOnes()
+{
+    const QStringList order = {"util", "job", "plugin", "data", "ot", "nn", "losses", "augment",
+                               "eval", "layout", "fetch", "catalog", "train", "project"};
+    const QString root = QString(SETSCOPE_SOURCE_DIR) + "/core/";
+    const QRegularExpression include(R"(^\s*#\s*include\s*"core/([a-z_]+)/)");
+    QStringList bad;
+    QDirIterator it(root, {"*.h", "*.hpp", "*.cpp", "*.cu"}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        const QString folder = path.mid(root.size()).section('/', 0, 0);
+        if (!path.mid(root.size()).contains('/'))
+            continue; // core/CMakeLists.txt level files
+        const qsizetype rank = order.indexOf(folder);
+        if (rank < 0) {
+            bad << QString("%1: folder core/%2 is not in the layer order of this test").arg(path, folder);
+            continue;
+        }
+        QFile f(path);
+        QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(path));
+        int line = 0;
+        while (!f.atEnd()) {
+            ++line;
+            const QString l = QString::fromUtf8(f.readLine());
+            const auto m = include.match(l);
+            if (!m.hasMatch())
+                continue;
+            const qsizetype other = order.indexOf(m.captured(1));
+            if (other < 0 || other > rank)
+                bad << QString("%1:%2: core/%3 includes core/%4, which is not below it")
+                           .arg(path)
+                           .arg(line)
+                           .arg(folder, m.captured(1));
+        }
+    }
     QVERIFY2(bad.isEmpty(), qPrintable(bad.join('\n')));
 }
 

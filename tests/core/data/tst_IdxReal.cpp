@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 // The IDX loader on the real Fashion-MNIST of Debian's dataset-fashion-mnist (installed by
 // bootstrap.sh). Label real-data: CTest reports it as skipped, not passed, without the package.
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
 #include "core/data/IdxLoader.h"
 
 #include <QtTest>

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "Builtin.h"
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
 #include "core/data/Transform.h"
 #include "core/plugin/Registry.h"
 
 #include <QtTest>
 
 using namespace setscope::data;
+namespace catalog = setscope::catalog;
 
 namespace {
 /// Two 3x2 grey images: item 0 = [0 255 0 / 128 0 0], item 1 = [10 10 10 / 10 10 10].
@@ -104,10 +105,10 @@ void TestTransform::specSuffix()
 {
     setscope::plugin::Registry r;
     setscope::builtin::registerBuiltins(r);
-    const Dataset p = openDataset("synthetic:dim=4,points=5+pointsets=0.5", r);
+    const Dataset p = catalog::openDataset("synthetic:dim=4,points=5+pointsets=0.5", r);
     QCOMPARE(p.dim(), 2);
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, openDataset("synthetic:dim=4+pointsets=abc", r));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, openDataset("synthetic:dim=3+pointsets", r)); // not square
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, catalog::openDataset("synthetic:dim=4+pointsets=abc", r));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, catalog::openDataset("synthetic:dim=3+pointsets", r)); // not square
 }
 
 QTEST_GUILESS_MAIN(TestTransform)

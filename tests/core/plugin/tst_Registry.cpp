@@ -2,7 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "Builtin.h"
 #include "core/data/Dataset.h"
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
+#include "core/data/IdxLoader.h"
 #include "core/plugin/Registry.h"
 
 #include <setscope/sdk/Plugin.h>
@@ -74,7 +75,7 @@ void TestRegistry::examplePluginLoadsAndReads()
     const std::string file = dir.filePath("toy.libsvm").toStdString();
     std::ofstream(file) << "+1 1:0.5 3:2\n-1 2:1.5 # comment\n\n+1 3:-1\n";
     QCOMPARE(r.loaderFor(file).name, std::string("libsvm"));
-    const data::Dataset ds = data::openDataset(file, r);
+    const data::Dataset ds = catalog::openDataset(file, r);
     QCOMPARE(ds.size(), std::size_t(3));
     QCOMPARE(ds.dim(), 3);
     QCOMPARE(ds.values(), (std::vector<float>{0.5f, 0, 2, 0, 1.5f, 0, 0, 0, -1}));
@@ -93,7 +94,7 @@ void TestRegistry::examplePluginRejectsBadFile()
     const std::string file = dir.filePath("bad.libsvm").toStdString();
     std::ofstream(file) << "1 1:0.5\n2 3:x\n";
     try {
-        data::openDataset(file, r);
+        catalog::openDataset(file, r);
         QFAIL("accepted");
     } catch (const sdk::InputError& e) {
         // The exception type crosses the plugin boundary intact, with file and line.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "Builtin.h"
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
 #include "core/data/graph/Graph.h"
 #include "core/data/graph/Sdf.h"
 #include "core/data/graph/TuDataset.h"
@@ -16,6 +16,7 @@
 #include <random>
 
 using namespace setscope::data;
+namespace catalog = setscope::catalog;
 
 namespace {
 
@@ -221,10 +222,10 @@ void TestGraph::registryDispatch()
         refused = true;
     }
     QVERIFY(refused);
-    const Dataset ds = openDataset(dir.toStdString(), r);
+    const Dataset ds = catalog::openDataset(dir.toStdString(), r);
     QCOMPARE(ds.size(), std::size_t(2));
     QCOMPARE(ds.setSize(1), std::size_t(1)); // a one-node graph with no edges
-    const Dataset mol = openDataset(sdf.toStdString(), r);
+    const Dataset mol = catalog::openDataset(sdf.toStdString(), r);
     QCOMPARE(mol.size(), std::size_t(1));
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "Builtin.h"
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
 #include "core/data/KusnerMat.h"
 #include "core/plugin/Registry.h"
 
@@ -17,6 +17,7 @@
 #include <limits>
 
 using namespace setscope::data;
+namespace catalog = setscope::catalog;
 
 namespace {
 
@@ -513,14 +514,14 @@ void TestKusnerMat::registeredLoader()
     setscope::plugin::Registry r;
     setscope::builtin::registerBuiltins(r);
     QCOMPARE(r.loaderFor(file.toStdString()).name, std::string("wmd-mat"));
-    const Dataset ds = openDataset(file.toStdString(), r);
+    const Dataset ds = catalog::openDataset(file.toStdString(), r);
     QCOMPARE(ds.size(), std::size_t(5));
     QCOMPARE(ds.name(), std::string("classic"));
     // Options after the path: the 301st-style frequency feature, the split row, typos refused.
-    const Dataset tf = openDataset(file.toStdString() + "?tf=1,split=1", r);
+    const Dataset tf = catalog::openDataset(file.toStdString() + "?tf=1,split=1", r);
     QCOMPARE(tf.dim(), ds.dim() + 1);
     QCOMPARE(tf.item(0).element(0)[ds.dim()], tf.item(0).weights[0]);
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, openDataset(file.toStdString() + "?splitt=2", r));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, catalog::openDataset(file.toStdString() + "?splitt=2", r));
 }
 
 void TestKusnerMat::badFiles_data()

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "Builtin.h"
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
 #include "core/data/text/Documents.h"
 #include "core/plugin/Registry.h"
 
@@ -16,6 +16,7 @@
 #include <fstream>
 
 using namespace setscope::data;
+namespace catalog = setscope::catalog;
 using setscope::sdk::InputError;
 using setscope::sdk::Split;
 
@@ -373,13 +374,13 @@ void TestDocuments::builtinLoaderUsesEnvironment()
     qputenv("XDG_CACHE_HOME", m_dir.filePath("xdg").toUtf8());
     setscope::plugin::Registry r;
     setscope::builtin::registerBuiltins(r);
-    const Dataset a = openDataset(tsv.string(), r);
+    const Dataset a = catalog::openDataset(tsv.string(), r);
     QCOMPARE(a.size(), std::size_t(2));
     QCOMPARE(a.dim(), 2);
     QCOMPARE(a.elementText(0), std::string("cat"));
     QCOMPARE(a.splits(), (std::vector<Split>{Split::Train, Split::Test}));
     QVERIFY2(hasNote(a, "word vectors: " + QString::fromStdString(vec.string())), qPrintable(notes(a)));
-    const Dataset f = openDataset(dir.string(), r);
+    const Dataset f = catalog::openDataset(dir.string(), r);
     QCOMPARE(f.size(), std::size_t(2));
     QCOMPARE(f.requireLabelSet("fine").classNames, (std::vector<std::string>{"pets", "sky"}));
     qunsetenv("SETSCOPE_WORD_VECTORS");

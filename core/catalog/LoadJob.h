@@ -13,7 +13,7 @@ namespace setscope::plugin {
 class Registry;
 }
 
-namespace setscope::data {
+namespace setscope::catalog {
 
 /// Opens a dataset (openDataset: a name such as "fashion-mnist", "synthetic:..." or a path)
 /// on a worker thread. When status() is Finished, result() holds it; when Failed,
@@ -24,7 +24,7 @@ public:
     ~LoadJob() override;
 
     const std::string& spec() const { return m_spec; }
-    std::shared_ptr<const Dataset> result() const;
+    std::shared_ptr<const data::Dataset> result() const;
 
 protected:
     void run() override;
@@ -33,7 +33,7 @@ private:
     std::string m_spec;
     const plugin::Registry& m_registry;
     mutable std::mutex m_mutex;
-    std::shared_ptr<const Dataset> m_result;
+    std::shared_ptr<const data::Dataset> m_result;
 };
 
-} // namespace setscope::data
+} // namespace setscope::catalog

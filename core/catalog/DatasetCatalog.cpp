@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
 
 #include "core/data/IdxLoader.h"
 #include "core/data/KusnerMat.h"
-#include "core/data/SpecOptions.h"
+#include "core/util/SpecOptions.h"
 #include "core/data/graph/Sdf.h"
 #include "core/data/graph/TuDataset.h"
 #include "core/data/mesh/PointCloudLoader.h"
@@ -27,14 +27,9 @@
 
 namespace fs = std::filesystem;
 
-namespace setscope::data {
+namespace setscope::catalog {
 
-std::string fashionMnistDir()
-{
-    if (const char* env = std::getenv("SETSCOPE_FASHION_MNIST_DIR"); env && *env)
-        return env;
-    return "/usr/share/datasets/fashion-mnist";
-}
+using namespace data;
 
 std::vector<BuiltinDataset> builtinDatasets()
 {
@@ -47,9 +42,9 @@ std::vector<BuiltinDataset> builtinDatasets()
         d.sizeNote = src.sizeNote;
         d.howToGet = "setscope-cli fetch " + src.name;
         std::error_code ec;
-        if (src.name == "fashion-mnist" && looksLikeIdx(fashionMnistDir()) && fs::is_directory(fashionMnistDir(), ec)) {
+        if (src.name == "fashion-mnist" && looksLikeIdx(data::fashionMnistDir()) && fs::is_directory(data::fashionMnistDir(), ec)) {
             d.available = true; // the Debian package is installed
-            d.location = fashionMnistDir();
+            d.location = data::fashionMnistDir();
         } else {
             d.available = fetch::isFetched(src.name);
             d.location = d.available ? fetch::fetchedLocation(src.name) : fetch::sourceDir(src.name);
@@ -71,7 +66,7 @@ namespace {
 
 mesh::PointCloudOptions pointCloudOptions(const std::string& what, const std::string& text)
 {
-    SpecOptions o(what, text);
+    util::SpecOptions o(what, text);
     mesh::PointCloudOptions p;
     p.sampling.points = static_cast<int>(o.integer("points", p.sampling.points, 1, 1 << 20));
     p.sampling.seed = static_cast<std::uint64_t>(o.integer("seed", 1, 0, INT64_MAX));
@@ -108,7 +103,7 @@ Dataset openPath(const std::string& spec, const plugin::Registry& registry, cons
         std::string name = fs::path(path).stem().string();
         return openDocuments(name.empty() ? std::string("documents") : name, path, vectors, options, context);
     } else if (loader.name == "wmd-mat") {
-        SpecOptions o(path, options);
+        util::SpecOptions o(path, options);
         KusnerMatOptions k;
         k.split = static_cast<int>(o.integer("split", k.split, 1, 1000));
         k.appendTermFrequency = o.flag("tf", k.appendTermFrequency);
@@ -172,7 +167,7 @@ Corpus capPerClass(const Corpus& c, std::size_t perClass, std::uint64_t seed)
 Dataset openDocuments(const std::string& name, const std::string& corpusPath, const std::string& defaultVectors,
                       const std::string& optionText, const OpenContext& context)
 {
-    SpecOptions o(name, optionText);
+    util::SpecOptions o(name, optionText);
     const std::string vectors = o.string("vectors", defaultVectors);
     DocumentOptions d;
     d.name = name;
@@ -225,7 +220,7 @@ Dataset openDocuments(const std::string& name, const std::string& corpusPath, co
 Dataset openWordVectors(const std::string& name, const std::string& optionText, const OpenContext& context)
 {
     const std::string path = (fs::path(fetchedDir(name)) / "vectors.bin").string();
-    SpecOptions o(name, optionText);
+    util::SpecOptions o(name, optionText);
     const auto limit = static_cast<std::size_t>(o.integer("words", 0, 0, INT64_MAX));
     o.finish();
     if (context.sink)
@@ -259,7 +254,7 @@ Dataset openFetched(const std::string& name, const std::string& options, const p
     if (name == "bzr") {
         // setscope's own class: ACTIVITY (pIC50-like) >= 7 is "active"; both can be changed.
         std::map<std::string, std::string> kv{{"class", "ACTIVITY"}, {"threshold", "7"}};
-        SpecOptions given(name, options);
+        util::SpecOptions given(name, options);
         for (const char* k : {"repr", "rw", "folds", "fold", "seed", "class", "threshold"})
             if (given.has(k))
                 kv[k] = given.string(k, "");
@@ -302,7 +297,7 @@ Dataset openDataset(const std::string& spec, const plugin::Registry& registry, c
         return imagesAsPointsets(openDataset(spec.substr(0, plus), registry, context), threshold);
     }
     if (spec == "fashion-mnist") {
-        std::string dir = fashionMnistDir();
+        std::string dir = data::fashionMnistDir();
         std::error_code ec;
         if ((!fs::is_directory(dir, ec) || !looksLikeIdx(dir)) && fetch::isFetched("fashion-mnist"))
             dir = fetch::fetchedLocation("fashion-mnist");
@@ -319,7 +314,7 @@ Dataset openDataset(const std::string& spec, const plugin::Registry& registry, c
         return makeHierarchicalGaussians(SyntheticSpec::parse(spec.size() > 10 ? spec.substr(10) : std::string()));
     // A fetched built-in source: "NAME" or "NAME:key=value,..." (a path that exists wins).
     {
-        const auto [name, options] = splitSpec(spec);
+        const auto [name, options] = util::splitSpec(spec);
         std::error_code ec;
         if (fetch::findSource(name) && !fs::exists(spec, ec))
             return openFetched(name, options, registry, context);
@@ -327,4 +322,4 @@ Dataset openDataset(const std::string& spec, const plugin::Registry& registry, c
     return openPath(spec, registry, context);
 }
 
-} // namespace setscope::data
+} // namespace setscope::catalog

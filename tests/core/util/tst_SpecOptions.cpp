@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/data/SpecOptions.h"
+#include "core/util/SpecOptions.h"
 
 #include <QTest>
 
-using setscope::data::SpecOptions;
-using setscope::data::splitSpec;
+using setscope::util::SpecOptions;
+using setscope::util::splitSpec;
 
 class TestSpecOptions : public QObject {
     Q_OBJECT

@@ -16,7 +16,7 @@ class JobControl;
 class ProgressSink;
 } // namespace setscope::job
 
-namespace setscope::data {
+namespace setscope::catalog {
 
 struct BuiltinDataset {
     std::string name;
@@ -30,10 +30,6 @@ struct BuiltinDataset {
 
 /// The datasets known by name. Runs on any thread.
 std::vector<BuiltinDataset> builtinDatasets();
-
-/// Folder of the Fashion-MNIST IDX files: $SETSCOPE_FASHION_MNIST_DIR or
-/// /usr/share/datasets/fashion-mnist (Debian package dataset-fashion-mnist).
-std::string fashionMnistDir();
 
 /// Progress and cancel for openDataset (both may be null): reading a folder of meshes or
 /// training word vectors for a corpus takes a while.
@@ -53,6 +49,6 @@ struct OpenContext {
 ///    sets of bright pixels (see imagesAsPointsets), e.g. "fashion-mnist+pointsets".
 /// Blocking (reads the files); call it from a worker thread in the GUI.
 /// Throws sdk::InputError (bad file) or std::invalid_argument (bad name / options).
-Dataset openDataset(const std::string& spec, const plugin::Registry& registry, const OpenContext& context = {});
+data::Dataset openDataset(const std::string& spec, const plugin::Registry& registry, const OpenContext& context = {});
 
-} // namespace setscope::data
+} // namespace setscope::catalog

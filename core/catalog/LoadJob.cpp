@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/data/LoadJob.h"
+#include "core/catalog/LoadJob.h"
 
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
 
-namespace setscope::data {
+namespace setscope::catalog {
+
+using namespace data;
 
 LoadJob::LoadJob(std::string spec, const plugin::Registry& registry)
     : m_spec(std::move(spec))
@@ -14,7 +16,7 @@ LoadJob::LoadJob(std::string spec, const plugin::Registry& registry)
 
 LoadJob::~LoadJob() { stopAndWait(); }
 
-std::shared_ptr<const Dataset> LoadJob::result() const
+std::shared_ptr<const data::Dataset> LoadJob::result() const
 {
     std::lock_guard lock(m_mutex);
     return m_result;
@@ -32,4 +34,4 @@ void LoadJob::run()
     reportProgress(1, 1, "loaded " + m_spec);
 }
 
-} // namespace setscope::data
+} // namespace setscope::catalog

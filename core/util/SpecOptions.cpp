@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/data/SpecOptions.h"
+#include "core/util/SpecOptions.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
 
-namespace setscope::data {
+namespace setscope::util {
 
 SpecOptions::SpecOptions(std::string what, const std::string& text)
     : m_what(std::move(what))
@@ -113,4 +113,4 @@ std::pair<std::string, std::string> splitSpec(const std::string& spec)
     return {spec.substr(0, colon), spec.substr(colon + 1)};
 }
 
-} // namespace setscope::data
+} // namespace setscope::util

@@ -4,7 +4,7 @@
 // "fetched" folders are written by the test (a MANIFEST.json like the fetcher's and the
 // files the fetcher would leave), so no network and no fetch is involved.
 #include "Builtin.h"
-#include "core/data/DatasetCatalog.h"
+#include "core/catalog/DatasetCatalog.h"
 #include "core/fetch/Catalog.h"
 #include "core/plugin/Registry.h"
 
@@ -80,7 +80,7 @@ private Q_SLOTS:
     void listsEveryFetchableSource()
     {
         std::set<std::string> names;
-        for (const auto& d : data::builtinDatasets()) {
+        for (const auto& d : catalog::builtinDatasets()) {
             names.insert(d.name);
             if (d.name == "synthetic") {
                 QVERIFY(d.available && !d.fetchable);
@@ -98,9 +98,9 @@ private Q_SLOTS:
 
     void notFetchedSaysHowToFetch()
     {
-        const std::string e = errorOf([this] { data::openDataset("brown", m_registry); });
+        const std::string e = errorOf([this] { catalog::openDataset("brown", m_registry); });
         QVERIFY2(e.find("brown is not fetched yet; run: setscope-cli fetch brown") != std::string::npos, e.c_str());
-        const std::string f = errorOf([this] { data::openDataset("fashion-mnist", m_registry); });
+        const std::string f = errorOf([this] { catalog::openDataset("fashion-mnist", m_registry); });
         QVERIFY2(f.find("setscope-cli fetch fashion-mnist") != std::string::npos, f.c_str());
     }
 
@@ -117,7 +117,7 @@ private Q_SLOTS:
                   "verbs\tsat ran ran ran\n");
         markFetched("brown");
 
-        const data::Dataset ds = data::openDataset("brown", m_registry);
+        const data::Dataset ds = catalog::openDataset("brown", m_registry);
         QCOMPARE(ds.name(), std::string("brown"));
         QCOMPARE(ds.size(), std::size_t(3));
         QCOMPARE(ds.dim(), 2);
@@ -137,37 +137,37 @@ private Q_SLOTS:
         QCOMPARE(ds.requireLabelSet("fine").classNames, (std::vector<std::string>{"pets", "verbs"}));
 
         // tf=1 appends the normalised frequency (the papers' 300 + 1).
-        const data::Dataset tf = data::openDataset("brown:tf=1", m_registry);
+        const data::Dataset tf = catalog::openDataset("brown:tf=1", m_registry);
         QCOMPARE(tf.dim(), 3);
         for (std::size_t e = 0; e < tf.item(0).count; ++e)
             QCOMPARE(tf.item(0).element(e)[2], tf.item(0).weights[e]);
 
         // balanced=1 keeps one document per class.
-        QCOMPARE(data::openDataset("brown:balanced=1", m_registry).size(), std::size_t(2));
+        QCOMPARE(catalog::openDataset("brown:balanced=1", m_registry).size(), std::size_t(2));
 
         // vectors=FILE takes any word-vector file instead of glove-100d.
         const fs::path own = fs::path(m_dir.path().toStdString()) / "own.txt";
         writeFile(own, "cat 5 5 5\ndog 1 2 3\nsat 0 0 1\nran 1 0 0\n");
-        QCOMPARE(data::openDataset("brown:vectors=" + own.string(), m_registry).dim(), 3);
+        QCOMPARE(catalog::openDataset("brown:vectors=" + own.string(), m_registry).dim(), 3);
         // The same options on a corpus file of one's own: PATH?key=value.
         const std::string corpus = fs::path(fetch::sourceDir("brown")) / "corpus.tsv";
-        const data::Dataset mine = data::openDataset(corpus + "?vectors=" + own.string() + ",tf=1", m_registry);
+        const data::Dataset mine = catalog::openDataset(corpus + "?vectors=" + own.string() + ",tf=1", m_registry);
         QCOMPARE(mine.dim(), 4);
         QCOMPARE(mine.size(), std::size_t(3));
 
-        const std::string e = errorOf([this] { data::openDataset("brown:vectorz=x", m_registry); });
+        const std::string e = errorOf([this] { catalog::openDataset("brown:vectorz=x", m_registry); });
         QVERIFY2(e.find("brown: unknown option 'vectorz'") != std::string::npos, e.c_str());
     }
 
     void wordVectorsAsWords()
     {
         // (glove-100d fetched by the previous function)
-        const data::Dataset all = data::openDataset("glove-100d", m_registry);
+        const data::Dataset all = catalog::openDataset("glove-100d", m_registry);
         QCOMPARE(all.size(), std::size_t(4));
         QVERIFY(all.isVectorDataset());
         QCOMPARE(all.elementText(3), std::string("ran"));
         QCOMPARE(all.item(3).element(0)[0], 2.0f);
-        QCOMPARE(data::openDataset("glove-100d:words=2", m_registry).size(), std::size_t(2));
+        QCOMPARE(catalog::openDataset("glove-100d:words=2", m_registry).size(), std::size_t(2));
     }
 
     void bzrHasSetscopesThresholdAndTakesOthers()
@@ -188,11 +188,11 @@ private Q_SLOTS:
                 n += fine.classNames[static_cast<std::size_t>(fine.labels[i])].find(">=") != std::string::npos;
             return n;
         };
-        const data::Dataset ds = data::openDataset("bzr", m_registry);
+        const data::Dataset ds = catalog::openDataset("bzr", m_registry);
         QCOMPARE(ds.size(), std::size_t(3));
         QCOMPARE(activeCount(ds), std::size_t(2)); // 7.0 and 8 are >= 7
-        QCOMPARE(activeCount(data::openDataset("bzr:threshold=7.5", m_registry)), std::size_t(1));
-        QCOMPARE(data::openDataset("bzr:folds=3,fold=2", m_registry).requireLabelSet("cv-fold").numClasses(), 3);
+        QCOMPARE(activeCount(catalog::openDataset("bzr:threshold=7.5", m_registry)), std::size_t(1));
+        QCOMPARE(catalog::openDataset("bzr:folds=3,fold=2", m_registry).requireLabelSet("cv-fold").numClasses(), 3);
     }
 
 private:

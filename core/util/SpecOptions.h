@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace setscope::data {
+namespace setscope::util {
 
 /// The options of a dataset spec "name:key=value,key=value" (e.g. "brown:vectors=train,tf=1").
 /// Every key must be read by the opener; finish() then rejects the ones nobody asked for,
@@ -40,4 +40,4 @@ private:
 /// Splits "name:options" at the first colon ("name" alone gives empty options).
 std::pair<std::string, std::string> splitSpec(const std::string& spec);
 
-} // namespace setscope::data
+} // namespace setscope::util
