@@ -23,7 +23,8 @@ struct PointMixupOptions {
 /// partner, the mass of x_i the flow leaves unmoved stays at x_i as an unchanged element
 /// (below 1e-6 of x's total it is rounding of float weights and is dropped); the weights are
 /// then rescaled to x's total weight. Output order: by element of x, its arcs by ascending j,
-/// then its unmoved part. The record has one ChangeKind::Mixed entry per arc. No randomness.
+/// then its unmoved part; elements of zero weight carry no mass and are left out. The record
+/// has one ChangeKind::Mixed entry per arc. No randomness.
 /// Throws ot::OtError for λ outside [0, 1], a bad set or a dimension mismatch.
 Augmented pointMixupWith(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
                          const PointMixupOptions& options = {});
