@@ -24,5 +24,6 @@ void addEvalCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addExportCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addProjectCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addOtCommands(CLI::App& app, ContextFn ctx, int& rc);
+void addAugmentCommand(CLI::App& app, ContextFn ctx, int& rc);
 
 } // namespace setscope::cli

@@ -34,6 +34,7 @@ int main(int argc, char** argv)
     addExportCommand(app, ctx, rc);
     addProjectCommand(app, ctx, rc);
     addOtCommands(app, ctx, rc);
+    addAugmentCommand(app, ctx, rc);
 
     try {
         app.parse(argc, argv);

@@ -7,6 +7,9 @@
 
 #include <QtTest>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 
@@ -55,6 +58,9 @@ private Q_SLOTS:
     void emdMatrixCachedAndEqualToPairs();
     void emdKnnMatchesTheMatrix();
     void emdBadInput();
+    void augmentWordsShowsSubstitutes();
+    void augmentJsonRecordIsConsistent();
+    void augmentBadInput();
 
 private:
     QTemporaryDir m_dir;
@@ -454,6 +460,148 @@ void TestCli::emdBadInput()
     const Run g = cli({"emd", "--dataset", "synthetic", "--i", "0", "--j", "1", "--ground", "manhattan"});
     QCOMPARE(g.code, 1);
     QVERIFY(g.err.contains("unknown ground distance 'manhattan'"));
+}
+
+namespace {
+
+/// Four two-word documents with hand-made 3-d word vectors: the test document "olympic
+/// refused" is nearest to the train document "olympics denies" (each word 0.14 from its
+/// counterpart), far from "bowl tea" and "brown gray".
+QString writeWordCorpus(const QString& dir)
+{
+    std::filesystem::create_directories(dir.toStdString());
+    std::ofstream(QString(dir + "/corpus.tsv").toStdString()) << "sport\tolympic refused\ttest\n"
+                                                                   "sport\tolympics denies\ttrain\n"
+                                                                   "food\tbowl tea\ttrain\n"
+                                                                   "food\tbrown gray\ttrain\n";
+    std::ofstream(QString(dir + "/vec.txt").toStdString()) << "olympic 1 0 0\nolympics 1.1 0.1 0\nrefused 0 1 0\n"
+                                                               "denies 0.1 1.1 0\nbowl 0 0 5\ntea 0 0.2 5\n"
+                                                               "brown 5 5 0\ngray 5 5.3 0\n";
+    return dir + "/corpus.tsv?vectors=" + dir + "/vec.txt";
+}
+
+} // namespace
+
+// PointSwap on word documents prints "original word -> substitute" with the flow, like
+// seed 001 Table 12; the partner is the EMD-nearest train document.
+void TestCli::augmentWordsShowsSubstitutes()
+{
+    const QString ds = writeWordCorpus(m_dir.filePath("words"));
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_CACHE_HOME", m_dir.filePath("words-cache")); // parsed word vectors are cached there
+    const Run r = cli({"augment", "--dataset", ds, "--item", "0", "--method", "pointswap", "--omega", "1"}, 120000, env);
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("partner: item 1 (2 elements, label sport)"), qPrintable(r.out));
+    QVERIFY(r.out.contains("swapped 2 of 2 words"));
+    QVERIFY2(r.out.contains(QRegularExpression(R"(\n +0 +olympic +-> +olympics +0 +0\.5\n)")), qPrintable(r.out));
+    QVERIFY(r.out.contains(QRegularExpression(R"(\n +1 +refused +-> +denies +1 +0\.5\n)")));
+
+    // ω = 0 changes nothing; PointMixup names the nearest word of each mixed vector (the
+    // midpoint of olympic and olympics is as close to one as to the other: the first wins).
+    const Run none = cli({"augment", "--dataset", ds, "--item", "0", "--method", "pointswap", "--omega", "0"}, 120000, env);
+    QCOMPARE(none.code, 0);
+    QVERIFY2(none.out.contains("swapped 0 of 2 words"), qPrintable(none.out));
+    const Run mix = cli({"augment", "--dataset", ds, "--item", "0", "--method", "pointmixup"}, 120000, env);
+    QCOMPARE(mix.code, 0);
+    QVERIFY2(mix.out.contains(QRegularExpression(R"(\n +0 +olympic +\+ +olympics +0 +0\.5 +olympic\n)")), qPrintable(mix.out));
+
+    // The variant with a random partner takes one of the three other documents.
+    const Run v1 = cli({"augment", "--dataset", ds, "--item", "0", "--method", "pointswap", "--variant", "1", "--json"}, 120000, env);
+    QCOMPARE(v1.code, 0);
+    const QJsonObject j = QJsonDocument::fromJson(v1.out.toUtf8()).object();
+    QVERIFY(QList<int>({1, 2, 3}).contains(j["partner"].toObject()["item"].toInt()));
+    QVERIFY(j["partner"].toObject()["chosen_as"].toString().contains("random"));
+}
+
+// The JSON record agrees with itself and with `emd-knn`, and a seed fixes the output.
+void TestCli::augmentJsonRecordIsConsistent()
+{
+    const QString ds = "synthetic:dim=2,coarse=2,fine=2,points=4,set=40";
+    const Run knn = cli({"emd-knn", "--dataset", ds, "--k", "1", "--query", "5"});
+    QCOMPARE(knn.code, 0);
+    const auto nearest = QRegularExpression(R"(\n +(\d+) +EMD ([0-9.e+-]+))").match(knn.out);
+    QVERIFY2(nearest.hasMatch(), qPrintable(knn.out));
+
+    for (const QString method : {"pointswap", "pointdrop", "pointmixup"}) {
+        const QStringList args{"augment", "--dataset", ds, "--item", "5", "--method", method, "--seed", "7", "--json"};
+        const Run r = cli(args);
+        QCOMPARE(r.code, 0);
+        QJsonParseError err;
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8(), &err).object();
+        QVERIFY2(err.error == QJsonParseError::NoError, qPrintable(err.errorString() + "\n" + r.out));
+        QCOMPARE(j["method"].toString(), method);
+        QCOMPARE(j["item"].toInt(), 5);
+        const int n = j["original"].toObject()["elements"].toInt();
+        const double total = j["original"].toObject()["total_weight"].toDouble();
+        QCOMPARE(n, 40);
+        const QJsonObject aug = j["augmented"].toObject();
+        const int m = aug["elements"].toInt();
+        QCOMPARE(aug["weights"].toArray().size(), m);
+        double weights = 0;
+        for (const auto w : aug["weights"].toArray())
+            weights += w.toDouble();
+        QVERIFY(std::abs(weights - total) < 1e-4 * total); // every method keeps the total weight
+        const QJsonArray changes = j["changes"].toArray();
+        QSet<int> elements;
+        double flow = 0;
+        for (const auto cv : changes) {
+            const QJsonObject c = cv.toObject();
+            const int e = c["element"].toInt();
+            QVERIFY(e >= 0 && e < n);
+            QVERIFY(c["output"].toInt() < m);
+            if (method != "pointmixup")
+                QVERIFY(!elements.contains(e)); // one change per element
+            elements.insert(e);
+            if (method != "pointdrop") {
+                QVERIFY(c["partner_element"].toInt() >= 0 &&
+                        c["partner_element"].toInt() < j["partner"].toObject()["elements"].toInt());
+                QVERIFY(c["flow"].toDouble() > 0); // only along the optimal flow
+                flow += c["flow"].toDouble();
+            }
+        }
+        if (method == "pointdrop") {
+            QVERIFY(j["partner"].isNull());
+            QCOMPARE(m, n - changes.size());
+            QVERIFY(m >= 1);
+        } else {
+            QCOMPARE(j["partner"].toObject()["item"].toInt(), nearest.captured(1).toInt());
+            QVERIFY(std::abs(j["partner"].toObject()["emd"].toDouble() - nearest.captured(2).toDouble()) < 1e-5);
+        }
+        if (method == "pointswap") {
+            QCOMPARE(m, n);
+            QVERIFY(!changes.isEmpty() && changes.size() < n); // ω = 0.5 of 40: neither none nor all
+        }
+        if (method == "pointmixup") {
+            QVERIFY(std::abs(flow - total) < 1e-4 * total); // equal masses: all of x moves
+            QCOMPARE(m, changes.size());
+        }
+        // The same seed gives the same record, another seed another one.
+        QCOMPARE(cli(args).out, r.out);
+        if (method != "pointmixup") { // PointMixup draws nothing
+            QStringList other = args;
+            other[other.indexOf("7")] = "8";
+            QVERIFY(cli(other).out != r.out);
+        }
+    }
+}
+
+void TestCli::augmentBadInput()
+{
+    const QString ds = "synthetic:dim=2,coarse=2,fine=2,points=4,set=5";
+    Run r = cli({"augment", "--dataset", ds, "--item", "0", "--method", "pointshuffle"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--method: unknown method 'pointshuffle' (pointswap, pointdrop, pointmixup)"), qPrintable(r.err));
+    r = cli({"augment", "--dataset", ds, "--item", "16", "--method", "pointswap"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--item: 16 is not an item of 'synthetic-hierarchical' (0..15)"), qPrintable(r.err));
+    r = cli({"augment", "--dataset", ds, "--item", "-1", "--method", "pointdrop"});
+    QCOMPARE(r.code, 2);
+    r = cli({"augment", "--dataset", ds, "--item", "0", "--method", "pointswap", "--omega", "1.5"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--omega: must be in [0, 1]"), qPrintable(r.err));
+    r = cli({"augment", "--dataset", ds, "--item", "0", "--method", "pointswap", "--variant", "4"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("variant must be 0"), qPrintable(r.err));
 }
 
 QTEST_GUILESS_MAIN(TestCli)
