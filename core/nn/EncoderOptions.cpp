@@ -36,13 +36,14 @@ void EncoderOptions::fail(const std::string& key, const std::string& value, cons
 }
 
 namespace {
-/// Whole-string parse of a decimal integer >= 1; false on anything else (sign, spaces, overflow).
-bool parseEncoderOptionInt(const std::string& s, std::int64_t& out)
+/// Whole-string parse of a decimal integer >= `least`; false on anything else (sign, spaces,
+/// more than 12 digits).
+bool parseEncoderOptionInt(const std::string& s, std::int64_t& out, std::int64_t least = 1)
 {
     if (s.empty() || s.size() > 12 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
         return false;
     out = std::stoll(s);
-    return out >= 1;
+    return out >= least;
 }
 } // namespace
 
@@ -54,6 +55,17 @@ std::int64_t EncoderOptions::positiveInt(const std::string& key, std::int64_t de
     std::int64_t out = 0;
     if (!parseEncoderOptionInt(*v, out))
         fail(key, *v, "an integer >= 1");
+    return out;
+}
+
+std::int64_t EncoderOptions::nonNegativeInt(const std::string& key, std::int64_t def) const
+{
+    const std::string* v = find(key);
+    if (!v)
+        return def;
+    std::int64_t out = 0;
+    if (!parseEncoderOptionInt(*v, out, 0))
+        fail(key, *v, "an integer >= 0");
     return out;
 }
 

@@ -21,6 +21,8 @@ public:
 
     /// An integer >= 1 (`def` when the key is absent).
     std::int64_t positiveInt(const std::string& key, std::int64_t def) const;
+    /// An integer >= 0.
+    std::int64_t nonNegativeInt(const std::string& key, std::int64_t def) const;
     /// A probability in [0, 1).
     double probability(const std::string& key, double def) const;
     /// A comma-separated list of integers >= 1 ("512,256"); an empty value is an empty list
