@@ -11,7 +11,9 @@
 #include "core/data/text/Documents.h"
 #include "core/losses/ContrastiveLoss.h"
 #include "core/losses/TripletLoss.h"
+#include "core/nn/DeepSetsEncoder.h"
 #include "core/nn/MlpEncoder.h"
+#include "core/nn/SelfAttentionEncoder.h"
 #include "core/util/Text.h"
 
 #include <setscope/sdk/Model.h>
@@ -81,6 +83,19 @@ void registerBuiltins(sdk::Registrar& r)
     r.addEncoder({"mlp", "fully connected d-128-128-64-64-out on the weighted mean of each set (seed 003 §4.3)",
                   [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {
                       return nn::MlpEncoder(spec).ptr();
+                  }});
+    r.addEncoder({"selfattn",
+                  "self-attention set encoder: Transformer layers (no positional encoding, padding masked), sum over "
+                  "the set, FC 512-256-out, L2-normalised (seed 001 §4.3; options layers=5 heads=7 ff=1000 "
+                  "dropout=0.1 rho=512,256 group_tokens=2048)",
+                  [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {
+                      return nn::SelfAttentionEncoder(spec).ptr();
+                  }});
+    r.addEncoder({"deepsets",
+                  "DeepSets: per-element MLP phi, sum over the set, MLP rho, L2-normalised (Zaheer et al.; options "
+                  "phi=256,256 rho=256)",
+                  [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {
+                      return nn::DeepSetsEncoder(spec).ptr();
                   }});
 
     r.addLoss({"triplet", "triplet loss with semi-hard negative mining (FaceNet; seed 000 Eq. 1)",
