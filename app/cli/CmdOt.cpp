@@ -193,11 +193,14 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
     // --- emd-knn -------------------------------------------------------------------------
     {
         auto* cmd = app.add_subcommand("emd-knn", "k nearest neighbours under exact EMD, pruned with the centroid and "
-                                                  "relaxed-EMD bounds (Kusner et al. 2015); with several queries also "
-                                                  "the distance-weighted kNN accuracy (the WMD-kNN classifier)");
+                                                  "relaxed-EMD bounds (Kusner et al. 2015), on all cores; with several "
+                                                  "queries also the distance-weighted kNN accuracy (the WMD-kNN "
+                                                  "classifier)");
         struct Opt {
             std::string dataset, candidates = "train", labelSet = "fine";
             int k = 10;
+            int threads = 0;
+            bool bruteForce = false;
             std::vector<std::int64_t> queries;
             std::int64_t testQueries = 0, limit = 0;
         };
@@ -209,6 +212,10 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
         cmd->add_option("--candidates", o->candidates, "train | all")->capture_default_str();
         cmd->add_option("--limit", o->limit, "only the first N candidates");
         cmd->add_option("--label-set", o->labelSet, "labels for the accuracy")->capture_default_str();
+        cmd->add_option("--threads", o->threads, "threads (0 = all cores); the results do not depend on it")
+            ->capture_default_str()
+            ->check(CLI::NonNegativeNumber);
+        cmd->add_flag("--brute-force", o->bruteForce, "exact EMD to every candidate, no pruning (the reference)");
         cmd->callback([ctx, o, &rc] {
             const auto ds = ctx().openDataset(o->dataset);
             std::vector<std::int64_t> cands = o->candidates == "all" ? std::vector<std::int64_t>() : ds->indices(data::Split::Train);
@@ -241,14 +248,27 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             ot::EmdKnnStats total;
             std::int64_t correct = 0, scored = 0;
             const data::LabelSet* ls = ds->labelSet(o->labelSet);
+            const int threads = o->threads > 0 ? o->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+            ConsoleSink sink;
+            ot::EmdKnnOptions options;
+            options.method = o->bruteForce ? ot::EmdKnnMethod::BruteForce : ot::EmdKnnMethod::Pruned;
+            options.threads = threads;
+            options.control = &control;
+            options.progress = [&sink](const ot::EmdKnnProgress& p) {
+                sink.progress(p.candidatesDone, p.candidates, "EMD kNN candidates");
+            };
             const auto t0 = std::chrono::steady_clock::now();
             try {
-                for (std::int64_t q : queries) {
-                    const ot::EmdKnnResult r = ot::emdKnn(*ds, q, cands, o->k, &control);
+                const std::vector<ot::EmdKnnResult> results = ot::emdKnnQueries(*ds, queries, cands, o->k, options);
+                sink.finished(job::JobStatus::Finished, {}); // clears a progress bar
+                for (std::size_t qi = 0; qi < queries.size(); ++qi) {
+                    const std::int64_t q = queries[qi];
+                    const ot::EmdKnnResult& r = results[qi];
                     total.candidates += r.stats.candidates;
                     total.exactSolves += r.stats.exactSolves;
                     total.prunedByWcd += r.stats.prunedByWcd;
                     total.prunedByRwmd += r.stats.prunedByRwmd;
+                    total.speculativeSolves += r.stats.speculativeSolves;
                     if (queries.size() <= 5) {
                         std::printf("query %lld (%s): %d nearest of %zu under EMD\n", static_cast<long long>(q),
                                     labelOf(*ds, static_cast<std::size_t>(q), o->labelSet).c_str(), o->k, cands.size());
@@ -278,8 +298,15 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
                     }
                 }
             } catch (const job::Cancelled&) {
+                sink.finished(job::JobStatus::Finished, {}); // clears a progress bar
                 std::fprintf(stderr, "cancelled\n");
                 rc = 130;
+            } catch (...) { // an error of the search (main prints it): stop the watcher first
+                sink.finished(job::JobStatus::Finished, {});
+                control.requestCancel();
+                watch.join();
+                std::signal(SIGINT, previous);
+                throw;
             }
             control.requestCancel();
             watch.join();
@@ -287,11 +314,23 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             if (rc == 130)
                 return;
             const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            std::printf("pruning: %lld candidates, %lld exact EMDs (%.1f %%), %lld skipped by WCD, %lld by RWMD, %s\n",
-                        static_cast<long long>(total.candidates), static_cast<long long>(total.exactSolves),
-                        total.candidates ? 100.0 * static_cast<double>(total.exactSolves) / static_cast<double>(total.candidates) : 0.0,
-                        static_cast<long long>(total.prunedByWcd), static_cast<long long>(total.prunedByRwmd),
-                        formatSeconds(s).c_str());
+            // The counts are those of the serial search whatever the thread count; speculative
+            // solves (threads that ran ahead of it, then not needed) are extra work.
+            const std::string speculative = total.speculativeSolves > 0
+                ? " (+" + std::to_string(total.speculativeSolves) + " speculative)"
+                : std::string();
+            if (o->bruteForce)
+                std::printf("brute force: %lld candidates, %lld exact EMDs, %d thread%s, %s\n",
+                            static_cast<long long>(total.candidates), static_cast<long long>(total.exactSolves), threads,
+                            threads == 1 ? "" : "s", formatSeconds(s).c_str());
+            else
+                std::printf("pruning: %lld candidates, %lld exact EMDs (%.1f %%)%s, %lld skipped by WCD, %lld by RWMD, "
+                            "%d thread%s, %s\n",
+                            static_cast<long long>(total.candidates), static_cast<long long>(total.exactSolves),
+                            total.candidates ? 100.0 * static_cast<double>(total.exactSolves) / static_cast<double>(total.candidates) : 0.0,
+                            speculative.c_str(), static_cast<long long>(total.prunedByWcd),
+                            static_cast<long long>(total.prunedByRwmd), threads, threads == 1 ? "" : "s",
+                            formatSeconds(s).c_str());
             if (scored > 1)
                 std::printf("kNN accuracy (k=%d, distance-weighted, %lld queries): %.4f\n", o->k,
                             static_cast<long long>(scored), static_cast<double>(correct) / static_cast<double>(scored));
