@@ -15,16 +15,27 @@
 //       problems from WMD-sized to 2000 x 2000: best of R timings per problem, pivots;
 //       needs no workload (used for the pivot cap and the cancel poll of issue 8).
 //       --control: solve with a JobControl (never cancelled), as EmdKnn and PairwiseJob do
+//   bench_emd knn DATASET OUT.json [--k K] [--queries N] [--threads T ...] [--rounds R]
+//                 [--methods pruned,brute] [--limit N]
+//       EMD kNN (ot::emdKnnQueries) of the first N test items (default 60; the first N items
+//       when there is no test split) against the train split, once per method and thread
+//       count (default 1 and 2) per round, thread counts alternating in order between rounds;
+//       checks that every run returns the same neighbours, bit for bit, and the same serial
+//       counters; prints best and median seconds and the ratio to 1 thread (issue 9)
 //
 // WORKLOAD_DIR holds vocab.npy (V x D float32 word vectors), docs.json ([{"words": [...],
 // "weights": [...]}], weights normalised in double) and pairs.json ([[i, j], ...]).
 
+#include "Builtin.h"
 #include "core/data/Dataset.h"
+#include "core/catalog/DatasetCatalog.h"
 #include "core/data/VectorLoaders.h"
 #include "core/ot/CostMatrix.h"
 #include "core/ot/Emd.h"
+#include "core/ot/EmdKnn.h"
 #include "core/ot/PairwiseMatrix.h"
 #include "core/job/Job.h"
+#include "core/plugin/Registry.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +49,7 @@
 #include <numeric>
 #include <random>
 
+#include <time.h>
 #include <unistd.h>
 
 using namespace setscope;
@@ -254,10 +266,216 @@ int runSizes(const std::string& out, int repeat, bool withControl)
     return 0;
 }
 
+double processCpuSeconds()
+{
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+std::string loadAverage()
+{
+    std::ifstream f("/proc/loadavg");
+    std::string one, five, fifteen;
+    f >> one >> five >> fifteen;
+    return one + " " + five + " " + fifteen;
+}
+
+struct KnnArgs {
+    std::string spec, out;
+    int k = 10;
+    std::int64_t queries = 60, limit = 0;
+    std::vector<int> threads;
+    int rounds = 1;
+    std::vector<ot::EmdKnnMethod> methods{ot::EmdKnnMethod::Pruned};
+};
+
+bool sameResults(const std::vector<ot::EmdKnnResult>& x, const std::vector<ot::EmdKnnResult>& y)
+{
+    if (x.size() != y.size())
+        return false;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const auto &a = x[i], &b = y[i];
+        if (a.neighbours.size() != b.neighbours.size() || a.stats.candidates != b.stats.candidates ||
+            a.stats.exactSolves != b.stats.exactSolves || a.stats.prunedByWcd != b.stats.prunedByWcd ||
+            a.stats.prunedByRwmd != b.stats.prunedByRwmd)
+            return false;
+        for (std::size_t j = 0; j < a.neighbours.size(); ++j)
+            if (a.neighbours[j].item != b.neighbours[j].item || a.neighbours[j].emd != b.neighbours[j].emd)
+                return false;
+    }
+    return true;
+}
+
+int runKnn(const KnnArgs& a)
+{
+    plugin::Registry registry;
+    builtin::registerBuiltins(registry);
+    const data::Dataset ds = catalog::openDataset(a.spec, registry);
+    std::vector<std::int64_t> candidates = ds.indices(data::Split::Train);
+    std::vector<std::int64_t> queries = ds.indices(data::Split::Test);
+    if (queries.empty() || candidates.empty()) { // no split: the first items query the rest
+        candidates.resize(ds.size());
+        std::iota(candidates.begin(), candidates.end(), 0);
+        queries.assign(candidates.begin(), candidates.begin() + std::min<std::ptrdiff_t>(a.queries, std::ptrdiff_t(ds.size())));
+    }
+    if (queries.size() > static_cast<std::size_t>(a.queries))
+        queries.resize(static_cast<std::size_t>(a.queries));
+    if (a.limit > 0 && candidates.size() > static_cast<std::size_t>(a.limit))
+        candidates.resize(static_cast<std::size_t>(a.limit));
+    const std::string loadBefore = loadAverage();
+    std::printf("%s: %zu queries x %zu candidates, k = %d, %u hardware threads, %d round(s); load average at start %s\n",
+                a.spec.c_str(), queries.size(), candidates.size(), a.k, std::thread::hardware_concurrency(), a.rounds,
+                loadBefore.c_str());
+    std::fflush(stdout);
+
+    struct Row {
+        ot::EmdKnnMethod method;
+        int threads;
+        std::vector<double> seconds, cpu; // wall and process CPU seconds per round
+        std::int64_t exact = 0, speculative = 0;
+    };
+    std::vector<Row> rows;
+    for (const auto m : a.methods)
+        for (const int t : a.threads)
+            rows.push_back({m, t, {}, {}, 0, 0});
+    std::vector<ot::EmdKnnResult> first[2];
+    bool identical = true;
+    for (int round = 0; round < a.rounds; ++round)
+        for (std::size_t mi = 0; mi < a.methods.size(); ++mi)
+            for (std::size_t ti = 0; ti < a.threads.size(); ++ti) {
+                const std::size_t tj = round % 2 ? a.threads.size() - 1 - ti : ti; // alternate the order
+                Row& row = rows[mi * a.threads.size() + tj];
+                ot::EmdKnnOptions o;
+                o.method = row.method;
+                o.threads = row.threads;
+                const double c0 = processCpuSeconds();
+                const auto t0 = Clock::now();
+                const auto res = ot::emdKnnQueries(ds, queries, candidates, a.k, o);
+                const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+                const double cpu = processCpuSeconds() - c0;
+                row.seconds.push_back(s);
+                row.cpu.push_back(cpu);
+                row.exact = 0;
+                row.speculative = 0;
+                for (const auto& r : res) {
+                    row.exact += r.stats.exactSolves;
+                    row.speculative += r.stats.speculativeSolves;
+                }
+                const bool pruned = row.method == ot::EmdKnnMethod::Pruned;
+                std::vector<ot::EmdKnnResult>& ref = first[pruned ? 0 : 1];
+                if (ref.empty())
+                    ref = res;
+                else if (!sameResults(ref, res))
+                    identical = false;
+                std::fprintf(stderr, "round %d: %s, %d thread(s): %.1f s (CPU %.1f s: %.2f cores; load %s)\n", round + 1,
+                             pruned ? "pruned" : "brute force", row.threads, s, cpu, cpu / s, loadAverage().c_str());
+            }
+    if (!first[0].empty() && !first[1].empty()) { // pruned and brute force: same neighbours
+        for (std::size_t i = 0; i < first[0].size(); ++i)
+            for (std::size_t j = 0; j < first[0][i].neighbours.size(); ++j)
+                if (first[0][i].neighbours[j].item != first[1][i].neighbours[j].item ||
+                    first[0][i].neighbours[j].emd != first[1][i].neighbours[j].emd)
+                    identical = false;
+    }
+    const auto best = [](std::vector<double> v) { return *std::min_element(v.begin(), v.end()); };
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    };
+    // Cores obtained = process CPU seconds / wall seconds: on a shared machine it shows how
+    // much of the hardware a run actually got (the ratio of wall times means little without it).
+    std::printf("| method | threads | best s | median s | cores obtained (per round) | exact EMDs | speculative | "
+                "1 thread / this (best, median) |\n|---|---|---|---|---|---|---|---|\n");
+    nlohmann::json out = nlohmann::json::array();
+    for (const Row& r : rows) {
+        const Row* one = nullptr;
+        for (const Row& x : rows)
+            if (x.method == r.method && x.threads == 1)
+                one = &x;
+        const bool pruned = r.method == ot::EmdKnnMethod::Pruned;
+        std::string ratio = "-";
+        if (one) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.2fx, %.2fx", best(one->seconds) / best(r.seconds),
+                          median(one->seconds) / median(r.seconds));
+            ratio = buf;
+        }
+        std::string cores;
+        for (std::size_t i = 0; i < r.seconds.size(); ++i) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%s%.2f", i ? ", " : "", r.cpu[i] / r.seconds[i]);
+            cores += buf;
+        }
+        std::printf("| %s | %d | %.1f | %.1f | %s | %lld | %lld | %s |\n", pruned ? "pruned" : "brute force", r.threads,
+                    best(r.seconds), median(r.seconds), cores.c_str(), static_cast<long long>(r.exact),
+                    static_cast<long long>(r.speculative), ratio.c_str());
+        out.push_back({{"method", pruned ? "pruned" : "brute"},
+                       {"threads", r.threads},
+                       {"seconds", r.seconds},
+                       {"cpu_seconds", r.cpu},
+                       {"exact", r.exact},
+                       {"speculative", r.speculative}});
+    }
+    std::printf("identical neighbours, distances and serial counters in every run: %s; load average at end %s\n",
+                identical ? "yes" : "NO", loadAverage().c_str());
+    std::ofstream(a.out) << nlohmann::json{{"dataset", a.spec},
+                                           {"queries", queries.size()},
+                                           {"candidates", candidates.size()},
+                                           {"k", a.k},
+                                           {"load_start", loadBefore},
+                                           {"identical", identical},
+                                           {"rows", out}}
+                                .dump(2);
+    return identical ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+    if (argc >= 4 && !std::strcmp(argv[1], "knn")) {
+        KnnArgs a;
+        a.spec = argv[2];
+        a.out = argv[3];
+        for (int k = 4; k < argc; ++k) {
+            const std::string arg = argv[k];
+            const bool more = k + 1 < argc;
+            if (arg == "--k" && more)
+                a.k = std::max(1, std::atoi(argv[++k]));
+            else if (arg == "--queries" && more)
+                a.queries = std::max(1, std::atoi(argv[++k]));
+            else if (arg == "--threads" && more)
+                a.threads.push_back(std::max(1, std::atoi(argv[++k])));
+            else if (arg == "--rounds" && more)
+                a.rounds = std::max(1, std::atoi(argv[++k]));
+            else if (arg == "--limit" && more)
+                a.limit = std::atoll(argv[++k]);
+            else if (arg == "--methods" && more) {
+                const std::string m = argv[++k];
+                a.methods.clear();
+                if (m.find("pruned") != std::string::npos)
+                    a.methods.push_back(ot::EmdKnnMethod::Pruned);
+                if (m.find("brute") != std::string::npos)
+                    a.methods.push_back(ot::EmdKnnMethod::BruteForce);
+            } else {
+                std::fprintf(stderr, "bench_emd knn: unknown argument '%s'\n", arg.c_str());
+                return 2;
+            }
+        }
+        if (a.threads.empty())
+            a.threads = {1, 2};
+        if (a.methods.empty()) {
+            std::fprintf(stderr, "bench_emd knn: --methods takes pruned, brute or pruned,brute\n");
+            return 2;
+        }
+        try {
+            return runKnn(a);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "bench_emd: %s\n", e.what());
+            return 1;
+        }
+    }
     if (argc >= 3 && !std::strcmp(argv[1], "sizes")) {
         int repeat = 3;
         bool withControl = false;
@@ -271,7 +489,9 @@ int main(int argc, char** argv)
     }
     if (argc < 4) {
         std::fprintf(stderr, "usage: bench_emd pairs|matrix WORKLOAD_DIR OUT.json [--repeat R] [--threads T ...]\n"
-                             "       bench_emd sizes OUT.json [--repeat R] [--control]\n");
+                             "       bench_emd sizes OUT.json [--repeat R] [--control]\n"
+                             "       bench_emd knn DATASET OUT.json [--k K] [--queries N] [--threads T ...] [--rounds R]\n"
+                             "                     [--methods pruned,brute] [--limit N]\n");
         return 2;
     }
     const std::string mode = argv[1], dir = argv[2], out = argv[3];
