@@ -24,33 +24,17 @@ DeepSetsEncoderImpl::DeepSetsEncoderImpl(const sdk::EncoderSpec& spec)
     m_outputDim = spec.outputDim;
 
     torch::nn::Sequential phi;
-    std::int64_t in = m_inputDim;
-    for (std::int64_t w : m_phiWidths) {
-        phi->push_back(torch::nn::Linear(in, w));
-        phi->push_back(torch::nn::ReLU());
-        in = w;
-    }
+    const std::int64_t phiOut = appendReluLayers(phi, m_inputDim, m_phiWidths);
     m_phi = register_module("phi", phi);
     torch::nn::Sequential rho;
-    for (std::int64_t w : m_rhoHidden) {
-        rho->push_back(torch::nn::Linear(in, w));
-        rho->push_back(torch::nn::ReLU());
-        in = w;
-    }
-    rho->push_back(torch::nn::Linear(in, m_outputDim));
+    rho->push_back(torch::nn::Linear(appendReluLayers(rho, phiOut, m_rhoHidden), m_outputDim));
     m_rho = register_module("rho", rho);
 }
 
 torch::Tensor DeepSetsEncoderImpl::forward(const sdk::SetBatch& batch)
 {
-    const torch::Tensor& values = batch.values; // B x S x D
-    TORCH_CHECK(values.dim() == 3 && values.size(2) == m_inputDim, "deepsets: expected B x S x ", m_inputDim,
-                " values, got ", values.sizes());
-    const torch::Tensor mask = batch.mask.defined() ? batch.mask.to(torch::kBool)
-                                                    : torch::ones({values.size(0), values.size(1)},
-                                                                  values.options().dtype(torch::kBool));
-    TORCH_CHECK(mask.sizes() == values.sizes().slice(0, 2), "deepsets: mask must be B x S, got ", mask.sizes());
-    return normalizeRows(m_rho->forward(maskedSum(m_phi->forward(values), mask)));
+    const torch::Tensor mask = realElementMask(batch, m_inputDim, "deepsets");
+    return normalizeRows(m_rho->forward(maskedSum(m_phi->forward(batch.values), mask)));
 }
 
 } // namespace setscope::nn

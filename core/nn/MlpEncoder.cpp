@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/nn/MlpEncoder.h"
 
+#include "core/nn/Pooling.h"
+
 #include <torch/torch.h>
 
 #include <sstream>
@@ -47,13 +49,7 @@ MlpEncoderImpl::MlpEncoderImpl(const sdk::EncoderSpec& spec)
     m_outputDim = spec.outputDim;
 
     torch::nn::Sequential net;
-    std::int64_t in = spec.inputDim;
-    for (std::int64_t h : m_hidden) {
-        net->push_back(torch::nn::Linear(in, h));
-        net->push_back(torch::nn::ReLU());
-        in = h;
-    }
-    net->push_back(torch::nn::Linear(in, m_outputDim));
+    net->push_back(torch::nn::Linear(appendReluLayers(net, spec.inputDim, m_hidden), m_outputDim));
     m_net = register_module("net", net);
 }
 

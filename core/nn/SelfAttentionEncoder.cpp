@@ -37,25 +37,14 @@ SelfAttentionEncoderImpl::SelfAttentionEncoderImpl(const sdk::EncoderSpec& spec)
     m_encoder = register_module("encoder",
                                 torch::nn::TransformerEncoder(torch::nn::TransformerEncoderOptions(layer, m_layers)));
     torch::nn::Sequential rho;
-    std::int64_t in = m_modelDim;
-    for (std::int64_t h : m_rhoHidden) {
-        rho->push_back(torch::nn::Linear(in, h));
-        rho->push_back(torch::nn::ReLU());
-        in = h;
-    }
-    rho->push_back(torch::nn::Linear(in, m_outputDim));
+    rho->push_back(torch::nn::Linear(appendReluLayers(rho, m_modelDim, m_rhoHidden), m_outputDim));
     m_rho = register_module("rho", rho);
 }
 
 torch::Tensor SelfAttentionEncoderImpl::forward(const sdk::SetBatch& batch)
 {
-    const torch::Tensor& values = batch.values; // B x S x D
-    TORCH_CHECK(values.dim() == 3 && values.size(2) == m_inputDim, "selfattn: expected B x S x ", m_inputDim,
-                " values, got ", values.sizes());
-    const torch::Tensor mask = batch.mask.defined() ? batch.mask.to(torch::kBool)
-                                                    : torch::ones({values.size(0), values.size(1)},
-                                                                  values.options().dtype(torch::kBool));
-    TORCH_CHECK(mask.sizes() == values.sizes().slice(0, 2), "selfattn: mask must be B x S, got ", mask.sizes());
+    const torch::Tensor mask = realElementMask(batch, m_inputDim, "selfattn"); // checks the shapes
+    const torch::Tensor& values = batch.values;                                 // B x S x D
     const std::int64_t b = values.size(0);
     const std::int64_t s = values.size(1);
     torch::Tensor pooled;
