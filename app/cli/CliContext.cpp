@@ -45,4 +45,12 @@ std::string formatSeconds(double s)
     return buf;
 }
 
+std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& labelSet)
+{
+    const data::LabelSet* ls = ds.labelSet(labelSet);
+    if (!ls || ls->labels[i] < 0)
+        return "-";
+    return ls->classNames[static_cast<std::size_t>(ls->labels[i])];
+}
+
 } // namespace setscope::cli

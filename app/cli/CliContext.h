@@ -25,4 +25,7 @@ struct CliContext {
 /// Formats a number of seconds as "1m05s" / "42.1s".
 std::string formatSeconds(double s);
 
+/// Item i's class name in label set `labelSet`, "-" when the set is missing or i is unlabelled.
+std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& labelSet);
+
 } // namespace setscope::cli

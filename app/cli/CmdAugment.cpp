@@ -41,14 +41,6 @@ std::string describeElement(const data::Dataset& ds, std::size_t item, std::int6
     return s + (ds.dim() > 4 ? ", ...)" : ")");
 }
 
-std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& labelSet)
-{
-    const data::LabelSet* ls = ds.labelSet(labelSet);
-    if (!ls || ls->labels[i] < 0)
-        return "-";
-    return ls->classNames[static_cast<std::size_t>(ls->labels[i])];
-}
-
 /// The dataset's words (distinct element texts, the vector of each one's first occurrence):
 /// PointMixup's interpolated vectors are shown as their nearest word, as seed 001 Table 12
 /// does.

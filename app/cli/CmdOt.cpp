@@ -50,14 +50,6 @@ std::string describeElement(const data::Dataset& ds, std::size_t item, std::int3
     return s + (ds.dim() > 4 ? ", ...)" : ")");
 }
 
-std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& labelSet)
-{
-    const data::LabelSet* ls = ds.labelSet(labelSet);
-    if (!ls || ls->labels[i] < 0)
-        return "-";
-    return ls->classNames[static_cast<std::size_t>(ls->labels[i])];
-}
-
 /// Runs a job on a worker thread; Ctrl-C cancels it.
 job::JobStatus runInterruptible(job::Job& job, job::ProgressSink& sink)
 {
