@@ -2,14 +2,17 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-// Shared by the set-encoder tests: building padded batches by hand, so a test controls the
-// amount of padding and what the padded slots hold.
+// Shared by the set-encoder tests: specs, random sets, device rows, and padded batches built
+// by hand, so a test controls the amount of padding and what the padded slots hold.
 
 #include <setscope/sdk/Model.h>
 
 #include <torch/torch.h>
 
+#include <QtTest>
+
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,6 +70,34 @@ std::string invalidArgumentMessage(F make)
         return e.what();
     }
     return {};
+}
+
+/// An encoder spec: `inputDim` in, 64 out, the given options.
+inline sdk::EncoderSpec spec(std::int64_t inputDim, std::map<std::string, std::string> options = {})
+{
+    sdk::EncoderSpec s;
+    s.inputDim = inputDim;
+    s.outputDim = 64;
+    s.options = std::move(options);
+    return s;
+}
+
+/// One random set (n x d, standard normal) per size.
+inline std::vector<torch::Tensor> randomSets(const std::vector<std::int64_t>& sizes, std::int64_t d)
+{
+    std::vector<torch::Tensor> sets;
+    for (std::int64_t n : sizes)
+        sets.push_back(torch::randn({n, d}));
+    return sets;
+}
+
+/// Qt Test data rows "cpu" and, when a GPU is visible, "cuda:0" (column "device").
+inline void addDeviceRows()
+{
+    QTest::addColumn<QString>("device");
+    QTest::newRow("cpu") << "cpu";
+    if (torch::cuda::is_available())
+        QTest::newRow("cuda:0") << "cuda:0";
 }
 
 } // namespace setscope::testutil

@@ -14,34 +14,12 @@
 
 using namespace setscope;
 using testutil::maxAbsDiff;
+using testutil::addDeviceRows;
 using testutil::padSets;
+using testutil::randomSets;
+using testutil::spec;
 
 namespace {
-
-sdk::EncoderSpec spec(std::int64_t inputDim, std::map<std::string, std::string> options = {})
-{
-    sdk::EncoderSpec s;
-    s.inputDim = inputDim;
-    s.outputDim = 64;
-    s.options = std::move(options);
-    return s;
-}
-
-std::vector<torch::Tensor> randomSets(const std::vector<std::int64_t>& sizes, std::int64_t d)
-{
-    std::vector<torch::Tensor> sets;
-    for (std::int64_t n : sizes)
-        sets.push_back(torch::randn({n, d}));
-    return sets;
-}
-
-void addDeviceRows()
-{
-    QTest::addColumn<QString>("device");
-    QTest::newRow("cpu") << "cpu";
-    if (torch::cuda::is_available())
-        QTest::newRow("cuda:0") << "cuda:0";
-}
 
 torch::Tensor layerNorm(const torch::Tensor& x, const torch::Tensor& g, const torch::Tensor& b)
 {
