@@ -2,8 +2,6 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/job/ProgressSink.h"
-
 #include <atomic>
 #include <cstdint>
 #include <memory>
