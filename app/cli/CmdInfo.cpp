@@ -112,7 +112,11 @@ void addPluginsCommand(CLI::App& app, ContextFn ctx, int& rc)
             std::printf("  %-10s %s\n", e.name.c_str(), e.description.c_str());
         std::printf("losses:\n");
         for (const auto& l : c.registry.losses())
-            std::printf("  %-12s %s (default margin %g)\n", l.name.c_str(), l.description.c_str(), l.defaultMargin);
+        {
+            std::printf("  %-12s %s\n", l.name.c_str(), l.description.c_str());
+            for (const sdk::OptionSpec& o : l.options)
+                std::printf("  %-12s   --%s\n", "", sdk::describeOption(o).c_str());
+        }
         std::printf("devices: cpu%s\n", train::cudaAvailable() ? ", cuda" : " (no CUDA device visible)");
         rc = 0;
     });

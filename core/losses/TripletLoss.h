@@ -14,7 +14,10 @@ class TripletLoss final : public sdk::MetricLoss {
 public:
     static constexpr double kDefaultMargin = 0.1;
     explicit TripletLoss(double margin = kDefaultMargin);
-    sdk::LossOutput compute(const torch::Tensor& embeddings, const torch::Tensor& labels) override;
+    sdk::LossNeeds needs() const override { return {.labels = true}; }
+    sdk::LossOutput forward(const sdk::LossContext& context) override { return compute(context.embeddings, context.labels); }
+    /// The loss of `embeddings` (B x E) under `labels` (B int64, -1 = ignored).
+    sdk::LossOutput compute(const torch::Tensor& embeddings, const torch::Tensor& labels);
     double margin() const { return m_margin; }
 
 private:

@@ -308,18 +308,28 @@ void TrainingJob::run()
     }
 
     std::shared_ptr<sdk::SetEncoder> enc;
-    std::unique_ptr<sdk::MetricLoss> loss;
+    std::shared_ptr<sdk::MetricLoss> loss;
     const sdk::LossInfo& lossInfo = m_registry.requireLoss(cfg.loss);
     {
         std::lock_guard lock(initMutex());
         torch::manual_seed(cfg.seed);
         enc = m_registry.requireEncoder(cfg.model).create(encoderSpec(cfg, ds.dim()));
+        std::map<std::string, std::string> given;
+        if (cfg.margin >= 0)
+            given["margin"] = sdk::detail::formatReal(cfg.margin);
         sdk::LossSpec lspec;
-        lspec.margin = cfg.margin >= 0 ? cfg.margin : lossInfo.defaultMargin;
+        lspec.options = sdk::OptionValues::resolve(lossInfo.options, given, "loss " + cfg.loss);
+        lspec.embeddingDim = cfg.embeddingDim;
+        lspec.numClasses = ls.numClasses();
+        lspec.datasetSize = static_cast<std::int64_t>(ds.size());
         loss = lossInfo.create(lspec);
     }
     enc->to(device);
-    torch::optim::Adam opt(enc->parameters(), torch::optim::AdamOptions(cfg.learningRate)
+    loss->to(device);
+    std::vector<torch::Tensor> trainable = enc->parameters();
+    for (const torch::Tensor& p : loss->parameters())
+        trainable.push_back(p);
+    torch::optim::Adam opt(trainable, torch::optim::AdamOptions(cfg.learningRate)
                                                   .betas({0.9, 0.999})
                                                   .eps(1e-7)
                                                   .weight_decay(cfg.weightDecay));
@@ -453,7 +463,12 @@ void TrainingJob::run()
         const sdk::SetBatch batch = nn::collate(ds, items, device);
         const torch::Tensor labels = nn::collateLabels(ls.labels, items, device);
         opt.zero_grad();
-        const sdk::LossOutput out = loss->compute(enc->forward(batch), labels);
+        sdk::LossContext lctx;
+        lctx.embeddings = enc->forward(batch);
+        lctx.labels = labels;
+        lctx.items = torch::tensor(items, torch::kLong).to(device);
+        lctx.sets = &batch;
+        const sdk::LossOutput out = loss->forward(lctx);
         out.loss.backward();
         opt.step();
         lastLoss = out.loss.item<double>();

@@ -159,10 +159,19 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     updateEnabled();
 }
 
+namespace {
+/// The loss's declared default margin (0 when it has no margin option).
+double defaultMargin(const sdk::LossInfo& l)
+{
+    const sdk::OptionSpec* o = sdk::findOption(l.options, "margin");
+    return o ? std::strtod(o->defaultValue.c_str(), nullptr) : 0.0;
+}
+} // namespace
+
 void TrainingPanel::lossChanged()
 {
     if (const sdk::LossInfo* l = m_registry.loss(m_loss->currentText().toStdString()))
-        m_margin->setValue(l->defaultMargin);
+        m_margin->setValue(defaultMargin(*l));
 }
 
 void TrainingPanel::setCudaAvailable(bool available)
@@ -189,7 +198,7 @@ train::TrainerConfig TrainingPanel::config() const
     c.learningRate = m_learningRate->value();
     const sdk::LossInfo* l = m_registry.loss(c.loss);
     // The loss's own default stays "default" (-1) so a changed default in a newer loss applies.
-    c.margin = l && std::abs(m_margin->value() - l->defaultMargin) < 1e-9 ? -1.0 : m_margin->value();
+    c.margin = l && std::abs(m_margin->value() - defaultMargin(*l)) < 1e-9 ? -1.0 : m_margin->value();
     c.batchClasses = m_batchClasses->value();
     c.batchPerClass = m_batchPerClass->value();
     c.embeddingDim = m_embeddingDim->value();

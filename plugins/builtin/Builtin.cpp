@@ -99,15 +99,15 @@ void registerBuiltins(sdk::Registrar& r)
                   }});
 
     r.addLoss({"triplet", "triplet loss with semi-hard negative mining (FaceNet; seed 000 Eq. 1)",
-               losses::TripletLoss::kDefaultMargin,
-               [](const sdk::LossSpec& s) -> std::unique_ptr<sdk::MetricLoss> {
-                   return std::make_unique<losses::TripletLoss>(s.margin >= 0 ? s.margin : losses::TripletLoss::kDefaultMargin);
+               {sdk::OptionSpec::real("margin", losses::TripletLoss::kDefaultMargin, 0, 1e6, "the margin α")},
+               [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> {
+                   return std::make_shared<losses::TripletLoss>(s.options.real("margin"));
                }});
     r.addLoss({"contrastive", "pairwise contrastive loss y d + (1-y) max(0, m - d) (seed 002)",
-               losses::ContrastiveLoss::kDefaultMargin,
-               [](const sdk::LossSpec& s) -> std::unique_ptr<sdk::MetricLoss> {
-                   return std::make_unique<losses::ContrastiveLoss>(s.margin >= 0 ? s.margin
-                                                                                  : losses::ContrastiveLoss::kDefaultMargin);
+               {sdk::OptionSpec::real("margin", losses::ContrastiveLoss::kDefaultMargin, 1e-9, 1e6,
+                                      "the margin m: dissimilar pairs closer than m are pushed apart")},
+               [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> {
+                   return std::make_shared<losses::ContrastiveLoss>(s.options.real("margin"));
                }});
 }
 

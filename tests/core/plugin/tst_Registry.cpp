@@ -36,7 +36,7 @@ void TestRegistry::builtinsRegisterThroughTheSdk()
     QVERIFY(r.encoder("mlp"));
     QVERIFY(r.loss("triplet"));
     QVERIFY(r.loss("contrastive"));
-    QCOMPARE(r.loss("triplet")->defaultMargin, 0.1); // seed 000 §VI-A
+    QCOMPARE(QString::fromStdString(sdk::findOption(r.loss("triplet")->options, "margin")->defaultValue), QStringLiteral("0.1")); // seed 000 §VI-A
     QStringList loaders;
     for (const auto& l : r.loaders())
         loaders << QString::fromStdString(l.name);

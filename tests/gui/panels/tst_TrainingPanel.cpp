@@ -82,7 +82,7 @@ private Q_SLOTS:
         QCOMPARE(c.snapshotEvery, d.snapshotEvery);
         QCOMPARE(c.snapshotItems, Session::kMapItems);
         // The margin box shows the loss's documented default.
-        QCOMPARE(child<QDoubleSpinBox>(p, "marginSpin")->value(), m_registry.loss("triplet")->defaultMargin);
+        QCOMPARE(child<QDoubleSpinBox>(p, "marginSpin")->value(), 0.1); // seed 000 §VI-A
         c.validate();
     }
 
@@ -92,7 +92,7 @@ private Q_SLOTS:
         p.setDataset(m_ds.get());
         child<QComboBox>(p, "lossCombo")->setCurrentText(QStringLiteral("contrastive"));
         // Changing the loss shows its default margin, still reported as "default".
-        QCOMPARE(child<QDoubleSpinBox>(p, "marginSpin")->value(), m_registry.loss("contrastive")->defaultMargin);
+        QCOMPARE(child<QDoubleSpinBox>(p, "marginSpin")->value(), 1.0); // ContrastiveLoss::kDefaultMargin on unit-norm embeddings
         QCOMPARE(p.config().margin, -1.0);
 
         child<QComboBox>(p, "labelSetCombo")->setCurrentText(QStringLiteral("coarse"));

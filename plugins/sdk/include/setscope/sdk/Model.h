@@ -2,8 +2,11 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-// Model and loss interfaces. This header needs the LibTorch headers; loader-only plugins
-// do not include it.
+// Model, loss and optimizer interfaces. This header needs the LibTorch headers; loader-only
+// plugins do not include it.
+
+#include <setscope/sdk/Options.h>
+#include <setscope/sdk/Sets.h>
 
 #include <torch/nn/module.h>
 #include <torch/types.h>
@@ -39,27 +42,55 @@ public:
     /// Returns B x outputDim on the batch's device.
     virtual torch::Tensor forward(const SetBatch& batch) = 0;
     virtual std::int64_t outputDim() const = 0;
+    /// Re-initialises the head (ρ, the layers after pooling) with fresh random weights and
+    /// keeps the rest: what fine-tuning after self-supervised pre-training does (seed 001
+    /// §5, "Ours+Int."). Draws from LibTorch's default generator. Returns false when the
+    /// encoder has no separate head (then nothing changes).
+    virtual bool resetHead() { return false; }
 };
 
-/// Result of a metric loss on one mini-batch.
+/// What a loss reads from the batch besides the embeddings; the pipeline computes only
+/// what is asked for.
+struct LossNeeds {
+    bool labels = false;        ///< supervised: uses LossContext::labels
+    bool transport = false;     ///< uses LossContext::emd / transport (EMD pseudo-labels)
+    bool augmentedView = false; ///< uses LossContext::augmented (needs an augmentation in the run)
+};
+
+/// Everything a loss may use for one mini-batch of B sets. Tensors are on the embeddings'
+/// device. Fields a loss did not ask for (LossNeeds) may be undefined.
+struct LossContext {
+    torch::Tensor embeddings; ///< B x E, differentiable
+    torch::Tensor labels;     ///< B int64, -1 for unlabelled rows (always defined)
+    torch::Tensor items;      ///< B int64: the dataset index of each set (always defined)
+    torch::Tensor emd;        ///< B x B float32: exact EMD between the batch's (original) sets
+    torch::Tensor augmented;  ///< B x E, differentiable: the embedding of each set's augmented view
+    const SetBatch* sets = nullptr;        ///< the collated batch
+    BatchTransport* transport = nullptr;   ///< flows between the batch's sets, on demand
+};
+
+/// Result of a loss on one mini-batch.
 struct LossOutput {
     torch::Tensor loss;               ///< scalar, differentiable
-    std::int64_t terms = 0;           ///< pairs or triplets that entered the mean
+    std::int64_t terms = 0;           ///< pairs, triplets or rows that entered the mean
     std::int64_t activeTerms = 0;     ///< of those, how many had a non-zero loss
 };
 
+/// What a loss is built from.
 struct LossSpec {
-    /// Margin; a negative value means "the loss's documented default".
-    double margin = -1.0;
-    std::map<std::string, std::string> options;
+    OptionValues options;         ///< resolved against the loss's schema (LossInfo::options)
+    std::int64_t embeddingDim = 0;
+    std::int64_t numClasses = 0;  ///< classes of the supervising label set (0 when the run has none)
+    std::int64_t datasetSize = 0; ///< items in the dataset (instance-level losses such as Exemplar)
 };
 
-/// A supervised metric loss on embeddings (B x E, any device) and integer labels (B,
-/// int64, same device; rows labelled -1 are ignored).
-class MetricLoss {
+/// A metric-learning loss. It is a torch::nn::Module: parameters it registers (a classifier,
+/// a temperature, ...) are trained with the encoder's, moved to the run's device and saved
+/// in checkpoints.
+class MetricLoss : public torch::nn::Module {
 public:
-    virtual ~MetricLoss() = default;
-    virtual LossOutput compute(const torch::Tensor& embeddings, const torch::Tensor& labels) = 0;
+    virtual LossNeeds needs() const = 0;
+    virtual LossOutput forward(const LossContext& context) = 0;
 };
 
 } // namespace setscope::sdk

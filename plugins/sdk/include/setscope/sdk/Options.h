@@ -70,6 +70,15 @@ struct OptionSpec {
 
 using OptionSchema = std::vector<OptionSpec>;
 
+/// The option called `name` in `schema`, nullptr when there is none.
+inline const OptionSpec* findOption(const OptionSchema& schema, const std::string& name)
+{
+    for (const OptionSpec& o : schema)
+        if (o.name == name)
+            return &o;
+    return nullptr;
+}
+
 namespace detail {
 
 inline std::string formatReal(double v)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/Options.h>
 
 #include <functional>
 #include <memory>
@@ -27,7 +28,7 @@ struct LoaderInfo {
 };
 
 using EncoderFactory = std::function<std::shared_ptr<SetEncoder>(const EncoderSpec&)>;
-using LossFactory = std::function<std::unique_ptr<MetricLoss>(const LossSpec&)>;
+using LossFactory = std::function<std::shared_ptr<MetricLoss>(const LossSpec&)>;
 
 struct EncoderInfo {
     std::string name;
@@ -38,7 +39,7 @@ struct EncoderInfo {
 struct LossInfo {
     std::string name;
     std::string description;
-    double defaultMargin = 0.0;
+    OptionSchema options; ///< checked and defaulted by the host before create() sees them
     LossFactory create;
 };
 
