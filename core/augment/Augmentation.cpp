@@ -59,6 +59,27 @@ void checkPair(const ot::PointSet& x, const ot::PointSet& partner, const char* w
                           std::to_string(partner.d));
 }
 
+void checkFlow(std::span<const ot::Flow> flow, const ot::PointSet& x, const ot::PointSet& partner, const char* what)
+{
+    for (std::size_t k = 0; k < flow.size(); ++k) {
+        const ot::Flow& f = flow[k];
+        std::string problem;
+        if (f.i < 0 || f.i >= x.n)
+            problem = "element " + std::to_string(f.i) + " of set x is out of range (the set has " +
+                      std::to_string(x.n) + ")";
+        else if (f.j < 0 || f.j >= partner.n)
+            problem = "element " + std::to_string(f.j) + " of the partner set is out of range (the set has " +
+                      std::to_string(partner.n) + ")";
+        else if (!(f.amount > 0.0) || !std::isfinite(f.amount))
+            problem = "amount " + std::to_string(f.amount) + " is not positive and finite";
+        else if (k > 0 && (flow[k - 1].i > f.i || (flow[k - 1].i == f.i && flow[k - 1].j >= f.j)))
+            problem = "is not after arc " + std::to_string(k - 1) + " in ascending (i, j) order";
+        if (!problem.empty())
+            throw ot::OtError(std::string(what) + ": flow arc " + std::to_string(k) + " (" + std::to_string(f.i) +
+                              " -> " + std::to_string(f.j) + "): " + problem);
+    }
+}
+
 Nearest nearestByEmd(const ot::PointSet& x, std::span<const ot::PointSet> candidates, std::int64_t self,
                      ot::GroundDistance ground)
 {

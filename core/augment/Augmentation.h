@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
+#include "core/ot/Emd.h"
 #include "core/ot/PointSet.h"
 
 #include <cstdint>
@@ -86,5 +87,10 @@ void checkSet(const ot::PointSet& s, const std::string& name, const char* what);
 /// Validates x and partner (ot::validate with "set x" / "partner set") and their dimensions;
 /// `what` ("PointSwap") starts the message.
 void checkPair(const ot::PointSet& x, const ot::PointSet& partner, const char* what);
+
+/// Checks a flow handed to pointSwapWithFlow() / pointMixupWithFlow(): arcs ascending by
+/// (i, j) without repeats, i in [0, x.n), j in [0, partner.n), amounts positive and finite.
+/// Throws ot::OtError starting with `what` ("PointSwap: flow arc 3 ...").
+void checkFlow(std::span<const ot::Flow> flow, const ot::PointSet& x, const ot::PointSet& partner, const char* what);
 
 } // namespace setscope::augment

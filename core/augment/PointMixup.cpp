@@ -12,24 +12,15 @@ namespace {
 /// summed in double differ between two normalised sets by ~1e-7), not partial transport.
 constexpr double kUnmovedShare = 1e-6;
 
-} // namespace
-
-Augmented pointMixupWith(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
-                         const PointMixupOptions& options)
+/// Interpolation along `flows` (checked, sorted by (i, j)); inputs are checked by the callers.
+Augmented mixAlong(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
+                   std::span<const ot::Flow> flows, const PointMixupOptions& options)
 {
-    checkProbability(options.lambda, "PointMixup", "lambda");
-    checkPair(x, partner, "PointMixup");
     const std::size_t n = static_cast<std::size_t>(x.n);
     const std::size_t d = static_cast<std::size_t>(x.d);
-    ot::EmdOptions eo;
-    eo.ground = options.ground;
-    eo.flows = true;
-    const ot::EmdResult r = ot::emd(x, partner, eo);
-
     Augmented out;
     out.d = x.d;
     out.partner = partnerIndex;
-    out.partnerEmd = r.emd;
     double total = 0.0;
     for (std::size_t i = 0; i < n; ++i)
         total += x.weights[i];
@@ -39,8 +30,8 @@ Augmented pointMixupWith(const ot::PointSet& x, const ot::PointSet& partner, std
     for (std::size_t i = 0; i < n; ++i) {
         const float* xi = x.points + i * d;
         double moved = 0.0;
-        for (; k < r.flows.size() && static_cast<std::size_t>(r.flows[k].i) == i; ++k) {
-            const ot::Flow& f = r.flows[k];
+        for (; k < flows.size() && static_cast<std::size_t>(flows[k].i) == i; ++k) {
+            const ot::Flow& f = flows[k];
             const float* yj = partner.points + static_cast<std::size_t>(f.j) * d;
             for (std::size_t c = 0; c < d; ++c)
                 out.points.push_back(static_cast<float>((1.0 - lambda) * xi[c] + lambda * yj[c]));
@@ -64,6 +55,31 @@ Augmented pointMixupWith(const ot::PointSet& x, const ot::PointSet& partner, std
     for (double w : weights)
         out.weights.push_back(static_cast<float>(w * scale));
     return out;
+}
+
+} // namespace
+
+Augmented pointMixupWith(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
+                         const PointMixupOptions& options)
+{
+    checkProbability(options.lambda, "PointMixup", "lambda");
+    checkPair(x, partner, "PointMixup");
+    ot::EmdOptions eo;
+    eo.ground = options.ground;
+    eo.flows = true;
+    const ot::EmdResult r = ot::emd(x, partner, eo); // arcs sorted by (i, j)
+    Augmented out = mixAlong(x, partner, partnerIndex, r.flows, options);
+    out.partnerEmd = r.emd;
+    return out;
+}
+
+Augmented pointMixupWithFlow(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
+                             std::span<const ot::Flow> flow, const PointMixupOptions& options)
+{
+    checkProbability(options.lambda, "PointMixup", "lambda");
+    checkPair(x, partner, "PointMixup");
+    checkFlow(flow, x, partner, "PointMixup");
+    return mixAlong(x, partner, partnerIndex, flow, options);
 }
 
 Augmented pointMixup(const ot::PointSet& x, std::span<const ot::PointSet> candidates, std::int64_t self,

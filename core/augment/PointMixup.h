@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/augment/Augmentation.h"
+#include "core/ot/Emd.h"
 
 namespace setscope::augment {
 
@@ -28,6 +29,15 @@ struct PointMixupOptions {
 /// Throws ot::OtError for λ outside [0, 1], a bad set or a dimension mismatch.
 Augmented pointMixupWith(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
                          const PointMixupOptions& options = {});
+
+/// pointMixupWith() along a given optimal flow x → partner (`flow`: the non-zero arcs of
+/// ot::emd(x, partner) with flows, ascending by i then j; e.g. the one the training step's
+/// sdk::BatchTransport already solved), so the pair is not solved again. Augmented::partnerEmd
+/// is NaN. Throws ot::OtError as pointMixupWith() does, and for a flow that does not fit the
+/// sets (an index out of range, an amount that is not positive and finite, arcs not
+/// ascending by (i, j)).
+Augmented pointMixupWithFlow(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
+                             std::span<const ot::Flow> flow, const PointMixupOptions& options = {});
 
 /// The same with x's EMD-nearest candidate as the partner (Table 11: "Nearest EMD" and
 /// "Optimal assignment"); `self` as in nearestByEmd().

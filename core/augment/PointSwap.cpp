@@ -34,11 +34,13 @@ PointSwapOptions PointSwapOptions::variant(int v, double omega)
     return o;
 }
 
-Augmented pointSwapWith(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
-                        const PointSwapOptions& options, Rng& rng)
+namespace {
+
+/// Eq. 6 on x with `partner`: `flow` (checked, sorted by (i, j)) is used with
+/// SubstituteChoice::Assignment only. Inputs are checked by the callers.
+Augmented swapAlong(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
+                    std::span<const ot::Flow> flows, const PointSwapOptions& options, Rng& rng)
 {
-    checkProbability(options.omega, "PointSwap", "omega");
-    checkPair(x, partner, "PointSwap");
     const std::size_t d = static_cast<std::size_t>(x.d);
     const std::size_t n = static_cast<std::size_t>(x.n);
 
@@ -49,18 +51,10 @@ Augmented pointSwapWith(const ot::PointSet& x, const ot::PointSet& partner, std:
     out.points.assign(x.points, x.points + n * d);
     out.weights.assign(x.weights, x.weights + n);
 
-    // The flow's arcs by row: rows[i] .. rows[i + 1] index the arcs leaving x_i
-    // (ot::emd returns them sorted by (i, j)).
-    std::vector<ot::Flow> flows;
+    // The flow's arcs by row: rows[i] .. rows[i + 1] index the arcs leaving x_i.
     std::vector<std::size_t> rows(n + 1, 0);
     std::vector<std::int64_t> present; // partner elements of positive weight, for the uniform choice
     if (options.substitute == SubstituteChoice::Assignment) {
-        ot::EmdOptions eo;
-        eo.ground = options.ground;
-        eo.flows = true;
-        ot::EmdResult r = ot::emd(x, partner, eo);
-        out.partnerEmd = r.emd;
-        flows = std::move(r.flows);
         for (const ot::Flow& f : flows)
             ++rows[static_cast<std::size_t>(f.i) + 1];
         for (std::size_t i = 0; i < n; ++i)
@@ -111,6 +105,34 @@ Augmented pointSwapWith(const ot::PointSet& x, const ot::PointSet& partner, std:
         out.changes.push_back({ChangeKind::Swapped, static_cast<std::int64_t>(i), static_cast<std::int64_t>(i), partnerIndex, j, flow});
     }
     return out;
+}
+
+} // namespace
+
+Augmented pointSwapWith(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
+                        const PointSwapOptions& options, Rng& rng)
+{
+    checkProbability(options.omega, "PointSwap", "omega");
+    checkPair(x, partner, "PointSwap");
+    if (options.substitute != SubstituteChoice::Assignment)
+        return swapAlong(x, partner, partnerIndex, {}, options, rng);
+    ot::EmdOptions eo;
+    eo.ground = options.ground;
+    eo.flows = true;
+    const ot::EmdResult r = ot::emd(x, partner, eo); // arcs sorted by (i, j)
+    Augmented out = swapAlong(x, partner, partnerIndex, r.flows, options, rng);
+    out.partnerEmd = r.emd;
+    return out;
+}
+
+Augmented pointSwapWithFlow(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
+                            std::span<const ot::Flow> flow, const PointSwapOptions& options, Rng& rng)
+{
+    checkProbability(options.omega, "PointSwap", "omega");
+    checkPair(x, partner, "PointSwap");
+    if (options.substitute == SubstituteChoice::Assignment)
+        checkFlow(flow, x, partner, "PointSwap");
+    return swapAlong(x, partner, partnerIndex, flow, options, rng);
 }
 
 Augmented pointSwap(const ot::PointSet& x, std::span<const ot::PointSet> candidates, std::int64_t self,

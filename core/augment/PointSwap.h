@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/augment/Augmentation.h"
+#include "core/ot/Emd.h"
 
 namespace setscope::augment {
 
@@ -57,6 +58,17 @@ struct PointSwapOptions {
 /// ω outside [0, 1], a bad set or a dimension mismatch, naming the set.
 Augmented pointSwapWith(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
                         const PointSwapOptions& options, Rng& rng);
+
+/// PointSwap of x with a given partner along a given optimal flow x → partner (`flow`: the
+/// non-zero arcs of ot::emd(x, partner) with flows, ascending by i then j; e.g. the one the
+/// training step's sdk::BatchTransport already solved), so the pair is not solved again.
+/// Otherwise exactly pointSwapWith(): same draws, same result for the same flow. With
+/// SubstituteChoice::Uniform the flow is not used (and may be empty). Augmented::partnerEmd
+/// is NaN (the caller knows the EMD). Throws ot::OtError as pointSwapWith() does, and for a
+/// flow that does not fit the sets (an index out of range, an amount that is not positive
+/// and finite, arcs not ascending by (i, j)).
+Augmented pointSwapWithFlow(const ot::PointSet& x, const ot::PointSet& partner, std::int64_t partnerIndex,
+                            std::span<const ot::Flow> flow, const PointSwapOptions& options, Rng& rng);
 
 /// PointSwap of x with its partner among `candidates` (a mini-batch or the dataset),
 /// chosen by options.partner: the EMD-nearest (nearestByEmd(), no draw) or a uniformly random
