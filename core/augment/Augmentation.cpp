@@ -63,20 +63,18 @@ void checkFlow(std::span<const ot::Flow> flow, const ot::PointSet& x, const ot::
 {
     for (std::size_t k = 0; k < flow.size(); ++k) {
         const ot::Flow& f = flow[k];
-        std::string problem;
+        std::ostringstream problem;
         if (f.i < 0 || f.i >= x.n)
-            problem = "element " + std::to_string(f.i) + " of set x is out of range (the set has " +
-                      std::to_string(x.n) + ")";
+            problem << "element " << f.i << " of set x is out of range (the set has " << x.n << ")";
         else if (f.j < 0 || f.j >= partner.n)
-            problem = "element " + std::to_string(f.j) + " of the partner set is out of range (the set has " +
-                      std::to_string(partner.n) + ")";
+            problem << "element " << f.j << " of the partner set is out of range (the set has " << partner.n << ")";
         else if (!(f.amount > 0.0) || !std::isfinite(f.amount))
-            problem = "amount " + std::to_string(f.amount) + " is not positive and finite";
+            problem << "amount " << f.amount << " is not positive and finite";
         else if (k > 0 && (flow[k - 1].i > f.i || (flow[k - 1].i == f.i && flow[k - 1].j >= f.j)))
-            problem = "is not after arc " + std::to_string(k - 1) + " in ascending (i, j) order";
-        if (!problem.empty())
+            problem << "not after arc " << k - 1 << " in ascending (i, j) order";
+        if (!problem.str().empty())
             throw ot::OtError(std::string(what) + ": flow arc " + std::to_string(k) + " (" + std::to_string(f.i) +
-                              " -> " + std::to_string(f.j) + "): " + problem);
+                              " -> " + std::to_string(f.j) + "): " + problem.str());
     }
 }
 

@@ -7,6 +7,7 @@
 #include "core/augment/PointDrop.h"
 #include "core/augment/PointMixup.h"
 #include "core/augment/PointSwap.h"
+#include "core/ot/Emd.h"
 
 #include <QtTest>
 
@@ -173,6 +174,8 @@ private Q_SLOTS:
     void mixupMidpointsHandSolved();
     void mixupUnequalSizesAndMasses();
     void sameSeedSameOutput();
+    void givenFlowGivesTheSameResult();
+    void badGivenFlow();
     void badInput();
 };
 
@@ -677,6 +680,61 @@ void TestAugment::sameSeedSameOutput()
     QCOMPARE(a.points, b.points);
     QCOMPARE(records(a), records(b));
     QVERIFY(records(a) != records(c));
+}
+
+void TestAugment::givenFlowGivesTheSameResult()
+{
+    // pointSwapWithFlow / pointMixupWithFlow on the flow ot::emd returns are pointSwapWith /
+    // pointMixupWith: same draws, same sets, same records.
+    std::mt19937 g(3);
+    for (int t = 0; t < 6; ++t) {
+        const Set x = randomSet(g, 5 + t, 3, 1.0f + 0.1f * float(t)), y = randomSet(g, 7, 3, 1.0f, 0.5f);
+        ot::EmdOptions eo;
+        eo.flows = true;
+        const std::vector<ot::Flow> flow = ot::emd(x.view(), y.view(), eo).flows;
+        for (const int v : {0, 2, 3}) {
+            auto o = augment::PointSwapOptions::variant(v, 0.6);
+            o.pick = t % 2 ? augment::FlowPick::Largest : augment::FlowPick::Proportional;
+            augment::Rng r1(100 + t), r2(100 + t);
+            const Augmented a = augment::pointSwapWith(x.view(), y.view(), 4, o, r1);
+            const Augmented b = augment::pointSwapWithFlow(x.view(), y.view(), 4, flow, o, r2);
+            QCOMPARE(a.points, b.points);
+            QCOMPARE(a.weights, b.weights);
+            QCOMPARE(a.changes.size(), b.changes.size());
+            for (std::size_t k = 0; k < a.changes.size(); ++k) {
+                QCOMPARE(a.changes[k].element, b.changes[k].element);
+                QCOMPARE(a.changes[k].partnerElement, b.changes[k].partnerElement);
+                QCOMPARE(a.changes[k].flow, b.changes[k].flow);
+            }
+            QCOMPARE(r1(), r2()); // as many draws
+        }
+        const Augmented a = augment::pointMixupWith(x.view(), y.view(), 1, {0.4});
+        const Augmented b = augment::pointMixupWithFlow(x.view(), y.view(), 1, flow, {0.4});
+        QCOMPARE(a.points, b.points);
+        QCOMPARE(a.weights, b.weights);
+        QCOMPARE(a.changes.size(), b.changes.size());
+    }
+}
+
+void TestAugment::badGivenFlow()
+{
+    std::mt19937 g(4);
+    const Set x = randomSet(g, 3, 2), y = randomSet(g, 4, 2);
+    augment::Rng rng(1);
+    const std::vector<std::pair<std::vector<ot::Flow>, QString>> cases{
+        {{{3, 0, 1.0}}, "flow arc 0 (3 -> 0): element 3 of set x is out of range"},
+        {{{0, 4, 1.0}}, "flow arc 0 (0 -> 4): element 4 of the partner set is out of range"},
+        {{{0, 1, 1.0}, {0, 1, 1.0}}, "flow arc 1 (0 -> 1): not after arc 0"},
+        {{{1, 0, 1.0}, {0, 2, 1.0}}, "flow arc 1 (0 -> 2): not after arc 0"},
+        {{{0, 0, 0.0}}, "flow arc 0 (0 -> 0): amount 0 is not positive and finite"},
+        {{{0, 0, std::nan("")}}, "flow arc 0 (0 -> 0): amount nan is not positive and finite"},
+    };
+    for (const auto& [flow, message] : cases) {
+        expectThrow([&] { augment::pointSwapWithFlow(x.view(), y.view(), 0, flow, {}, rng); }, "PointSwap: " + message);
+        expectThrow([&] { augment::pointMixupWithFlow(x.view(), y.view(), 0, flow); }, "PointMixup: " + message);
+    }
+    // A uniform substitute does not read the flow.
+    augment::pointSwapWithFlow(x.view(), y.view(), 0, cases[0].first, augment::PointSwapOptions::variant(3), rng);
 }
 
 void TestAugment::badInput()
