@@ -31,8 +31,9 @@ class DistanceMatrix;
 namespace setscope::train {
 
 /// A cached EMD between two dataset items (their indices in the dataset), or nullopt when
-/// the cache does not have it. Called on the thread that computes the matrix (the step's),
-/// never concurrently.
+/// the cache does not have it. Asked once per pair of batch positions i < j, as
+/// (item of i, item of j), so it must be symmetric (EMD is). Called on the thread that
+/// computes the matrix (the step's), never concurrently.
 using CachedEmd = std::function<std::optional<double>(std::int64_t itemA, std::int64_t itemB)>;
 
 /// A CachedEmd reading a finished pairwise matrix (ot::PairwiseJob::result()) of the same
