@@ -5,8 +5,24 @@
 #include <torch/torch.h>
 
 #include <limits>
+#include <stdexcept>
 
 namespace setscope::losses {
+
+namespace {
+
+/// Per row, the lowest column index where `mask` (A x N bool) is true; -1 for an all-false row.
+torch::Tensor firstTrueColumn(const torch::Tensor& mask)
+{
+    const auto n = mask.size(1);
+    if (n == 0)
+        return torch::full({mask.size(0)}, -1, torch::TensorOptions().dtype(torch::kInt64).device(mask.device()));
+    const torch::Tensor cols = torch::arange(n, torch::TensorOptions().dtype(torch::kInt64).device(mask.device()));
+    const torch::Tensor first = cols.unsqueeze(0).expand_as(mask).masked_fill(~mask, n).amin(1);
+    return first.masked_fill(first == n, -1);
+}
+
+} // namespace
 
 torch::Tensor pairwiseSquaredDistances(const torch::Tensor& x)
 {
@@ -59,6 +75,41 @@ torch::Tensor semiHardNegatives(const torch::Tensor& dIn, const torch::Tensor& l
         out.slice(0, a0, a1).copy_(torch::where(use, chosen, torch::full_like(chosen, -1)));
     }
     return out;
+}
+
+torch::Tensor nearestOther(const torch::Tensor& dIn)
+{
+    torch::NoGradGuard noGrad;
+    if (dIn.dim() != 2 || dIn.size(0) != dIn.size(1))
+        throw std::invalid_argument("nearestOther: expected a square B x B distance matrix");
+    const auto b = dIn.size(0);
+    const auto opts = torch::TensorOptions().dtype(torch::kInt64).device(dIn.device());
+    if (b < 2)
+        return torch::full({b}, -1, opts);
+    const torch::Tensor eye = torch::eye(b, torch::TensorOptions().dtype(torch::kBool).device(dIn.device()));
+    const torch::Tensor d = dIn.detach().masked_fill(eye, std::numeric_limits<double>::infinity());
+    // amin + an explicit first-index pick: argmin does not promise which of equal values it returns.
+    const torch::Tensor best = d.amin(1, /*keepdim=*/true);
+    return firstTrueColumn((d == best) & ~eye);
+}
+
+torch::Tensor semiHardNegatives(const torch::Tensor& dIn, const torch::Tensor& positiveDistance,
+                                const torch::Tensor& candidates)
+{
+    torch::NoGradGuard noGrad;
+    if (dIn.dim() != 2 || positiveDistance.dim() != 1 || positiveDistance.size(0) != dIn.size(0) ||
+        candidates.sizes() != dIn.sizes() || candidates.scalar_type() != torch::kBool)
+        throw std::invalid_argument("semiHardNegatives: expected d A x N, positiveDistance A, candidates A x N bool");
+    if (dIn.size(1) == 0) // no column at all: amin/amax below would reduce over nothing
+        return torch::full({dIn.size(0)}, -1, torch::TensorOptions().dtype(torch::kInt64).device(dIn.device()));
+    const double inf = std::numeric_limits<double>::infinity();
+    const torch::Tensor d = dIn.detach();
+    const torch::Tensor outside = candidates & (d > positiveDistance.detach().unsqueeze(1));
+    const torch::Tensor nearestOutside = d.masked_fill(~outside, inf).amin(1, /*keepdim=*/true);
+    const torch::Tensor semiHard = firstTrueColumn(outside & (d == nearestOutside));
+    const torch::Tensor farthest = d.masked_fill(~candidates, -inf).amax(1, /*keepdim=*/true);
+    const torch::Tensor fallback = firstTrueColumn(candidates & (d == farthest));
+    return torch::where(outside.any(1), semiHard, fallback);
 }
 
 } // namespace setscope::losses

@@ -29,4 +29,21 @@ PairMasks pairMasks(const torch::Tensor& labels);
 /// pair or the anchor has no negative at all. Not differentiable (indices only).
 torch::Tensor semiHardNegatives(const torch::Tensor& d, const torch::Tensor& labels);
 
+/// For each row a of the distances `d` (B x B), the nearest other column: argmin over
+/// j != a of d[a][j], ties to the lowest index. What the self-supervised losses take as the
+/// EMD positive (seed 000 §IV-A). Returns B int64 on d's device, -1 in every row when B < 2.
+/// Not differentiable.
+torch::Tensor nearestOther(const torch::Tensor& d);
+
+/// Semi-hard negative of each anchor for an explicit anchor-positive distance (seed 000
+/// §IV-A; seed 001 Eq. 7 where the positive is the augmented view): among the columns n
+/// with candidates[a][n], the one closest to the anchor with d[a][n] > positiveDistance[a];
+/// when no candidate is that far, the farthest candidate (the fallback of TensorFlow Addons'
+/// TripletSemiHardLoss and of the WSSET code). Ties go to the lowest index.
+/// d: A x N distances (anchors x candidates), positiveDistance: A, candidates: A x N bool,
+/// all on one device. Returns A int64 column indices, -1 where a row has no candidate.
+/// Not differentiable (indices only).
+torch::Tensor semiHardNegatives(const torch::Tensor& d, const torch::Tensor& positiveDistance,
+                                const torch::Tensor& candidates);
+
 } // namespace setscope::losses

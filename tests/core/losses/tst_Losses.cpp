@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 using namespace setscope;
 
@@ -47,6 +48,45 @@ torch::Tensor labelsOf(const std::vector<std::int64_t>& y)
     return torch::tensor(y, torch::kInt64);
 }
 
+using Matrix = std::vector<std::vector<double>>;
+
+Matrix matrixOf(const torch::Tensor& t)
+{
+    const torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat64).contiguous();
+    Matrix m(std::size_t(c.size(0)), std::vector<double>(std::size_t(c.size(1))));
+    for (std::size_t i = 0; i < m.size(); ++i)
+        for (std::size_t j = 0; j < m[i].size(); ++j)
+            m[i][j] = c.data_ptr<double>()[i * m[i].size() + j];
+    return m;
+}
+
+std::vector<std::int64_t> vecOf(const torch::Tensor& t)
+{
+    const torch::Tensor c = t.to(torch::kCPU, torch::kInt64).contiguous();
+    return {c.data_ptr<std::int64_t>(), c.data_ptr<std::int64_t>() + c.numel()};
+}
+
+/// Semi-hard choice by the definition, over the columns with cand[n]: the closest with
+/// d > dPos (ties: lowest index), else the farthest (ties: lowest index), else -1.
+std::int64_t bruteSemiHard(const std::vector<double>& d, double dPos, const std::vector<bool>& cand)
+{
+    std::int64_t best = -1, far = -1;
+    double bestD = std::numeric_limits<double>::infinity(), farD = -std::numeric_limits<double>::infinity();
+    for (std::size_t n = 0; n < d.size(); ++n) {
+        if (!cand[n])
+            continue;
+        if (d[n] > dPos && d[n] < bestD) {
+            bestD = d[n];
+            best = std::int64_t(n);
+        }
+        if (far < 0 || d[n] > farD) {
+            farD = d[n];
+            far = std::int64_t(n);
+        }
+    }
+    return best >= 0 ? best : far;
+}
+
 } // namespace
 
 class TestLosses : public QObject {
@@ -62,6 +102,11 @@ private Q_SLOTS:
     void contrastiveHandSolved();
     void contrastiveMatchesFormula();
     void noPairsGivesZero();
+    void nearestOtherMatchesBruteForce_data();
+    void nearestOtherMatchesBruteForce();
+    void semiHardExplicitMatchesBruteForce_data();
+    void semiHardExplicitMatchesBruteForce();
+    void semiHardExplicitHandSolved();
 
 private:
     void addDeviceRows();
@@ -228,6 +273,85 @@ void TestLosses::noPairsGivesZero()
     const auto c = losses::ContrastiveLoss().compute(e, labelsOf({-1, -1, -1, 0}));
     QCOMPARE(c.terms, std::int64_t(0));
 }
+
+void TestLosses::nearestOtherMatchesBruteForce_data() { addDeviceRows(); }
+
+void TestLosses::semiHardExplicitMatchesBruteForce_data() { addDeviceRows(); }
+
+void TestLosses::nearestOtherMatchesBruteForce()
+{
+    QFETCH(QString, device);
+    const torch::Device dev(device.toStdString());
+    for (int trial = 0; trial < 60; ++trial) {
+        torch::manual_seed(500 + trial);
+        const std::int64_t b = 1 + trial % 12;
+        // Small integers: many exact ties, to pin the lowest-index rule.
+        const torch::Tensor d = torch::randint(0, 4, {b, b}, torch::kFloat32);
+        const auto got = vecOf(losses::nearestOther(d.to(dev)));
+        const Matrix m = matrixOf(d);
+        QCOMPARE(std::int64_t(got.size()), b);
+        for (std::int64_t a = 0; a < b; ++a) {
+            std::int64_t want = -1;
+            for (std::int64_t j = 0; j < b; ++j)
+                if (j != a && (want < 0 || m[std::size_t(a)][std::size_t(j)] < m[std::size_t(a)][std::size_t(want)]))
+                    want = j;
+            QVERIFY2(got[std::size_t(a)] == want,
+                     qPrintable(QString("trial %1 row %2: got %3 want %4").arg(trial).arg(a).arg(got[std::size_t(a)]).arg(want)));
+        }
+    }
+}
+
+
+void TestLosses::semiHardExplicitMatchesBruteForce()
+{
+    QFETCH(QString, device);
+    const torch::Device dev(device.toStdString());
+    int fallbacks = 0, semiHard = 0, empty = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+        torch::manual_seed(1000 + trial);
+        const std::int64_t a = 1 + trial % 9;
+        const std::int64_t n = trial % 13; // 0 columns included
+        // Integer-valued distances and thresholds: exact ties with each other and with the positive.
+        const torch::Tensor d = torch::randint(0, 6, {a, n}, torch::kFloat32);
+        const torch::Tensor pos = torch::randint(0, 6, {a}, torch::kFloat32);
+        const torch::Tensor cand = torch::rand({a, n}) < 0.6;
+        const auto got = vecOf(losses::semiHardNegatives(d.to(dev), pos.to(dev), cand.to(dev)));
+        const Matrix dm = n ? matrixOf(d) : Matrix(std::size_t(a));
+        QCOMPARE(std::int64_t(got.size()), a);
+        for (std::int64_t r = 0; r < a; ++r) {
+            std::vector<bool> c(static_cast<std::size_t>(n));
+            bool anyOutside = false;
+            for (std::int64_t k = 0; k < n; ++k) {
+                c[std::size_t(k)] = cand[r][k].item<bool>();
+                anyOutside |= c[std::size_t(k)] && dm[std::size_t(r)][std::size_t(k)] > pos[r].item<double>();
+            }
+            const std::int64_t want = bruteSemiHard(dm[std::size_t(r)], pos[r].item<double>(), c);
+            fallbacks += want >= 0 && !anyOutside;
+            semiHard += anyOutside;
+            empty += want < 0;
+            QVERIFY2(got[std::size_t(r)] == want,
+                     qPrintable(QString("trial %1 row %2: got %3 want %4").arg(trial).arg(r).arg(got[std::size_t(r)]).arg(want)));
+        }
+    }
+    // The random batches exercised every branch.
+    QVERIFY(fallbacks > 20);
+    QVERIFY(semiHard > 20);
+    QVERIFY(empty > 5);
+}
+
+
+void TestLosses::semiHardExplicitHandSolved()
+{
+    // Row 0: positive distance 2; candidates 1 (d=3), 2 (d=5), 3 (d=3, not a candidate), 0 (d=2,
+    //        not farther): the closest farther candidate is column 1.
+    // Row 1: positive distance 9; nothing farther: the farthest candidate, the first of the two 7s.
+    // Row 2: no candidate at all.
+    const torch::Tensor d = torch::tensor({2.f, 3.f, 5.f, 1.f, 7.f, 1.f, 7.f, 0.f, 1.f, 1.f, 1.f, 1.f}).view({3, 4});
+    const torch::Tensor pos = torch::tensor({2.f, 9.f, 0.f});
+    const torch::Tensor cand = torch::tensor({1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 0, 0}).view({3, 4}).to(torch::kBool);
+    QCOMPARE(vecOf(losses::semiHardNegatives(d, pos, cand)), (std::vector<std::int64_t>{1, 0, -1}));
+}
+
 
 QTEST_GUILESS_MAIN(TestLosses)
 #include "tst_Losses.moc"

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/losses/NtXentLoss.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace setscope::losses {
+
+sdk::OptionSchema NtXentLoss::schema()
+{
+    return {sdk::OptionSpec::real("temperature", kDefaultTemperature, 1e-9, 100,
+                                  "τ: the cosine similarities are divided by τ before the softmax (SimCLR NT-Xent)")};
+}
+
+NtXentLoss::NtXentLoss(const sdk::LossSpec& spec)
+    : m_temperature(spec.options.real("temperature"))
+{
+    if (!(m_temperature > 0.0) || !std::isfinite(m_temperature))
+        throw std::invalid_argument("nt-xent: temperature must be a finite number > 0");
+}
+
+sdk::LossOutput NtXentLoss::forward(const sdk::LossContext& context)
+{
+    namespace F = torch::nn::functional;
+    const torch::Tensor& emb = context.embeddings;
+    if (!emb.defined() || emb.dim() != 2)
+        throw std::invalid_argument("nt-xent: the embeddings must be a B x E tensor");
+    if (!context.augmented.defined() || context.augmented.sizes() != emb.sizes())
+        throw std::invalid_argument("nt-xent: needs the augmented view's embeddings (same shape as the embeddings); "
+                                    "the run must have an augmentation");
+    const auto b = emb.size(0);
+    sdk::LossOutput out;
+    if (b == 0) {
+        out.loss = emb.sum() * 0.0;
+        return out;
+    }
+    const torch::Tensor z = F::normalize(torch::cat({emb, context.augmented}, 0), F::NormalizeFuncOptions().dim(1).eps(1e-12));
+    const auto n = 2 * b;
+    const torch::Tensor self = torch::eye(n, torch::TensorOptions().dtype(torch::kBool).device(emb.device()));
+    // A view is not its own negative: -inf drops it from the softmax's denominator.
+    const torch::Tensor logits =
+        (z.matmul(z.t()) / m_temperature).masked_fill(self, -std::numeric_limits<double>::infinity());
+    const torch::Tensor first = torch::arange(b, torch::TensorOptions().dtype(torch::kInt64).device(emb.device()));
+    const torch::Tensor partner = torch::cat({first + b, first});
+    const torch::Tensor per =
+        F::cross_entropy(logits, partner, F::CrossEntropyFuncOptions().reduction(torch::kNone));
+    out.terms = n;
+    out.activeTerms = (per > 0).sum().item<std::int64_t>();
+    out.loss = per.mean();
+    return out;
+}
+
+} // namespace setscope::losses
