@@ -96,7 +96,7 @@ void addDatasetsCommand(CLI::App& app, ContextFn, int& rc)
 
 void addPluginsCommand(CLI::App& app, ContextFn ctx, int& rc)
 {
-    auto* cmd = app.add_subcommand("plugins", "List loaders, models and losses, and the plugins that provide them");
+    auto* cmd = app.add_subcommand("plugins", "List loaders, recipes, models, losses, augmentations, samplers and optimizers with their options, and the plugins that provide them");
     cmd->callback([ctx, &rc] {
         CliContext& c = ctx();
         std::printf("plugins:\n  builtin (statically linked)\n");
@@ -107,16 +107,21 @@ void addPluginsCommand(CLI::App& app, ContextFn ctx, int& rc)
         std::printf("loaders:\n");
         for (const auto& l : c.registry.loaders())
             std::printf("  %-10s %s\n", l.name.c_str(), l.description.c_str());
-        std::printf("models:\n");
-        for (const auto& e : c.registry.encoders())
-            std::printf("  %-10s %s\n", e.name.c_str(), e.description.c_str());
-        std::printf("losses:\n");
-        for (const auto& l : c.registry.losses())
-        {
-            std::printf("  %-12s %s\n", l.name.c_str(), l.description.c_str());
-            for (const sdk::OptionSpec& o : l.options)
-                std::printf("  %-12s   --%s\n", "", sdk::describeOption(o).c_str());
-        }
+        // Every kind with its declared options (the flags `train` accepts for them).
+        auto list = [](const char* title, const auto& infos) {
+            std::printf("%s:\n", title);
+            for (const auto& i : infos) {
+                std::printf("  %-14s %s\n", i.name.c_str(), i.description.c_str());
+                for (const sdk::OptionSpec& o : i.options)
+                    std::printf("  %-14s   --%s\n", "", sdk::describeOption(o).c_str());
+            }
+        };
+        list("recipes", c.registry.recipes());
+        list("models", c.registry.encoders());
+        list("losses", c.registry.losses());
+        list("augmentations", c.registry.augmentations());
+        list("samplers", c.registry.samplers());
+        list("optimizers", c.registry.optimizers());
         std::printf("devices: cpu%s\n", train::cudaAvailable() ? ", cuda" : " (no CUDA device visible)");
         rc = 0;
     });

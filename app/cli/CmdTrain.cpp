@@ -8,7 +8,10 @@
 #include "core/eval/Evaluate.h"
 #include "core/project/ProjectStore.h"
 #include "core/project/RunRecorder.h"
+#include "core/train/RunPlan.h"
 #include "core/train/TrainingJob.h"
+
+#include <setscope/sdk/Options.h>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +21,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <thread>
 
 #include <unistd.h>
@@ -50,44 +54,94 @@ std::string printEval(const char* what, const eval::Evaluation& ev)
 }
 } // namespace
 
+namespace {
+
+/// Every option name of every registered item, with the items that declare it, for the
+/// generated flags of `train`.
+std::map<std::string, std::string> itemOptionHelp(const plugin::Registry& r)
+{
+    std::map<std::string, std::string> help;
+    auto scan = [&](const auto& infos, const char* kind) {
+        for (const auto& info : infos)
+            for (const sdk::OptionSpec& o : info.options) {
+                std::string& h = help[o.name];
+                h += (h.empty() ? "" : "; ") + std::string(kind) + " " + info.name + ": " + o.doc + " (" +
+                     sdk::optionTypeName(o.type) + ", default " + (o.defaultValue.empty() ? "\"\"" : o.defaultValue) + ")";
+            }
+    };
+    scan(r.recipes(), "recipe");
+    scan(r.encoders(), "model");
+    scan(r.losses(), "loss");
+    scan(r.augmentations(), "augmentation");
+    scan(r.samplers(), "sampler");
+    scan(r.optimizers(), "optimizer");
+    return help;
+}
+
+} // namespace
+
 void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
 {
-    auto* cmd = app.add_subcommand("train", "Train an encoder with a metric loss; prints one line per epoch");
+    auto* cmd = app.add_subcommand("train", "Train an encoder with a recipe or a loss; prints one line per epoch");
     auto o = std::make_shared<TrainOptions>();
     train::TrainerConfig& c = o->cfg;
     cmd->add_option("--dataset", o->dataset, "dataset name or path")->required();
     cmd->add_option("--config", o->configFile, "trainer config JSON (keys as stored with runs); flags override it");
-    cmd->add_option("--model", c.model, "encoder (see `setscope-cli plugins`)")->capture_default_str();
-    cmd->add_option("--loss", c.loss, "loss: triplet | contrastive | a plugin's")->capture_default_str();
-    cmd->add_option("--epochs", c.epochs, "epochs")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--recipe", c.recipe, "a method of the papers: ours, ours+ps, ours+pd, ours+pm, sset, approx-emd, cont, "
+                                          "exemplar, tl, ce, int, ext (see `setscope-cli plugins`)");
+    cmd->add_option("--model", c.model, "encoder: mlp, deepsets, selfattn or a plugin's")->capture_default_str();
+    cmd->add_option("--loss", c.loss, "without a recipe: the loss (default triplet)");
+    cmd->add_option("--augmentation", c.augmentation, "without a recipe: pointswap, pointdrop, pointmixup (default none)");
+    cmd->add_option("--sampler", c.sampler,
+                    "without a recipe: class-balanced, random, size-bucketed (default: class-balanced for losses "
+                    "that read labels, else random)");
+    cmd->add_option("--optimizer", c.optimizer, "adam, adamw, sgd")->capture_default_str();
+    cmd->add_option("--schedule", c.schedule, "learning-rate schedule within each stage: constant | cosine")
+        ->capture_default_str();
+    cmd->add_option("--preset", c.preset, "paper: Adam lr 1e-5, β 0.9/0.999, ε 1e-7, batches of 64 (below explicit flags)");
+    cmd->add_option("--label-fraction", c.labelFraction,
+                    "share of the training labels supervised stages use (semi-supervised: 0.01 .. 0.1)")
+        ->capture_default_str();
+    cmd->add_option("--validation-fraction", c.validationFraction,
+                    "share of the train split held out to pick the best epoch (default 0.1 with a recipe, else 0)");
+    cmd->add_option("--external", c.externalDataset, "recipe ext: the dataset to pre-train on first");
+    cmd->add_option("--epochs", c.epochs, "epochs (of each stage, unless the recipe's options say otherwise)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--max-steps", c.maxSteps, "stop after this many steps (0 = no limit)")->capture_default_str();
     cmd->add_option("--device", c.device, "auto | cpu | cuda | cuda:N")->capture_default_str();
-    cmd->add_option("--label-set", c.labelSet, "labels that supervise the loss")->capture_default_str();
+    cmd->add_option("--label-set", c.labelSet, "labels that supervise and score the run")->capture_default_str();
     cmd->add_option("--embedding-dim", c.embeddingDim, "output dimension")->capture_default_str();
-    cmd->add_option("--model-option", o->modelOptions, "encoder option key=value (repeatable)");
-    cmd->add_option("--margin", c.margin, "loss margin (default: the loss's own)");
-    cmd->add_option("--lr", c.learningRate, "Adam learning rate")->capture_default_str();
-    cmd->add_option("--weight-decay", c.weightDecay, "Adam weight decay")->capture_default_str();
-    cmd->add_option("--batch-classes", c.batchClasses, "classes per batch")->capture_default_str();
-    cmd->add_option("--batch-per-class", c.batchPerClass, "items per class per batch")->capture_default_str();
+    cmd->add_option("--model-option", o->modelOptions, "encoder option key=value (repeatable; or its own flag below)");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
-    cmd->add_option("--threads", c.threads, "intra-op threads (0 = default)")->capture_default_str();
+    cmd->add_option("--threads", c.threads, "intra-op and EMD threads (0 = all cores)")->capture_default_str();
     cmd->add_option("--checkpoint-dir", c.checkpointDir, "write checkpoints here");
     cmd->add_option("--checkpoint-every", c.checkpointEvery, "steps between checkpoints (0 = each epoch)");
     cmd->add_option("--resume", c.resumeFrom,
                     "resume from this checkpoint (an exact continuation: the same settings except epochs, "
                     "max steps, device, checkpoint and snapshot settings)");
     cmd->add_option("--resume-override", c.resumeOverrides,
-                    "FIELD[,FIELD]: let these settings differ from the checkpoint's (loss, margin, label_set, "
-                    "batch_classes, batch_per_class, learning_rate, weight_decay, seed, threads); the run is then "
-                    "no longer an exact continuation")
+                    "FIELD[,FIELD]: let these settings differ from the checkpoint's (recipe, loss, loss_options, "
+                    "sampler_options, optimizer_options, label_set, seed, threads, ...); the run is then no longer an "
+                    "exact continuation")
         ->delimiter(',');
     cmd->add_flag("!--no-baseline", o->baseline, "skip the raw-vector baseline");
     cmd->add_option("--project", o->project,
                     "record the run in this project file (created if missing): config, per-epoch metrics, "
                     "checkpoints; its label sets (with your edits) supervise the training");
 
-    cmd->callback([ctx, o, cmd, &rc] {
+    // One flag per option of every registered item (recipes, models, losses, augmentations,
+    // samplers, optimizers): a new item's options need no CLI code. Each value goes to the
+    // selected items that declare it (train::applyItemOptions).
+    auto itemValues = std::make_shared<std::map<std::string, std::string>>();
+    const plugin::Registry& registry = ctx().registry;
+    for (const auto& [name, help] : itemOptionHelp(registry)) {
+        if (cmd->get_option_no_throw("--" + name))
+            continue; // a fixed flag of the same name wins
+        cmd->add_option("--" + name, (*itemValues)[name], help)->group("Options of the recipe's items (from the registry)");
+    }
+
+    cmd->callback([ctx, o, cmd, itemValues, &rc] {
         train::TrainerConfig cfg = o->cfg;
         if (!o->configFile.empty()) {
             std::ifstream in(o->configFile);
@@ -99,11 +153,13 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             const nlohmann::json flags = cfg.toJson();
             nlohmann::json merged = fromFile.toJson();
             for (const auto& [flag, key] : std::vector<std::pair<std::string, std::string>>{
-                     {"--model", "model"}, {"--loss", "loss"}, {"--epochs", "epochs"}, {"--max-steps", "max_steps"},
-                     {"--device", "device"}, {"--label-set", "label_set"}, {"--embedding-dim", "embedding_dim"},
-                     {"--margin", "margin"}, {"--lr", "learning_rate"}, {"--weight-decay", "weight_decay"},
-                     {"--batch-classes", "batch_classes"}, {"--batch-per-class", "batch_per_class"},
-                     {"--seed", "seed"}, {"--threads", "threads"}, {"--checkpoint-dir", "checkpoint_dir"},
+                     {"--recipe", "recipe"}, {"--model", "model"}, {"--loss", "loss"}, {"--augmentation", "augmentation"},
+                     {"--sampler", "sampler"}, {"--optimizer", "optimizer"}, {"--schedule", "schedule"},
+                     {"--preset", "preset"}, {"--label-fraction", "label_fraction"},
+                     {"--validation-fraction", "validation_fraction"}, {"--external", "external_dataset"},
+                     {"--epochs", "epochs"}, {"--max-steps", "max_steps"}, {"--device", "device"},
+                     {"--label-set", "label_set"}, {"--embedding-dim", "embedding_dim"}, {"--seed", "seed"},
+                     {"--threads", "threads"}, {"--checkpoint-dir", "checkpoint_dir"},
                      {"--checkpoint-every", "checkpoint_every"}, {"--resume", "resume_from"},
                      {"--resume-override", "resume_overrides"}})
                 if (cmd->count(flag) > 0)
@@ -116,12 +172,24 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
                 throw std::invalid_argument("--model-option expects key=value, got '" + kv + "'");
             cfg.modelOptions[kv.substr(0, eq)] = kv.substr(eq + 1);
         }
+        std::map<std::string, std::string> given;
+        for (const auto& [name, value] : *itemValues)
+            if (cmd->count("--" + name) > 0)
+                given[name] = value;
+        CliContext& context = ctx();
+        train::applyItemOptions(cfg, given, context.registry);
+        if (cfg.recipe.empty() && cfg.loss.empty())
+            cfg.loss = "triplet"; // recorded as what runs
         cfg.snapshotEvery = 0; // nobody looks at maps here
         cfg.validate();
         train::resolveDevice(cfg.device); // fail early with a clear message
+        const train::RunPlan plan = train::planRun(cfg, context.registry); // every item and option checked
+        std::fprintf(stderr, "plan: %s\n", plan.describe().c_str());
 
-        CliContext& context = ctx();
         auto ds = context.openDataset(o->dataset);
+        std::shared_ptr<const data::Dataset> external;
+        if (plan.needsExternal)
+            external = context.openDataset(cfg.externalDataset);
         if (!cfg.resumeFrom.empty()) { // refuse a checkpoint that does not fit before any other work
             const std::string overridden = train::checkResume(cfg, *ds);
             std::fprintf(stderr, "resuming from %s: %s\n", cfg.resumeFrom.c_str(),
@@ -162,7 +230,7 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             std::fprintf(stderr, "project %s: run %lld\n", o->project.c_str(), static_cast<long long>(recorder->runId()));
         }
         train::TrainingSink& sink = recorder ? static_cast<train::TrainingSink&>(*recorder) : console;
-        train::TrainingJob job(ds, cfg, context.registry);
+        train::TrainingJob job(ds, cfg, context.registry, external);
         g_interrupted = false;
         auto previous = std::signal(SIGINT, onSigint);
         job.start(&sink);
@@ -179,6 +247,8 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         const auto hist = job.history();
         if (!job.lastCheckpoint().empty())
             std::fprintf(stderr, "last checkpoint: %s\n", job.lastCheckpoint().c_str());
+        if (!job.bestCheckpoint().empty())
+            std::fprintf(stderr, "best checkpoint (validation kNN): %s\n", job.bestCheckpoint().c_str());
         if (job.status() == job::JobStatus::Finished && !hist.empty() && hist.back().knnAccuracy >= 0) {
             const double fin = hist.back().knnAccuracy;
             if (rawKnn >= 0)

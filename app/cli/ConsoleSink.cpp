@@ -60,13 +60,17 @@ void ConsoleSink::message(const std::string& text)
 
 std::string ConsoleSink::formatEpoch(const train::EpochMetrics& m)
 {
-    char buf[256];
+    char buf[512];
     int n = std::snprintf(buf, sizeof buf, "epoch %d  step %lld  loss %.5f", m.epoch, static_cast<long long>(m.step),
                           m.meanLoss);
+    if (!m.stage.empty() && m.stage != "train")
+        n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  [%s]", m.stage.c_str());
     if (m.knnAccuracy >= 0)
         n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  kNN %.4f", m.knnAccuracy);
     for (std::size_t i = 0; i < m.recallK.size() && i < m.recallAtK.size(); ++i)
         n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  R@%d %.4f", m.recallK[i], m.recallAtK[i]);
+    for (const auto& [name, value] : m.extra)
+        n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  %s %.4g", name.c_str(), value);
     std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  (%.1fs)", m.seconds);
     return buf;
 }

@@ -179,7 +179,7 @@ Ours runOurs(const Args& a, const std::vector<std::int64_t>& pool)
     spec.inputDim = a.dim;
     spec.outputDim = 64;
     if (a.groupTokens >= 0)
-        spec.options["group_tokens"] = std::to_string(a.groupTokens);
+        spec.options = sdk::OptionValues::resolve(nn::SelfAttentionEncoderImpl::schema(), {{"group-tokens", std::to_string(a.groupTokens)}}, "selfattn");
     Ours o;
     nn::SelfAttentionEncoder model(spec);
     model->train();

@@ -2,7 +2,6 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/nn/DeepSetsEncoder.h"
 
-#include "core/nn/EncoderOptions.h"
 #include "core/nn/Pooling.h"
 
 #include <torch/torch.h>
@@ -12,14 +11,23 @@
 
 namespace setscope::nn {
 
+sdk::OptionSchema DeepSetsEncoderImpl::schema()
+{
+    using sdk::OptionSpec;
+    return {OptionSpec::integers("phi", {256, 256}, 1, 1 << 20, "widths of the per-element MLP phi (at least one layer)"),
+            OptionSpec::integers("rho", {256}, 1, 1 << 20, "hidden widths of rho after the sum (may be empty)")};
+}
+
 DeepSetsEncoderImpl::DeepSetsEncoderImpl(const sdk::EncoderSpec& spec)
 {
-    const EncoderOptions opts("deepsets", spec.options, {"phi", "rho"});
+    const sdk::OptionValues opts = spec.options.orDefaults(schema(), "encoder deepsets");
     if (spec.inputDim <= 0 || spec.outputDim <= 0)
         throw std::invalid_argument("deepsets: input and output dimensions must be positive, got " +
                                     std::to_string(spec.inputDim) + " and " + std::to_string(spec.outputDim));
-    m_phiWidths = opts.widths("phi", {256, 256}, /*allowEmpty=*/false);
-    m_rhoHidden = opts.widths("rho", {256}, /*allowEmpty=*/true);
+    m_phiWidths = opts.integers("phi");
+    m_rhoHidden = opts.integers("rho");
+    if (m_phiWidths.empty())
+        throw std::invalid_argument("encoder deepsets: option 'phi' needs at least one width (phi is an MLP)");
     m_inputDim = spec.inputDim;
     m_outputDim = spec.outputDim;
 
@@ -35,6 +43,15 @@ torch::Tensor DeepSetsEncoderImpl::forward(const sdk::SetBatch& batch)
 {
     const torch::Tensor mask = realElementMask(batch, m_inputDim, "deepsets");
     return normalizeRows(m_rho->forward(maskedSum(m_phi->forward(batch.values), mask)));
+}
+
+bool DeepSetsEncoderImpl::resetHead()
+{
+    torch::NoGradGuard noGrad;
+    for (const auto& m : m_rho->modules(/*include_self=*/false))
+        if (auto* linear = m->as<torch::nn::Linear>())
+            linear->reset_parameters();
+    return true;
 }
 
 } // namespace setscope::nn

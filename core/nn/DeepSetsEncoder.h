@@ -22,19 +22,24 @@ namespace setscope::nn {
 /// element order and to the amount of padding. A set without real elements is the empty sum:
 /// normalize(rho(0)).
 ///
-/// Options (EncoderSpec::options; unknown keys and bad values throw std::invalid_argument):
+/// Options (schema(); EncoderSpec::options resolved against it):
 ///   phi = "256,256"  widths of phi's layers (at least one)
 ///   rho = "256"      hidden widths of rho (may be empty: one Linear to outputDim)
 /// At 301-d input, 64 outputs and the defaults: phi 77 312 + 65 792, rho 65 792 + 16 448
 /// = 225 344 parameters.
 class DeepSetsEncoderImpl : public sdk::SetEncoder {
 public:
+    static constexpr const char* kName = "deepsets";
+    static sdk::OptionSchema schema();
     explicit DeepSetsEncoderImpl(const sdk::EncoderSpec& spec);
 
     /// batch.values B x S x D float32, batch.mask B x S bool (true on real elements), both on
     /// one device -> B x outputDim on that device, rows of unit norm.
     torch::Tensor forward(const sdk::SetBatch& batch) override;
     std::int64_t outputDim() const override { return m_outputDim; }
+    /// Fresh weights for every Linear layer of rho (LibTorch's default initialisation), the
+    /// rest unchanged: the "ρ re-initialised" of fine-tuning (seed 001 §5).
+    bool resetHead() override;
 
     const std::vector<std::int64_t>& phiWidths() const { return m_phiWidths; }
     const std::vector<std::int64_t>& rhoHidden() const { return m_rhoHidden; }

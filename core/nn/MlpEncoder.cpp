@@ -6,46 +6,25 @@
 
 #include <torch/torch.h>
 
-#include <sstream>
 #include <stdexcept>
 
 namespace setscope::nn {
 
-namespace {
-std::vector<std::int64_t> parseWidths(const std::string& s)
+sdk::OptionSchema MlpEncoderImpl::schema()
 {
-    std::vector<std::int64_t> out;
-    std::stringstream ss(s);
-    std::string tok;
-    while (std::getline(ss, tok, ',')) {
-        std::size_t pos = 0;
-        long long v = 0;
-        try {
-            v = std::stoll(tok, &pos);
-        } catch (const std::exception&) {
-            pos = 0;
-        }
-        if (pos != tok.size() || v <= 0)
-            throw std::invalid_argument("mlp: hidden widths must be positive integers, got '" + s + "'");
-        out.push_back(v);
-    }
-    return out;
+    using sdk::OptionSpec;
+    return {OptionSpec::integers("hidden", {128, 128, 64, 64}, 1, 1 << 20,
+                                 "hidden widths (ReLU after each; seed 003 §4.3: 128,128,64,64)"),
+            OptionSpec::flag("normalize", true, "L2-normalise the output")};
 }
-} // namespace
 
 MlpEncoderImpl::MlpEncoderImpl(const sdk::EncoderSpec& spec)
 {
+    const sdk::OptionValues opts = spec.options.orDefaults(schema(), "encoder mlp");
     if (spec.inputDim <= 0 || spec.outputDim <= 0)
         throw std::invalid_argument("mlp: input and output dimensions must be positive");
-    auto opt = [&](const std::string& k, const std::string& def) {
-        auto it = spec.options.find(k);
-        return it == spec.options.end() ? def : it->second;
-    };
-    m_hidden = parseWidths(opt("hidden", "128,128,64,64"));
-    const std::string norm = opt("normalize", "true");
-    if (norm != "true" && norm != "false")
-        throw std::invalid_argument("mlp: normalize must be true or false, got '" + norm + "'");
-    m_normalize = norm == "true";
+    m_hidden = opts.integers("hidden");
+    m_normalize = opts.flag("normalize");
     m_outputDim = spec.outputDim;
 
     torch::nn::Sequential net;

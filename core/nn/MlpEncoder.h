@@ -20,6 +20,8 @@ namespace setscope::nn {
 ///   normalize = "true"           L2-normalise the output (FaceNet's unit hypersphere)
 class MlpEncoderImpl : public sdk::SetEncoder {
 public:
+    static constexpr const char* kName = "mlp";
+    static sdk::OptionSchema schema();
     explicit MlpEncoderImpl(const sdk::EncoderSpec& spec);
 
     /// batch.values B x S x D, batch.weights B x S -> B x outputDim, on the batch's device.

@@ -2,7 +2,6 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/nn/SelfAttentionEncoder.h"
 
-#include "core/nn/EncoderOptions.h"
 #include "core/nn/Pooling.h"
 
 #include <torch/torch.h>
@@ -14,18 +13,30 @@
 
 namespace setscope::nn {
 
+sdk::OptionSchema SelfAttentionEncoderImpl::schema()
+{
+    using sdk::OptionSpec;
+    return {OptionSpec::integer("layers", 5, 1, 64, "Transformer encoder layers (seed 001 §6.2.2: 5)"),
+            OptionSpec::integer("heads", 7, 1, 64, "attention heads (7); the input is projected to a multiple of them"),
+            OptionSpec::integer("ff", 1000, 1, 1 << 20, "feed-forward width of each layer (1000)"),
+            OptionSpec::real("dropout", 0.1, 0.0, 0.999, "dropout of the layers (0.1)"),
+            OptionSpec::integers("rho", {512, 256}, 1, 1 << 20, "hidden widths of rho after the sum (512,256)"),
+            OptionSpec::integer("group-tokens", kDefaultGroupTokens, 0, 1LL << 40,
+                                "padded slots per group of similar-length rows (0 = whole batch at once; same output)")};
+}
+
 SelfAttentionEncoderImpl::SelfAttentionEncoderImpl(const sdk::EncoderSpec& spec)
 {
-    const EncoderOptions opts("selfattn", spec.options, {"layers", "heads", "ff", "dropout", "rho", "group_tokens"});
+    const sdk::OptionValues opts = spec.options.orDefaults(schema(), "encoder selfattn");
     if (spec.inputDim <= 0 || spec.outputDim <= 0)
         throw std::invalid_argument("selfattn: input and output dimensions must be positive, got " +
                                     std::to_string(spec.inputDim) + " and " + std::to_string(spec.outputDim));
-    m_layers = opts.positiveInt("layers", 5);
-    m_heads = opts.positiveInt("heads", 7);
-    m_ff = opts.positiveInt("ff", 1000);
-    m_dropout = opts.probability("dropout", 0.1);
-    m_rhoHidden = opts.widths("rho", {512, 256}, /*allowEmpty=*/true);
-    m_groupTokens = opts.nonNegativeInt("group_tokens", kDefaultGroupTokens);
+    m_layers = opts.integer("layers");
+    m_heads = opts.integer("heads");
+    m_ff = opts.integer("ff");
+    m_dropout = opts.real("dropout");
+    m_rhoHidden = opts.integers("rho");
+    m_groupTokens = opts.integer("group-tokens");
     m_inputDim = spec.inputDim;
     m_outputDim = spec.outputDim;
     m_modelDim = (m_inputDim + m_heads - 1) / m_heads * m_heads;
@@ -97,6 +108,15 @@ torch::Tensor SelfAttentionEncoderImpl::poolGrouped(const torch::Tensor& values,
     }
     // Back to the batch's row order.
     return torch::cat(parts, 0).index_select(0, orderOnDevice.argsort());
+}
+
+bool SelfAttentionEncoderImpl::resetHead()
+{
+    torch::NoGradGuard noGrad;
+    for (const auto& m : m_rho->modules(/*include_self=*/false))
+        if (auto* linear = m->as<torch::nn::Linear>())
+            linear->reset_parameters();
+    return true;
 }
 
 } // namespace setscope::nn

@@ -40,13 +40,13 @@ namespace setscope::nn {
 /// The layers start as copies of one initialised layer, as PyTorch's TransformerEncoder
 /// (and so the reference code) does.
 ///
-/// Options (EncoderSpec::options; unknown keys and bad values throw std::invalid_argument):
+/// Options (schema(); EncoderSpec::options resolved against it):
 ///   layers  = "5"        Transformer encoder layers
 ///   heads   = "7"        attention heads
 ///   ff      = "1000"     feed-forward width of each layer
 ///   dropout = "0.1"      dropout of the layers (attention weights, residuals, feed-forward)
 ///   rho     = "512,256"  hidden widths of rho (ReLU after each); the last layer has outputDim
-///   group_tokens = "2048"  how the Transformer runs a batch (not what it computes): rows
+///   group-tokens = "2048"  how the Transformer runs a batch (not what it computes): rows
 ///                        sorted by length are cut into groups of at most this many padded
 ///                        slots, each padded only to its own longest set (a group holds at
 ///                        least one row); 0 = the whole batch at once. Each set's encoding
@@ -58,12 +58,17 @@ namespace setscope::nn {
 /// = 5 142 965 (the count is derived in tests/core/nn/tst_SelfAttentionEncoder.cpp).
 class SelfAttentionEncoderImpl : public sdk::SetEncoder {
 public:
+    static constexpr const char* kName = "selfattn";
+    static sdk::OptionSchema schema();
     explicit SelfAttentionEncoderImpl(const sdk::EncoderSpec& spec);
 
     /// batch.values B x S x D float32, batch.mask B x S bool (true on real elements), both on
     /// one device -> B x outputDim on that device, rows of unit norm.
     torch::Tensor forward(const sdk::SetBatch& batch) override;
     std::int64_t outputDim() const override { return m_outputDim; }
+    /// Fresh weights for every Linear layer of rho (LibTorch's default initialisation), the
+    /// rest unchanged: the "ρ re-initialised" of fine-tuning (seed 001 §5).
+    bool resetHead() override;
 
     std::int64_t inputDim() const { return m_inputDim; }
     /// Width of the Transformer layers: inputDim, or the projection's output size.
@@ -81,7 +86,7 @@ public:
 private:
     /// Projection, Transformer and masked sum of rows whose real elements lie within the S slots.
     torch::Tensor poolRows(const torch::Tensor& values, const torch::Tensor& mask);
-    /// poolRows over groups of rows of similar length (group_tokens), in the batch's row order.
+    /// poolRows over groups of rows of similar length (group-tokens), in the batch's row order.
     torch::Tensor poolGrouped(const torch::Tensor& values, const torch::Tensor& mask);
 
     torch::nn::Linear m_project{nullptr};

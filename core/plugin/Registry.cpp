@@ -36,6 +36,38 @@ std::string names(const std::vector<T>& v)
 }
 
 std::string str(const char* s) { return s ? std::string(s) : std::string("(null)"); }
+
+/// A schema whose defaults do not pass its own checks (or that names an option twice) is a
+/// bug of the item: refuse it at registration, not when a user first runs it.
+void checkSchema(const char* kind, const std::string& name, const sdk::OptionSchema& schema)
+{
+    try {
+        (void)sdk::OptionValues::resolve(schema, {}, std::string(kind) + " " + name);
+    } catch (const std::exception& e) {
+        throw PluginError(e.what());
+    }
+    for (const sdk::OptionSpec& o : schema)
+        if (o.name.empty() || o.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+            throw PluginError(std::string(kind) + " " + name + ": option name '" + o.name +
+                              "' must be lower-case letters, digits and '-'");
+}
+
+template <class T>
+void add(std::vector<T>& v, T info, const char* kind, bool hasFactory)
+{
+    if (info.name.empty() || !hasFactory)
+        throw PluginError(std::string("a registered ") + kind + " needs a name and a factory");
+    checkSchema(kind, info.name, info.options);
+    v.push_back(std::move(info));
+}
+
+template <class T>
+const T& require(const std::vector<T>& v, const std::string& name, const char* kind)
+{
+    if (const T* t = findByName(v, name))
+        return *t;
+    throw std::invalid_argument("unknown " + std::string(kind) + " '" + name + "' (available: " + names(v) + ")");
+}
 } // namespace
 
 void Registry::addLoader(sdk::LoaderInfo info)
@@ -47,20 +79,63 @@ void Registry::addLoader(sdk::LoaderInfo info)
 
 void Registry::addEncoder(sdk::EncoderInfo info)
 {
-    if (info.name.empty() || !info.create)
-        throw PluginError("an encoder needs a name and a factory");
-    m_encoders.push_back(std::move(info));
+    const bool f = static_cast<bool>(info.create);
+    add(m_encoders, std::move(info), "encoder", f);
 }
-
 void Registry::addLoss(sdk::LossInfo info)
 {
-    if (info.name.empty() || !info.create)
-        throw PluginError("a loss needs a name and a factory");
-    m_losses.push_back(std::move(info));
+    const bool f = static_cast<bool>(info.create);
+    add(m_losses, std::move(info), "loss", f);
+}
+void Registry::addOptimizer(sdk::OptimizerInfo info)
+{
+    const bool f = static_cast<bool>(info.create);
+    const sdk::OptionSpec* lr = sdk::findOption(info.options, "lr");
+    if (!lr || lr->type != sdk::OptionType::Real)
+        throw PluginError("optimizer " + info.name + " must declare a real option 'lr' (the schedule scales it)");
+    add(m_optimizers, std::move(info), "optimizer", f);
+}
+void Registry::addAugmentation(sdk::AugmentationInfo info)
+{
+    const bool f = static_cast<bool>(info.create);
+    add(m_augmentations, std::move(info), "augmentation", f);
+}
+void Registry::addSampler(sdk::SamplerInfo info)
+{
+    const bool f = static_cast<bool>(info.create);
+    add(m_samplers, std::move(info), "sampler", f);
+}
+void Registry::addRecipe(sdk::RecipeInfo info)
+{
+    const bool f = static_cast<bool>(info.stages);
+    add(m_recipes, std::move(info), "recipe", f);
 }
 
 const sdk::EncoderInfo* Registry::encoder(const std::string& name) const { return findByName(m_encoders, name); }
 const sdk::LossInfo* Registry::loss(const std::string& name) const { return findByName(m_losses, name); }
+const sdk::OptimizerInfo* Registry::optimizer(const std::string& name) const { return findByName(m_optimizers, name); }
+const sdk::AugmentationInfo* Registry::augmentation(const std::string& name) const
+{
+    return findByName(m_augmentations, name);
+}
+const sdk::SamplerInfo* Registry::sampler(const std::string& name) const { return findByName(m_samplers, name); }
+const sdk::RecipeInfo* Registry::recipe(const std::string& name) const { return findByName(m_recipes, name); }
+const sdk::OptimizerInfo& Registry::requireOptimizer(const std::string& name) const
+{
+    return require(m_optimizers, name, "optimizer");
+}
+const sdk::AugmentationInfo& Registry::requireAugmentation(const std::string& name) const
+{
+    return require(m_augmentations, name, "augmentation");
+}
+const sdk::SamplerInfo& Registry::requireSampler(const std::string& name) const
+{
+    return require(m_samplers, name, "sampler");
+}
+const sdk::RecipeInfo& Registry::requireRecipe(const std::string& name) const
+{
+    return require(m_recipes, name, "recipe");
+}
 
 const sdk::EncoderInfo& Registry::requireEncoder(const std::string& name) const
 {

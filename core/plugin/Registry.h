@@ -31,17 +31,33 @@ public:
     void addLoader(sdk::LoaderInfo info) override;
     void addEncoder(sdk::EncoderInfo info) override;
     void addLoss(sdk::LossInfo info) override;
+    void addOptimizer(sdk::OptimizerInfo info) override;
+    void addAugmentation(sdk::AugmentationInfo info) override;
+    void addSampler(sdk::SamplerInfo info) override;
+    void addRecipe(sdk::RecipeInfo info) override;
 
     const std::vector<sdk::LoaderInfo>& loaders() const { return m_loaders; }
     const std::vector<sdk::EncoderInfo>& encoders() const { return m_encoders; }
     const std::vector<sdk::LossInfo>& losses() const { return m_losses; }
+    const std::vector<sdk::OptimizerInfo>& optimizers() const { return m_optimizers; }
+    const std::vector<sdk::AugmentationInfo>& augmentations() const { return m_augmentations; }
+    const std::vector<sdk::SamplerInfo>& samplers() const { return m_samplers; }
+    const std::vector<sdk::RecipeInfo>& recipes() const { return m_recipes; }
 
-    /// nullptr when unknown.
+    /// nullptr when unknown (a later registration of the same name wins).
     const sdk::EncoderInfo* encoder(const std::string& name) const;
     const sdk::LossInfo* loss(const std::string& name) const;
+    const sdk::OptimizerInfo* optimizer(const std::string& name) const;
+    const sdk::AugmentationInfo* augmentation(const std::string& name) const;
+    const sdk::SamplerInfo* sampler(const std::string& name) const;
+    const sdk::RecipeInfo* recipe(const std::string& name) const;
     /// Throw std::invalid_argument listing what is available.
     const sdk::EncoderInfo& requireEncoder(const std::string& name) const;
     const sdk::LossInfo& requireLoss(const std::string& name) const;
+    const sdk::OptimizerInfo& requireOptimizer(const std::string& name) const;
+    const sdk::AugmentationInfo& requireAugmentation(const std::string& name) const;
+    const sdk::SamplerInfo& requireSampler(const std::string& name) const;
+    const sdk::RecipeInfo& requireRecipe(const std::string& name) const;
 
     /// The first loader whose canLoad() accepts `path` (later registrations win, so a
     /// plugin can override a built-in). Throws sdk::InputError naming the path and the
@@ -59,6 +75,10 @@ private:
     std::vector<sdk::LoaderInfo> m_loaders;
     std::vector<sdk::EncoderInfo> m_encoders;
     std::vector<sdk::LossInfo> m_losses;
+    std::vector<sdk::OptimizerInfo> m_optimizers;
+    std::vector<sdk::AugmentationInfo> m_augmentations;
+    std::vector<sdk::SamplerInfo> m_samplers;
+    std::vector<sdk::RecipeInfo> m_recipes;
     std::vector<LoadedPlugin> m_plugins;
 };
 

@@ -88,6 +88,8 @@ void RunRecorder::epochMetrics(const train::EpochMetrics& m)
             values.emplace_back("knn_accuracy", m.knnAccuracy);
         for (std::size_t i = 0; i < m.recallK.size() && i < m.recallAtK.size(); ++i)
             values.emplace_back("recall@" + std::to_string(m.recallK[i]), m.recallAtK[i]);
+        for (const auto& kv : m.extra)
+            values.push_back(kv);
         m_store->addMetrics(m_runId, m.epoch, m.step, values);
     } catch (const std::exception& e) {
         storeFailed(e);

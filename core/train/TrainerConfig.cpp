@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 #include <stdexcept>
 
@@ -14,9 +15,11 @@ namespace {
 
 // The fields resumeDifferences() compares, by JSON name.
 const std::set<std::string> kStructuralFields{"model", "embedding_dim", "model_options"};
-const std::vector<std::string> kOverridableFields{"loss",          "margin",       "label_set",
-                                                  "batch_classes", "batch_per_class", "learning_rate",
-                                                  "weight_decay",  "seed",         "threads"};
+const std::vector<std::string> kOverridableFields{
+    "recipe",           "recipe_options",  "loss",           "loss_options",        "augmentation",
+    "augmentation_options", "sampler",     "sampler_options", "optimizer",          "optimizer_options",
+    "schedule",         "preset",          "label_set",      "label_fraction",      "validation_fraction",
+    "external_dataset", "seed",            "threads"};
 
 std::string join(const std::vector<std::string>& v, const char* sep)
 {
@@ -31,18 +34,27 @@ std::string join(const std::vector<std::string>& v, const char* sep)
 nlohmann::json TrainerConfig::toJson() const
 {
     return nlohmann::json{
+        {"recipe", recipe},
+        {"recipe_options", recipeOptions},
         {"model", model},
+        {"model_options", modelOptions},
         {"loss", loss},
+        {"loss_options", lossOptions},
+        {"augmentation", augmentation},
+        {"augmentation_options", augmentationOptions},
+        {"sampler", sampler},
+        {"sampler_options", samplerOptions},
+        {"optimizer", optimizer},
+        {"optimizer_options", optimizerOptions},
+        {"schedule", schedule},
+        {"preset", preset},
         {"label_set", labelSet},
+        {"label_fraction", labelFraction},
+        {"validation_fraction", validationFraction},
+        {"external_dataset", externalDataset},
         {"epochs", epochs},
         {"max_steps", maxSteps},
         {"embedding_dim", embeddingDim},
-        {"model_options", modelOptions},
-        {"margin", margin},
-        {"batch_classes", batchClasses},
-        {"batch_per_class", batchPerClass},
-        {"learning_rate", learningRate},
-        {"weight_decay", weightDecay},
         {"seed", seed},
         {"device", device},
         {"threads", threads},
@@ -56,32 +68,54 @@ nlohmann::json TrainerConfig::toJson() const
     };
 }
 
+namespace {
+std::string numberText(const nlohmann::json& v)
+{
+    char buf[64];
+    const double d = v.get<double>();
+    const auto r = std::to_chars(buf, buf + sizeof buf, d);
+    return std::string(buf, r.ptr);
+}
+} // namespace
+
 TrainerConfig TrainerConfig::fromJson(const nlohmann::json& j)
 {
     if (!j.is_object())
         throw std::invalid_argument("trainer config must be a JSON object");
     static const std::set<std::string> known{
-        "model",        "loss",          "label_set",       "epochs",         "max_steps",     "embedding_dim",
-        "model_options", "margin",       "batch_classes",   "batch_per_class", "learning_rate", "weight_decay",
-        "seed",         "device",        "threads",         "checkpoint_dir", "checkpoint_every", "resume_from",
-        "resume_overrides", "snapshot_every", "snapshot_items", "evaluate_each_epoch"};
+        "recipe", "recipe_options", "model", "model_options", "loss", "loss_options", "augmentation",
+        "augmentation_options", "sampler", "sampler_options", "optimizer", "optimizer_options", "schedule", "preset",
+        "label_set", "label_fraction", "validation_fraction", "external_dataset", "epochs", "max_steps",
+        "embedding_dim", "seed", "device", "threads", "checkpoint_dir", "checkpoint_every", "resume_from",
+        "resume_overrides", "snapshot_every", "snapshot_items", "evaluate_each_epoch",
+        // stored before recipes; read into item options below
+        "margin", "batch_classes", "batch_per_class", "learning_rate", "weight_decay"};
     for (const auto& [k, v] : j.items())
         if (!known.count(k))
             throw std::invalid_argument("unknown trainer option '" + k + "'");
     TrainerConfig c;
     try {
+        c.recipe = j.value("recipe", c.recipe);
+        c.recipeOptions = j.value("recipe_options", c.recipeOptions);
         c.model = j.value("model", c.model);
+        c.modelOptions = j.value("model_options", c.modelOptions);
         c.loss = j.value("loss", c.loss);
+        c.lossOptions = j.value("loss_options", c.lossOptions);
+        c.augmentation = j.value("augmentation", c.augmentation);
+        c.augmentationOptions = j.value("augmentation_options", c.augmentationOptions);
+        c.sampler = j.value("sampler", c.sampler);
+        c.samplerOptions = j.value("sampler_options", c.samplerOptions);
+        c.optimizer = j.value("optimizer", c.optimizer);
+        c.optimizerOptions = j.value("optimizer_options", c.optimizerOptions);
+        c.schedule = j.value("schedule", c.schedule);
+        c.preset = j.value("preset", c.preset);
         c.labelSet = j.value("label_set", c.labelSet);
+        c.labelFraction = j.value("label_fraction", c.labelFraction);
+        c.validationFraction = j.value("validation_fraction", c.validationFraction);
+        c.externalDataset = j.value("external_dataset", c.externalDataset);
         c.epochs = j.value("epochs", c.epochs);
         c.maxSteps = j.value("max_steps", c.maxSteps);
         c.embeddingDim = j.value("embedding_dim", c.embeddingDim);
-        c.modelOptions = j.value("model_options", c.modelOptions);
-        c.margin = j.value("margin", c.margin);
-        c.batchClasses = j.value("batch_classes", c.batchClasses);
-        c.batchPerClass = j.value("batch_per_class", c.batchPerClass);
-        c.learningRate = j.value("learning_rate", c.learningRate);
-        c.weightDecay = j.value("weight_decay", c.weightDecay);
         c.seed = j.value("seed", c.seed);
         c.device = j.value("device", c.device);
         c.threads = j.value("threads", c.threads);
@@ -92,11 +126,29 @@ TrainerConfig TrainerConfig::fromJson(const nlohmann::json& j)
         c.snapshotEvery = j.value("snapshot_every", c.snapshotEvery);
         c.snapshotItems = j.value("snapshot_items", c.snapshotItems);
         c.evaluateEachEpoch = j.value("evaluate_each_epoch", c.evaluateEachEpoch);
+        // Configurations stored before recipes (runs and checkpoints of earlier versions).
+        if (j.contains("margin") && j.at("margin").get<double>() >= 0)
+            c.lossOptions.emplace("margin", numberText(j.at("margin")));
+        if (j.contains("batch_classes"))
+            c.samplerOptions.emplace("classes", std::to_string(j.at("batch_classes").get<int>()));
+        if (j.contains("batch_per_class"))
+            c.samplerOptions.emplace("per-class", std::to_string(j.at("batch_per_class").get<int>()));
+        if (j.contains("learning_rate"))
+            c.optimizerOptions.emplace("lr", numberText(j.at("learning_rate")));
+        if (j.contains("weight_decay") && j.at("weight_decay").get<double>() > 0)
+            c.optimizerOptions.emplace("weight-decay", numberText(j.at("weight_decay")));
     } catch (const nlohmann::json::exception& e) {
         throw std::invalid_argument(std::string("trainer config: ") + e.what());
     }
     c.validate();
     return c;
+}
+
+double TrainerConfig::effectiveValidationFraction() const
+{
+    if (validationFraction >= 0)
+        return validationFraction;
+    return recipe.empty() ? 0.0 : 0.1;
 }
 
 void TrainerConfig::validate() const
@@ -108,14 +160,17 @@ void TrainerConfig::validate() const
         fail("max_steps must be >= 0");
     if (embeddingDim < 1)
         fail("embedding_dim must be at least 1");
-    if (batchClasses < 2)
-        fail("batch_classes must be at least 2 (a batch needs negatives)");
-    if (batchPerClass < 2)
-        fail("batch_per_class must be at least 2 (a batch needs positives)");
-    if (!(learningRate > 0.0))
-        fail("learning_rate must be positive");
-    if (weightDecay < 0.0)
-        fail("weight_decay must be >= 0");
+    if (!(labelFraction > 0.0 && labelFraction <= 1.0))
+        fail("label_fraction must be in (0, 1]");
+    if (!(validationFraction < 0.9))
+        fail("validation_fraction must be below 0.9 (< 0: the default)");
+    if (schedule != "constant" && schedule != "cosine")
+        fail("schedule must be constant or cosine, not '" + schedule + "'");
+    if (!preset.empty() && preset != "paper")
+        fail("preset must be \"\" or paper, not '" + preset + "'");
+    if (!recipe.empty() && (!loss.empty() || !augmentation.empty() || !sampler.empty()))
+        fail("recipe '" + recipe + "' names its own loss, augmentation and sampler; give their options instead of "
+             "loss/augmentation/sampler (or drop the recipe)");
     if (threads < 0)
         fail("threads must be >= 0");
     if (checkpointEvery < 0 || snapshotEvery < 0)

@@ -14,22 +14,43 @@ namespace setscope::train {
 /// Everything that defines a training run; stored as JSON with the run in the project
 /// store and inside every checkpoint.
 struct TrainerConfig {
+    /// A registered recipe ("ours", "ours+ps", "int", "tl", ...) that defines the stages, or ""
+    /// for one stage built from loss / augmentation / sampler below.
+    std::string recipe;
+    std::map<std::string, std::string> recipeOptions;
     std::string model = "mlp";         ///< a registered encoder
-    std::string loss = "triplet";      ///< a registered loss: triplet | contrastive | plugins'
-    std::string labelSet = "fine";     ///< which labels supervise the loss
+    std::map<std::string, std::string> modelOptions; ///< checked against the encoder's schema
+    /// Without a recipe: the loss ("" = triplet), the augmentation ("" = none) and the sampler
+    /// ("" = class-balanced when the loss reads labels, else random). With a recipe they stay
+    /// empty (the recipe names them).
+    std::string loss;
+    std::string augmentation;
+    std::string sampler;
+    /// Options of the loss, augmentation and sampler of every stage that declares them (a
+    /// recipe's own values are overridden); an option no stage's item declares is an error.
+    std::map<std::string, std::string> lossOptions;
+    std::map<std::string, std::string> augmentationOptions;
+    std::map<std::string, std::string> samplerOptions;
+    std::string optimizer = "adam";    ///< a registered optimizer
+    std::map<std::string, std::string> optimizerOptions;
+    /// Learning-rate schedule within each stage: constant | cosine (to 0 at the stage's end).
+    std::string schedule = "constant";
+    /// "" or "paper": the papers' defaults (Adam lr 1e-5, β 0.9/0.999, ε 1e-7, batches of 64;
+    /// seed 000 §VI-A, seed 001 §6.2.2) below anything given explicitly.
+    std::string preset;
+    std::string labelSet = "fine";     ///< which labels supervise the supervised stages and score the runs
+    /// Share of the training pool's labels that supervised stages may use (semi-supervised
+    /// fine-tuning with 1/3/5/7/10 %, seed 001 §7.3); stratified by class, fixed by the seed.
+    double labelFraction = 1.0;
+    /// Share of the train split held out for model selection (stratified): the run keeps the
+    /// weights with the best validation kNN accuracy. < 0: 0.1 for recipes (the papers'
+    /// protocol), 0 otherwise.
+    double validationFraction = -1.0;
+    /// The dataset (name or path) that stages marked `external` train on (recipe "ext").
+    std::string externalDataset;
     int epochs = 3;
     std::int64_t maxSteps = 0;         ///< stop after this many steps in total (0 = no limit)
     int embeddingDim = 64;
-    std::map<std::string, std::string> modelOptions; ///< passed to the encoder (see its docs)
-    double margin = -1.0;              ///< < 0: the loss's documented default
-    /// Batches hold `batchClasses` classes x `batchPerClass` items (FaceNet-style sampling,
-    /// so every anchor has positives). 8 x 16 = 128.
-    int batchClasses = 8;
-    int batchPerClass = 16;
-    /// Adam (seed 000 uses β1 0.9, β2 0.999, ε 1e-7). Its learning rate 1e-5 is for 1 000
-    /// epochs on documents; 1e-3 is setscope's default for few-epoch runs.
-    double learningRate = 1e-3;
-    double weightDecay = 0.0;
     std::uint64_t seed = 1;
     std::string device = "auto";       ///< auto | cpu | cuda | cuda:N
     int threads = 0;                   ///< intra-op threads (0 = LibTorch's default)
@@ -45,8 +66,13 @@ struct TrainerConfig {
     int snapshotItems = 3000;          ///< size of the snapshot subset (stratified, test split first)
     bool evaluateEachEpoch = true;     ///< kNN accuracy and Recall@K after each epoch
 
+    /// The validation share this run uses (validationFraction resolved).
+    double effectiveValidationFraction() const;
+
     nlohmann::json toJson() const;
-    /// Unknown keys are an error (a typo must not silently fall back to a default).
+    /// Unknown keys are an error (a typo must not silently fall back to a default). The keys of
+    /// configurations stored before recipes (margin, batch_classes, batch_per_class,
+    /// learning_rate, weight_decay) are read into the matching item options.
     static TrainerConfig fromJson(const nlohmann::json& j);
     /// Throws std::invalid_argument for values out of range, and for resumeOverrides that
     /// name no field or a field that can never differ (see resumeDifferences()).
@@ -67,8 +93,9 @@ struct ConfigDifference {
 /// that decide what training does. A resumed run is an exact continuation (bit-identical to
 /// an uninterrupted run on the same machine) only when there is no difference.
 ///  - structural (never allowed): model, embedding_dim, model_options;
-///  - refused unless listed in run.resumeOverrides: loss, margin, label_set, batch_classes,
-///    batch_per_class, learning_rate, weight_decay, seed, threads (the thread count changes
+///  - refused unless listed in run.resumeOverrides: recipe and every item and its options
+///    (loss, augmentation, sampler, optimizer, schedule, preset), label_set, label_fraction,
+///    validation_fraction, external_dataset, seed, threads (the thread count changes
 ///    floating-point reductions);
 ///  - free: epochs and max_steps (extending a run is the point of resuming), device (a run
 ///    may move between machines; numerics then differ anyway), checkpoint_dir,

@@ -6,7 +6,9 @@
 #include "core/eval/Evaluate.h"
 #include "core/nn/Collate.h"
 #include "core/plugin/Registry.h"
-#include "core/train/BatchSampler.h"
+#include "core/eval/Knn.h"
+#include "core/train/BatchTransport.h"
+#include "core/train/RunPlan.h"
 #include "core/train/SnapshotSubset.h"
 
 #include <setscope/sdk/Errors.h>
@@ -20,6 +22,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <iterator>
 #include <filesystem>
 #include <map>
 #include <numeric>
@@ -33,14 +37,20 @@ namespace setscope::train {
 
 namespace {
 
-constexpr const char* kCheckpointFormat = "setscope-checkpoint-1";
+/// Format 2 (recipes): adds the stage index and the loss module's state. Format 1 files
+/// (one stage, no loss parameters) are still read.
+constexpr const char* kCheckpointFormat = "setscope-checkpoint-2";
+constexpr const char* kCheckpointFormat1 = "setscope-checkpoint-1";
 using Clock = std::chrono::steady_clock;
 
 nlohmann::json metricsToJson(const EpochMetrics& m)
 {
+    nlohmann::json extra = nlohmann::json::array();
+    for (const auto& [k, v] : m.extra)
+        extra.push_back({k, v});
     return {{"epoch", m.epoch},          {"step", m.step},          {"mean_loss", m.meanLoss},
             {"knn_accuracy", m.knnAccuracy}, {"recall_k", m.recallK}, {"recall", m.recallAtK},
-            {"seconds", m.seconds}};
+            {"seconds", m.seconds}, {"stage", m.stage}, {"extra", extra}};
 }
 
 EpochMetrics metricsFromJson(const nlohmann::json& j)
@@ -53,15 +63,19 @@ EpochMetrics metricsFromJson(const nlohmann::json& j)
     m.recallK = j.at("recall_k").get<std::vector<int>>();
     m.recallAtK = j.at("recall").get<std::vector<double>>();
     m.seconds = j.at("seconds").get<double>();
+    m.stage = j.value("stage", std::string());
+    if (j.contains("extra"))
+        for (const auto& e : j.at("extra"))
+            m.extra.emplace_back(e.at(0).get<std::string>(), e.at(1).get<double>());
     return m;
 }
 
-sdk::EncoderSpec encoderSpec(const TrainerConfig& c, std::int64_t inputDim)
+sdk::EncoderSpec encoderSpec(const plugin::Registry& registry, const TrainerConfig& c, std::int64_t inputDim)
 {
     sdk::EncoderSpec s;
     s.inputDim = inputDim;
     s.outputDim = c.embeddingDim;
-    s.options = c.modelOptions;
+    s.options = sdk::OptionValues::resolve(registry.requireEncoder(c.model).options, c.modelOptions, "model " + c.model);
     return s;
 }
 
@@ -105,6 +119,8 @@ c10::IValue readValue(torch::serialize::InputArchive& ar, const std::string& key
 
 struct CheckpointHeader {
     TrainerConfig config;
+    int format = 2;
+    std::int64_t stage = 0;
     std::int64_t step = 0;
     std::int64_t inputDim = 0;
     std::string datasetHash;
@@ -115,9 +131,13 @@ struct CheckpointHeader {
 
 CheckpointHeader readHeader(torch::serialize::InputArchive& ar, const std::string& path)
 {
-    if (readValue(ar, "format", path).toStringRef() != kCheckpointFormat)
-        throw sdk::InputError(path, "", "unsupported checkpoint format");
+    const std::string format = readValue(ar, "format", path).toStringRef();
+    if (format != kCheckpointFormat && format != kCheckpointFormat1)
+        throw sdk::InputError(path, "", "unsupported checkpoint format '" + format + "'");
     CheckpointHeader h;
+    h.format = format == kCheckpointFormat ? 2 : 1;
+    if (h.format == 2)
+        h.stage = readValue(ar, "stage", path).toInt();
     h.config = TrainerConfig::fromJson(nlohmann::json::parse(readValue(ar, "config", path).toStringRef()));
     h.step = readValue(ar, "step", path).toInt();
     h.inputDim = readValue(ar, "input_dim", path).toInt();
@@ -243,8 +263,9 @@ std::string resolveDevice(const std::string& requested)
 // ---------------------------------------------------------------------------------------
 
 TrainingJob::TrainingJob(std::shared_ptr<const data::Dataset> dataset, TrainerConfig config,
-                         const plugin::Registry& registry)
+                         const plugin::Registry& registry, std::shared_ptr<const data::Dataset> external)
     : m_dataset(std::move(dataset))
+    , m_external(std::move(external))
     , m_config(std::move(config))
     , m_registry(registry)
 {
@@ -277,6 +298,59 @@ std::string TrainingJob::lastCheckpoint() const
     return m_lastCheckpoint;
 }
 
+std::string TrainingJob::bestCheckpoint() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_bestCheckpoint;
+}
+
+namespace {
+
+/// `n * fraction` items of each class of `items` (at least one per class with any), chosen by
+/// a seeded shuffle: the same for the same seed. Returns the chosen items, ascending.
+std::vector<std::int64_t> stratifiedShare(const std::vector<std::int64_t>& items, const std::vector<std::int32_t>& labels,
+                                          double fraction, std::uint64_t seed)
+{
+    std::map<std::int32_t, std::vector<std::int64_t>> byClass;
+    for (std::int64_t i : items)
+        if (labels[static_cast<std::size_t>(i)] >= 0)
+            byClass[labels[static_cast<std::size_t>(i)]].push_back(i);
+    std::vector<std::int64_t> out;
+    std::mt19937_64 rng(seed);
+    for (auto& [c, v] : byClass) {
+        std::shuffle(v.begin(), v.end(), rng);
+        const auto take = std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(fraction * static_cast<double>(v.size()))));
+        out.insert(out.end(), v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(take, v.size())));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::uint64_t mixSeed(std::uint64_t a, std::uint64_t b, std::uint64_t c)
+{
+    std::uint64_t x = a * 0x9E3779B97F4A7C15ULL ^ (b + 0xBF58476D1CE4E5B9ULL) * 0x94D049BB133111EBULL ^ (c + 1) * 0xD6E8FEB86659FD93ULL;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ULL;
+    x ^= x >> 29;
+    return x;
+}
+
+/// One stage as it runs: the pool it samples, its sampler and (once entered) its loss,
+/// augmentation and optimizer.
+struct StageRun {
+    const PlannedStage* plan = nullptr;
+    const data::Dataset* dataset = nullptr;
+    std::vector<std::int64_t> pool;
+    bool supervised = false;
+    std::unique_ptr<sdk::BatchSampler> sampler;
+    std::string samplerName;
+    std::int64_t perEpoch = 0;
+    std::int64_t steps = 0;
+    std::int64_t firstStep = 0; ///< global step at which the stage starts
+};
+
+} // namespace
+
 void TrainingJob::run()
 {
     const auto t0 = Clock::now();
@@ -284,78 +358,204 @@ void TrainingJob::run()
     const TrainerConfig& cfg = m_config;
     const torch::Device device(resolveDevice(cfg.device));
     const std::string threads = setThreadsHere(cfg.threads);
+    const RunPlan plan = planRun(cfg, m_registry);
 
-    const data::LabelSet& ls = ds.requireLabelSet(cfg.labelSet);
-    std::vector<std::int64_t> trainItems;
-    std::vector<std::int32_t> trainLabels;
-    for (std::int64_t i : ds.indices(data::Split::Train))
-        if (ls.labels[static_cast<std::size_t>(i)] >= 0) {
-            trainItems.push_back(i);
-            trainLabels.push_back(ls.labels[static_cast<std::size_t>(i)]);
+    const data::LabelSet* ls = ds.labelSet(cfg.labelSet);
+    std::vector<std::int32_t> noLabels;
+    const std::vector<std::int32_t>& labels = ls ? ls->labels : (noLabels = std::vector<std::int32_t>(ds.size(), -1));
+
+    // Splits: validation (stratified share of the labelled train items), training pool (the rest).
+    const std::vector<std::int64_t> trainSplit = ds.indices(data::Split::Train);
+    std::vector<std::int64_t> validation;
+    if (plan.validationFraction > 0 && ls)
+        validation = stratifiedShare(trainSplit, labels, plan.validationFraction, mixSeed(cfg.seed, 0x7a1, 0));
+    std::vector<std::int64_t> pool;
+    std::set_difference(trainSplit.begin(), trainSplit.end(), validation.begin(), validation.end(), std::back_inserter(pool));
+    if (pool.empty())
+        throw std::invalid_argument("dataset '" + ds.name() + "' has no items in its train split to train on");
+
+    if (plan.needsExternal) {
+        if (!m_external)
+            throw std::invalid_argument("recipe " + cfg.recipe + " needs the external dataset " + cfg.externalDataset +
+                                        ", which was not opened");
+        if (m_external->dim() != ds.dim())
+            throw std::invalid_argument("external dataset '" + m_external->name() + "' has " +
+                                        std::to_string(m_external->dim()) + "-d elements, '" + ds.name() + "' " +
+                                        std::to_string(ds.dim()) + "-d: pre-training needs the same element vectors");
+    }
+
+    // Every stage's pool and sampler up front: the run's length is known before it starts.
+    std::vector<StageRun> stages(plan.stages.size());
+    std::int64_t total = 0;
+    for (std::size_t k = 0; k < plan.stages.size(); ++k) {
+        StageRun& st = stages[k];
+        st.plan = &plan.stages[k];
+        st.dataset = st.plan->stage.external ? m_external.get() : &ds;
+        // Supervised when the stage reads labels and its loss or sampler uses them.
+        const bool labelStage = st.plan->stage.labels == sdk::StageLabels::Training;
+        const sdk::SamplerInfo* samplerInfo = st.plan->sampler;
+        bool lossReadsLabels = false;
+        {
+            // needs() depends on the options only; a throwaway instance answers it.
+            sdk::LossSpec probe;
+            probe.options = st.plan->lossOptions;
+            probe.embeddingDim = cfg.embeddingDim;
+            probe.numClasses = ls ? std::max(2, ls->numClasses()) : 2;
+            probe.datasetSize = static_cast<std::int64_t>(std::max<std::size_t>(2, st.dataset->size()));
+            lossReadsLabels = st.plan->loss->create(probe)->needs().labels;
         }
-    if (trainItems.empty())
-        throw std::invalid_argument("dataset '" + ds.name() + "' has no labelled items in its train split for label set '" +
-                                    cfg.labelSet + "'");
-    const BatchSampler sampler(trainItems, trainLabels, cfg.batchClasses, cfg.batchPerClass, cfg.seed);
+        if (lossReadsLabels && !labelStage)
+            throw std::invalid_argument("stage " + st.plan->stage.name + ": loss " + st.plan->loss->name +
+                                        " needs labels but the stage is self-supervised");
+        if (!samplerInfo)
+            samplerInfo = &m_registry.requireSampler(lossReadsLabels ? "class-balanced" : "random");
+        st.supervised = labelStage && (lossReadsLabels || samplerInfo->needsLabels);
+        if (st.supervised && !ls)
+            throw std::invalid_argument("dataset '" + ds.name() + "' has no label set '" + cfg.labelSet + "' for stage " +
+                                        st.plan->stage.name + " (" + st.plan->loss->name + ")");
+        sdk::SamplerSpec spec;
+        spec.options = resolveSamplerOptions(*samplerInfo, *st.plan, cfg);
+        spec.seed = mixSeed(cfg.seed, k, 0x5a3);
+        if (st.plan->stage.external) {
+            st.pool = st.dataset->indices(data::Split::Train);
+        } else if (st.supervised) {
+            std::vector<std::int64_t> labelled;
+            for (std::int64_t i : pool)
+                if (labels[static_cast<std::size_t>(i)] >= 0)
+                    labelled.push_back(i);
+            st.pool = cfg.labelFraction < 1.0 ? stratifiedShare(labelled, labels, cfg.labelFraction, mixSeed(cfg.seed, 0x1ab, 0))
+                                              : labelled;
+            if (st.pool.empty())
+                throw std::invalid_argument("dataset '" + ds.name() + "' has no labelled items in its train split for label set '" +
+                                            cfg.labelSet + "'");
+        } else {
+            st.pool = pool;
+        }
+        for (std::int64_t i : st.pool) {
+            spec.items.push_back(i);
+            spec.labels.push_back(st.supervised ? labels[static_cast<std::size_t>(i)] : -1);
+            spec.setSizes.push_back(static_cast<std::int64_t>(st.dataset->setSize(static_cast<std::size_t>(i))));
+        }
+        st.sampler = samplerInfo->create(spec);
+        st.samplerName = samplerInfo->name;
+        st.perEpoch = st.sampler->batchesPerEpoch();
+        st.steps = st.perEpoch * st.plan->epochs;
+        st.firstStep = total;
+        total += st.steps;
+    }
+    if (cfg.maxSteps > 0)
+        total = std::min(total, cfg.maxSteps);
+    m_totalSteps = total;
 
     // Check a resume before building anything: a checkpoint that does not fit is refused
     // with every difference named, not late in a Torch error.
     std::optional<torch::serialize::InputArchive> resumeArchive;
+    std::optional<CheckpointHeader> resumeHeader;
     std::string overridden;
     if (!cfg.resumeFrom.empty()) {
         resumeArchive.emplace(openArchive(cfg.resumeFrom, device));
-        overridden = checkResumeHeader(readHeader(*resumeArchive, cfg.resumeFrom), cfg, ds);
+        resumeHeader = readHeader(*resumeArchive, cfg.resumeFrom);
+        overridden = checkResumeHeader(*resumeHeader, cfg, ds);
     }
 
     std::shared_ptr<sdk::SetEncoder> enc;
-    std::shared_ptr<sdk::MetricLoss> loss;
-    const sdk::LossInfo& lossInfo = m_registry.requireLoss(cfg.loss);
     {
         std::lock_guard lock(initMutex());
         torch::manual_seed(cfg.seed);
-        enc = m_registry.requireEncoder(cfg.model).create(encoderSpec(cfg, ds.dim()));
-        std::map<std::string, std::string> given;
-        if (cfg.margin >= 0)
-            given["margin"] = sdk::detail::formatReal(cfg.margin);
-        sdk::LossSpec lspec;
-        lspec.options = sdk::OptionValues::resolve(lossInfo.options, given, "loss " + cfg.loss);
-        lspec.embeddingDim = cfg.embeddingDim;
-        lspec.numClasses = ls.numClasses();
-        lspec.datasetSize = static_cast<std::int64_t>(ds.size());
-        loss = lossInfo.create(lspec);
+        enc = plan.encoder->create(encoderSpec(m_registry, cfg, ds.dim()));
     }
     enc->to(device);
-    loss->to(device);
-    std::vector<torch::Tensor> trainable = enc->parameters();
-    for (const torch::Tensor& p : loss->parameters())
-        trainable.push_back(p);
-    torch::optim::Adam opt(trainable, torch::optim::AdamOptions(cfg.learningRate)
-                                                  .betas({0.9, 0.999})
-                                                  .eps(1e-7)
-                                                  .weight_decay(cfg.weightDecay));
-
-    const std::int64_t perEpoch = sampler.batchesPerEpoch();
-    std::int64_t total = perEpoch * cfg.epochs;
-    if (cfg.maxSteps > 0)
-        total = std::min(total, cfg.maxSteps);
-    m_totalSteps = total;
 
     std::int64_t step = 0;
     double epochLossSum = 0.0;
     std::int64_t epochLossCount = 0;
     if (resumeArchive) {
-        auto& ar = *resumeArchive;
-        const CheckpointHeader h = readHeader(ar, cfg.resumeFrom);
-        torch::serialize::InputArchive m, o;
-        ar.read("model", m);
-        ar.read("optimizer", o);
+        const CheckpointHeader& h = *resumeHeader;
+        torch::serialize::InputArchive m;
+        resumeArchive->read("model", m);
         enc->load(m);
-        opt.load(o);
         step = h.step;
         epochLossSum = h.epochLossSum;
         epochLossCount = h.epochLossCount;
         std::lock_guard lock(m_mutex);
         m_history = h.history;
+    }
+
+    // The stage being trained and what it built.
+    std::size_t current = stages.size();
+    std::shared_ptr<sdk::MetricLoss> loss;
+    std::unique_ptr<sdk::SetAugmentation> augmentation;
+    std::unique_ptr<torch::optim::Optimizer> opt;
+    sdk::LossNeeds needs;
+    std::vector<double> baseLr;
+    auto stageOf = [&](std::int64_t atStep) {
+        std::size_t k = 0;
+        while (k + 1 < stages.size() && atStep >= stages[k].firstStep + stages[k].steps)
+            ++k;
+        return k;
+    };
+    auto enterStage = [&](std::size_t k, bool fromCheckpoint) {
+        StageRun& st = stages[k];
+        const PlannedStage& ps = *st.plan;
+        const std::int64_t local = step - st.firstStep;
+        {
+            std::lock_guard lock(initMutex());
+            torch::manual_seed(mixSeed(cfg.seed, k, 0x10));
+            if (ps.stage.resetHead && local == 0) {
+                if (!enc->resetHead())
+                    throw std::invalid_argument("stage " + ps.stage.name + " re-initialises the head, but model " + cfg.model +
+                                                " has no separate head (use selfattn or deepsets)");
+            }
+            sdk::LossSpec lspec;
+            lspec.options = ps.lossOptions;
+            lspec.embeddingDim = cfg.embeddingDim;
+            lspec.numClasses = ls ? ls->numClasses() : 0;
+            lspec.datasetSize = static_cast<std::int64_t>(st.dataset->size());
+            loss = ps.loss->create(lspec);
+        }
+        loss->to(device);
+        needs = loss->needs();
+        augmentation.reset();
+        if (ps.augmentation) {
+            sdk::AugmentationSpec aspec;
+            aspec.options = ps.augmentationOptions;
+            augmentation = ps.augmentation->create(aspec);
+        }
+        if (needs.augmentedView && !augmentation)
+            throw std::invalid_argument("loss " + ps.loss->name + " compares each set with an augmented view: choose an "
+                                        "augmentation (--augmentation pointswap|pointdrop|pointmixup)");
+        std::vector<torch::Tensor> trainable = enc->parameters();
+        for (const torch::Tensor& p : loss->parameters())
+            trainable.push_back(p);
+        sdk::OptimizerSpec ospec;
+        ospec.options = plan.optimizerOptions;
+        ospec.learningRate = plan.optimizerOptions.real("lr");
+        opt = plan.optimizer->create(trainable, ospec);
+        if (fromCheckpoint) {
+            torch::serialize::InputArchive o;
+            resumeArchive->read("optimizer", o);
+            opt->load(o);
+            if (resumeHeader->format == 2) {
+                torch::serialize::InputArchive l;
+                if (resumeArchive->try_read("loss", l))
+                    loss->load(l);
+            }
+        }
+        baseLr.clear();
+        for (auto& g : opt->param_groups())
+            baseLr.push_back(g.options().get_lr());
+        current = k;
+        reportMessage("stage " + std::to_string(k + 1) + "/" + std::to_string(stages.size()) + " " + ps.stage.name + ": " +
+                      ps.loss->name + (augmentation ? " + " + ps.augmentation->name : std::string()) + " on '" +
+                      st.dataset->name() + "', " + std::to_string(st.pool.size()) + (st.supervised ? " labelled" : "") +
+                      " items, " + std::to_string(st.perEpoch) + " steps/epoch x " + std::to_string(ps.epochs) + ", " +
+                      st.sampler->describe());
+    };
+
+    if (resumeArchive) {
+        const std::size_t k = stageOf(step);
+        // The optimizer's state belongs to the stage the checkpoint was written in.
+        enterStage(k, static_cast<std::int64_t>(k) == resumeHeader->stage && step > stages[k].firstStep);
         reportMessage("resumed from " + cfg.resumeFrom + " at step " + std::to_string(step) +
                       (overridden.empty() ? std::string(" (an exact continuation)")
                                           : " with " + overridden + " (overridden: not an exact continuation)"));
@@ -365,17 +565,15 @@ void TrainingJob::run()
     }
 
     std::int64_t lastSaved = -1;
-    auto saveCheckpoint = [&](std::int64_t atStep) {
-        if (cfg.checkpointDir.empty() || atStep == lastSaved)
-            return;
-        lastSaved = atStep;
-        fs::create_directories(cfg.checkpointDir);
+    auto writeCheckpoint = [&](std::int64_t atStep, const fs::path& final) {
+        fs::create_directories(final.parent_path());
         torch::serialize::OutputArchive ar;
         ar.write("format", c10::IValue(std::string(kCheckpointFormat)));
         TrainerConfig stored = cfg;
         stored.resumeFrom.clear();
         stored.resumeOverrides.clear();
         ar.write("config", c10::IValue(stored.toJson().dump()));
+        ar.write("stage", c10::IValue(static_cast<std::int64_t>(current)));
         ar.write("step", c10::IValue(atStep));
         ar.write("input_dim", c10::IValue(static_cast<std::int64_t>(ds.dim())));
         ar.write("dataset_hash", c10::IValue(ds.contentHash()));
@@ -385,17 +583,25 @@ void TrainingJob::run()
         for (const auto& m : history())
             hist.push_back(metricsToJson(m));
         ar.write("history", c10::IValue(hist.dump()));
-        torch::serialize::OutputArchive m, o;
+        torch::serialize::OutputArchive m, o, l;
         enc->save(m);
-        opt.save(o);
+        opt->save(o);
+        loss->save(l);
         ar.write("model", m);
         ar.write("optimizer", o);
+        ar.write("loss", l);
+        const fs::path tmp = final.string() + ".partial";
+        ar.save_to(tmp.string());
+        fs::rename(tmp, final); // atomic on POSIX: a reader sees the old file set or the new one
+    };
+    auto saveCheckpoint = [&](std::int64_t atStep) {
+        if (cfg.checkpointDir.empty() || atStep == lastSaved || !opt)
+            return;
+        lastSaved = atStep;
         char name[64];
         std::snprintf(name, sizeof name, "step-%09lld.pt", static_cast<long long>(atStep));
         const fs::path final = fs::path(cfg.checkpointDir) / name;
-        const fs::path tmp = fs::path(cfg.checkpointDir) / (std::string(name) + ".partial");
-        ar.save_to(tmp.string());
-        fs::rename(tmp, final); // atomic on POSIX: a reader sees the old file set or the new one
+        writeCheckpoint(atStep, final);
         {
             std::lock_guard lock(m_mutex);
             m_lastCheckpoint = final.string();
@@ -404,12 +610,26 @@ void TrainingJob::run()
             m_trainingSink->checkpointWritten(atStep, final.string());
     };
 
-    const std::vector<std::int64_t> snapItems = snapshotSubset(ds, ls.labels, cfg.snapshotItems, cfg.seed);
+    const std::vector<std::int64_t> snapItems = snapshotSubset(ds, labels, cfg.snapshotItems, cfg.seed);
     double lastLoss = 0.0;
+    auto epochOf = [&](std::int64_t atStep) {
+        // Epochs count across stages: the epochs of the stages before plus this stage's.
+        std::int64_t e = 0;
+        for (const StageRun& st : stages) {
+            if (atStep >= st.firstStep + st.steps) {
+                e += st.plan->epochs;
+                continue;
+            }
+            if (atStep > st.firstStep)
+                e += (atStep - st.firstStep) / st.perEpoch;
+            break;
+        }
+        return e;
+    };
     auto publishSnapshot = [&](std::int64_t atStep) {
         auto s = std::make_shared<job::EmbeddingSnapshot>();
         s->step = atStep;
-        s->epoch = static_cast<int>(atStep / perEpoch);
+        s->epoch = static_cast<int>(epochOf(atStep));
         s->loss = lastLoss;
         s->items = snapItems;
         s->dim = static_cast<int>(enc->outputDim());
@@ -417,19 +637,70 @@ void TrainingJob::run()
         m_snapshots.publish(std::move(s));
     };
 
-    auto evaluateEpoch = [&](int epoch, double meanLoss) {
+    // Model selection on the validation items (kNN against the training pool).
+    double bestValidation = -1.0;
+    std::string bestCheckpoint;
+    std::int64_t bestStep = -1;
+    int bestEpoch = 0;
+    std::ostringstream bestWeights;
+    double stepEmdSeconds = 0.0;
+    double stageEmdSeconds = 0.0;
+    std::int64_t stageRealSlots = 0, stageSlots = 0;
+
+    auto validationKnn = [&](const std::vector<float>& all, int dim) {
+        std::vector<std::int64_t> refs;
+        for (std::int64_t i : pool)
+            if (labels[static_cast<std::size_t>(i)] >= 0)
+                refs.push_back(i);
+        const eval::MatrixView allView{all.data(), static_cast<std::int64_t>(ds.size()), dim};
+        const std::vector<float> r = eval::gatherRows(allView, refs), q = eval::gatherRows(allView, validation);
+        std::vector<std::int32_t> rl, ql;
+        for (std::int64_t i : refs)
+            rl.push_back(labels[static_cast<std::size_t>(i)]);
+        for (std::int64_t i : validation)
+            ql.push_back(labels[static_cast<std::size_t>(i)]);
+        return eval::knnClassify({r.data(), static_cast<std::int64_t>(refs.size()), dim}, rl,
+                                 {q.data(), static_cast<std::int64_t>(validation.size()), dim}, ql, 10, false, &control())
+            .accuracy;
+    };
+
+    auto evaluateEpoch = [&](int epoch, double meanLoss, const std::string& stageName, bool finalStage) {
         EpochMetrics m;
         m.epoch = epoch;
         m.step = step;
         m.meanLoss = meanLoss;
-        if (cfg.evaluateEachEpoch) {
+        m.stage = stageName;
+        const bool bestRow = !finalStage && stageName.rfind("best", 0) == 0;
+        if (stageEmdSeconds > 0 && !bestRow)
+            m.extra.emplace_back("emd_seconds", stageEmdSeconds);
+        if (stageSlots > 0 && !bestRow)
+            m.extra.emplace_back("padding_share", 1.0 - static_cast<double>(stageRealSlots) / static_cast<double>(stageSlots));
+        if (cfg.evaluateEachEpoch && ls) {
             reportProgress(step, total, "evaluating epoch " + std::to_string(epoch));
             const std::vector<float> all = embedItems(*enc, ds, allItems(ds), device, &control());
-            const eval::Evaluation ev = eval::evaluateEmbedding(ds, all.data(), static_cast<int>(enc->outputDim()),
-                                                                cfg.labelSet, &control());
+            const int dim = static_cast<int>(enc->outputDim());
+            const eval::Evaluation ev = eval::evaluateEmbedding(ds, all.data(), dim, cfg.labelSet, &control());
             m.knnAccuracy = ev.knnAccuracy;
             m.recallK = ev.ks;
             m.recallAtK = ev.recallAtK;
+            if (!validation.empty()) {
+                const double v = validationKnn(all, dim);
+                m.extra.emplace_back("validation_knn", v);
+                // The best validation epoch of the last stage is the run's model.
+                if (finalStage && v > bestValidation) {
+                    bestValidation = v;
+                    bestStep = step;
+                    bestEpoch = epoch;
+                    bestWeights.str({});
+                    torch::serialize::OutputArchive ar;
+                    enc->save(ar);
+                    ar.save_to(bestWeights);
+                    if (!cfg.checkpointDir.empty()) {
+                        bestCheckpoint = (fs::path(cfg.checkpointDir) / "best.pt").string();
+                        writeCheckpoint(step, bestCheckpoint);
+                    }
+                }
+            }
         }
         m.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
         {
@@ -440,44 +711,107 @@ void TrainingJob::run()
             m_trainingSink->epochMetrics(m);
     };
 
-    reportMessage("training " + cfg.model + " with " + cfg.loss + " loss on '" + ds.name() + "': " +
-                  std::to_string(trainItems.size()) + " labelled train items, " + std::to_string(perEpoch) +
-                  " steps/epoch of " + std::to_string(sampler.batchSize()) + " (" +
-                  std::to_string(std::min(cfg.batchClasses, sampler.usableClasses())) + " classes x " +
-                  std::to_string(cfg.batchPerClass) + "), device " + device.str() + ", " + threads);
+    reportMessage("training " + cfg.model + (cfg.recipe.empty() ? std::string() : " with recipe " + cfg.recipe) + " on '" +
+                  ds.name() + "': " + plan.describe() + "; " + std::to_string(total) + " steps, " +
+                  (validation.empty() ? std::string("no validation split")
+                                      : std::to_string(validation.size()) + " validation items") +
+                  ", device " + device.str() + ", " + threads);
     if (cfg.snapshotEvery > 0)
         publishSnapshot(step);
 
     auto lastReport = Clock::now() - std::chrono::seconds(1);
     std::vector<std::vector<std::int64_t>> batches;
     std::int64_t batchesEpoch = -1;
+    std::size_t batchesStage = stages.size();
     enc->train();
     while (step < total) {
-        const std::int64_t epoch = step / perEpoch;
-        if (epoch != batchesEpoch) {
-            batches = sampler.epochBatches(epoch);
+        const std::size_t k = stageOf(step);
+        if (k != current) {
+            enterStage(k, false);
+            stageEmdSeconds = 0.0;
+            stageRealSlots = stageSlots = 0;
+        }
+        StageRun& st = stages[k];
+        const std::int64_t local = step - st.firstStep;
+        const std::int64_t epoch = local / st.perEpoch;
+        if (epoch != batchesEpoch || k != batchesStage) {
+            batches = st.sampler->epochBatches(epoch);
+            if (static_cast<std::int64_t>(batches.size()) != st.perEpoch)
+                throw std::logic_error("sampler " + st.samplerName + " gave " + std::to_string(batches.size()) +
+                                       " batches for epoch " + std::to_string(epoch) + ", announced " +
+                                       std::to_string(st.perEpoch));
             batchesEpoch = epoch;
+            batchesStage = k;
         }
         control().checkpoint();
-        const auto& items = batches[static_cast<std::size_t>(step % perEpoch)];
-        const sdk::SetBatch batch = nn::collate(ds, items, device);
-        const torch::Tensor labels = nn::collateLabels(ls.labels, items, device);
-        opt.zero_grad();
+        const std::vector<std::int64_t>& items = batches[static_cast<std::size_t>(local % st.perEpoch)];
+        const data::Dataset& sds = *st.dataset;
+
+        // Optimal transport of the batch, when the loss or the augmentation reads it.
+        std::unique_ptr<ExactBatchTransport> transport;
+        if (needs.transport || (augmentation && augmentation->needsTransport())) {
+            BatchTransportOptions topt;
+            topt.threads = cfg.threads;
+            topt.control = &control();
+            transport = std::make_unique<ExactBatchTransport>(sds, items, topt);
+        }
+        // Augmentations work on the sets, before collation.
+        std::vector<sdk::AugmentedSet> views;
+        if (augmentation) {
+            const std::vector<sdk::SetRef> refs = nn::setRefs(sds, items);
+            const sdk::AugmentationBatch ab{refs, transport.get()};
+            views.reserve(items.size());
+            for (std::size_t i = 0; i < items.size(); ++i)
+                views.push_back(augmentation->augment(ab, static_cast<std::int64_t>(i),
+                                                      mixSeed(cfg.seed, static_cast<std::uint64_t>(step), i)));
+        }
+        auto viewBatch = [&] {
+            std::vector<sdk::SetRef> refs;
+            for (const sdk::AugmentedSet& v : views)
+                refs.push_back(v.set.ref());
+            return nn::collateSets(refs, sds.dim(), device);
+        };
+        // An augmentation that the loss does not compare against replaces the input.
+        const sdk::SetBatch batch = augmentation && !needs.augmentedView ? viewBatch() : nn::collate(sds, items, device);
+        stageRealSlots += batch.mask.sum().item<std::int64_t>();
+        stageSlots += batch.mask.numel();
+
+        opt->zero_grad();
         sdk::LossContext lctx;
         lctx.embeddings = enc->forward(batch);
-        lctx.labels = labels;
         lctx.items = torch::tensor(items, torch::kLong).to(device);
+        lctx.labels = st.supervised ? nn::collateLabels(labels, items, device)
+                                    : torch::full({static_cast<std::int64_t>(items.size())}, -1,
+                                                  torch::TensorOptions().dtype(torch::kLong).device(device));
         lctx.sets = &batch;
+        lctx.transport = transport.get();
+        if (needs.transport) {
+            const std::vector<double>& mat = transport->matrix();
+            const auto b = static_cast<std::int64_t>(items.size());
+            lctx.emd = torch::from_blob(const_cast<double*>(mat.data()), {b, b}, torch::kFloat64).to(torch::kFloat32).to(device);
+        }
+        if (needs.augmentedView) {
+            const sdk::SetBatch vb = viewBatch();
+            lctx.augmented = enc->forward(vb);
+        }
+        stepEmdSeconds = transport ? transport->seconds() : 0.0;
+        stageEmdSeconds += stepEmdSeconds;
         const sdk::LossOutput out = loss->forward(lctx);
         out.loss.backward();
-        opt.step();
+        if (cfg.schedule == "cosine") {
+            const double f = 0.5 * (1.0 + std::cos(M_PI * static_cast<double>(local) / static_cast<double>(st.steps)));
+            for (std::size_t g = 0; g < opt->param_groups().size(); ++g)
+                opt->param_groups()[g].options().set_lr(baseLr[g] * f);
+        }
+        opt->step();
         lastLoss = out.loss.item<double>();
         epochLossSum += lastLoss;
         ++epochLossCount;
         ++step;
 
+        const std::int64_t globalEpoch = epochOf(step);
         mutableCounters().lastLoss = lastLoss;
-        mutableCounters().epoch = static_cast<int>(step / perEpoch);
+        mutableCounters().epoch = static_cast<int>(globalEpoch);
         mutableCounters().done = step;
         mutableCounters().total = total;
         const auto now = Clock::now();
@@ -486,21 +820,38 @@ void TrainingJob::run()
             if (m_trainingSink) {
                 m_trainingSink->stepLoss(step, lastLoss);
                 m_trainingSink->progress(step, total,
-                                 "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(cfg.epochs));
+                                         st.plan->stage.name + " epoch " + std::to_string(epoch + 1) + "/" +
+                                             std::to_string(st.plan->epochs) +
+                                             (transport ? ", EMD " + std::to_string(static_cast<int>(stepEmdSeconds * 1000)) + " ms"
+                                                        : std::string()));
             }
         }
-        const bool epochEnd = step % perEpoch == 0;
+        const bool epochEnd = (step - st.firstStep) % st.perEpoch == 0;
         if (cfg.snapshotEvery > 0 && (step % cfg.snapshotEvery == 0 || epochEnd || step == total))
             publishSnapshot(step);
-        if (epochEnd) {
+        if (epochEnd || step == total) {
             const double mean = epochLossCount ? epochLossSum / static_cast<double>(epochLossCount) : 0.0;
             epochLossSum = 0.0;
             epochLossCount = 0;
-            evaluateEpoch(static_cast<int>(step / perEpoch), mean);
+            evaluateEpoch(static_cast<int>(globalEpoch), mean, st.plan->stage.name, k + 1 == stages.size());
         }
         if ((cfg.checkpointEvery > 0 && step % cfg.checkpointEvery == 0) || (cfg.checkpointEvery == 0 && epochEnd) ||
             step == total)
             saveCheckpoint(step);
+    }
+    if (bestStep >= 0 && bestStep != step) {
+        // The run's model is the best validation epoch's: score it as the final row.
+        torch::serialize::InputArchive ar;
+        std::istringstream in(bestWeights.str());
+        ar.load_from(in, device);
+        enc->load(ar);
+        reportMessage("best validation kNN " + std::to_string(bestValidation) + " at epoch " + std::to_string(bestEpoch) +
+                      (bestCheckpoint.empty() ? std::string() : " (" + bestCheckpoint + ")"));
+        evaluateEpoch(bestEpoch, 0.0, "best (epoch " + std::to_string(bestEpoch) + ")", false);
+    }
+    if (!bestCheckpoint.empty()) {
+        std::lock_guard lock(m_mutex);
+        m_bestCheckpoint = bestCheckpoint;
     }
     reportMessage("finished after " + std::to_string(step) + " steps");
 }
@@ -514,7 +865,7 @@ Embeddings embedWithCheckpoint(const std::string& checkpoint, const data::Datase
         throw std::runtime_error("checkpoint " + checkpoint + " expects " + std::to_string(h.inputDim) +
                                  "-d input, dataset '" + ds.name() + "' is " + std::to_string(ds.dim()) + "-d");
     const torch::Device device(resolveDevice(h.config.device == "auto" ? "auto" : "cpu"));
-    std::shared_ptr<sdk::SetEncoder> enc = registry.requireEncoder(h.config.model).create(encoderSpec(h.config, h.inputDim));
+    std::shared_ptr<sdk::SetEncoder> enc = registry.requireEncoder(h.config.model).create(encoderSpec(registry, h.config, h.inputDim));
     torch::serialize::InputArchive m;
     ar.read("model", m);
     enc->load(m);

@@ -41,7 +41,10 @@ namespace setscope::train {
 ///   (test split first, stratified) go to snapshots().
 class TrainingJob final : public job::Job {
 public:
-    TrainingJob(std::shared_ptr<const data::Dataset> dataset, TrainerConfig config, const plugin::Registry& registry);
+    /// `external`: the dataset of the stages marked external (recipe ext; config.externalDataset
+    /// opened by the caller), null otherwise.
+    TrainingJob(std::shared_ptr<const data::Dataset> dataset, TrainerConfig config, const plugin::Registry& registry,
+                std::shared_ptr<const data::Dataset> external = nullptr);
     ~TrainingJob() override;
 
     /// As Job::start() / runHere(), with a sink that also gets losses, metrics and
@@ -55,6 +58,9 @@ public:
     std::vector<EpochMetrics> history() const;
     /// Path of the newest checkpoint written ("" when none).
     std::string lastCheckpoint() const;
+    /// best.pt: the weights of the best validation epoch of the last stage ("" when the run
+    /// has no validation split or no checkpoint folder).
+    std::string bestCheckpoint() const;
     /// Total steps this run will take (known after the job has started).
     std::int64_t totalSteps() const { return m_totalSteps.load(); }
 
@@ -64,6 +70,7 @@ protected:
 private:
     struct Impl;
     std::shared_ptr<const data::Dataset> m_dataset;
+    std::shared_ptr<const data::Dataset> m_external;
     TrainerConfig m_config;
     const plugin::Registry& m_registry;
     job::SnapshotBuffer m_snapshots;
@@ -71,6 +78,7 @@ private:
     mutable std::mutex m_mutex;
     std::vector<EpochMetrics> m_history;
     std::string m_lastCheckpoint;
+    std::string m_bestCheckpoint;
     std::atomic<std::int64_t> m_totalSteps{0};
 };
 

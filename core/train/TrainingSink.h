@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace setscope::train {
@@ -19,6 +20,10 @@ struct EpochMetrics {
     std::vector<int> recallK;      ///< K of recallAtK
     std::vector<double> recallAtK; ///< Recall@K within the test split
     double seconds = 0.0;          ///< wall time since the job started
+    std::string stage;             ///< the recipe stage ("pre-train", "fine-tune"; "train" without a recipe)
+    /// Further named values: validation_knn, emd_seconds (EMD time of the epoch's steps, apart
+    /// from the step time), padding_share (padded slots / all slots of the epoch's batches).
+    std::vector<std::pair<std::string, double>> extra;
 };
 
 /// What a training job reports beyond any job's progress: losses, metrics, checkpoints.

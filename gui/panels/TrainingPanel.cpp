@@ -77,7 +77,7 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     m_learningRate->setDecimals(6);
     m_learningRate->setRange(1e-6, 1.0);
     m_learningRate->setSingleStep(1e-4);
-    m_learningRate->setValue(defaults.learningRate);
+    m_learningRate->setValue(1e-3);
     m_learningRate->setToolTip(tr("Adam learning rate"));
     m_margin = new QDoubleSpinBox;
     m_margin->setObjectName(QStringLiteral("marginSpin"));
@@ -85,8 +85,8 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     m_margin->setRange(0.0, 100.0);
     m_margin->setSingleStep(0.05);
     m_margin->setToolTip(tr("Margin of the loss (set to the loss's default when the loss changes)"));
-    m_batchClasses = spin("batchClassesSpin", 1, 1000, defaults.batchClasses, tr("Classes per batch"));
-    m_batchPerClass = spin("batchPerClassSpin", 2, 1000, defaults.batchPerClass, tr("Items per class in a batch"));
+    m_batchClasses = spin("batchClassesSpin", 1, 1000, 8, tr("Classes per batch"));
+    m_batchPerClass = spin("batchPerClassSpin", 2, 1000, 16, tr("Items per class in a batch"));
     m_batchSize = new QLabel;
     m_embeddingDim = spin("embeddingDimSpin", 2, 4096, defaults.embeddingDim, tr("Output dimension of the encoder"));
     m_maxSteps = spin("maxStepsSpin", 0, 100000000, 0, tr("Stop after this many steps in total (0 = run all epochs)"));
@@ -195,12 +195,13 @@ train::TrainerConfig TrainingPanel::config() const
     if (!m_labelSet->currentText().isEmpty())
         c.labelSet = m_labelSet->currentText().toStdString();
     c.epochs = m_epochs->value();
-    c.learningRate = m_learningRate->value();
+    c.optimizerOptions["lr"] = sdk::detail::formatReal(m_learningRate->value());
     const sdk::LossInfo* l = m_registry.loss(c.loss);
-    // The loss's own default stays "default" (-1) so a changed default in a newer loss applies.
-    c.margin = l && std::abs(m_margin->value() - defaultMargin(*l)) < 1e-9 ? -1.0 : m_margin->value();
-    c.batchClasses = m_batchClasses->value();
-    c.batchPerClass = m_batchPerClass->value();
+    // The loss's own default stays unset so a changed default in a newer loss applies.
+    if (l && sdk::findOption(l->options, "margin") && std::abs(m_margin->value() - defaultMargin(*l)) >= 1e-9)
+        c.lossOptions["margin"] = sdk::detail::formatReal(m_margin->value());
+    c.samplerOptions["classes"] = std::to_string(m_batchClasses->value());
+    c.samplerOptions["per-class"] = std::to_string(m_batchPerClass->value());
     c.embeddingDim = m_embeddingDim->value();
     c.device = m_device->currentText().toStdString();
     c.maxSteps = m_maxSteps->value();
@@ -216,14 +217,18 @@ void TrainingPanel::setConfig(const train::TrainerConfig& c)
     if (const int i = m_loss->findText(QString::fromStdString(c.loss)); i >= 0)
         m_loss->setCurrentIndex(i);
     lossChanged();
-    if (c.margin >= 0)
-        m_margin->setValue(c.margin);
+    if (const auto it = c.lossOptions.find("margin"); it != c.lossOptions.end())
+        m_margin->setValue(std::strtod(it->second.c_str(), nullptr));
     if (const int i = m_labelSet->findText(QString::fromStdString(c.labelSet)); i >= 0)
         m_labelSet->setCurrentIndex(i);
     m_epochs->setValue(c.epochs);
-    m_learningRate->setValue(c.learningRate);
-    m_batchClasses->setValue(c.batchClasses);
-    m_batchPerClass->setValue(c.batchPerClass);
+    auto number = [](const std::map<std::string, std::string>& m, const char* key, double def) {
+        const auto it = m.find(key);
+        return it == m.end() ? def : std::strtod(it->second.c_str(), nullptr);
+    };
+    m_learningRate->setValue(number(c.optimizerOptions, "lr", 1e-3));
+    m_batchClasses->setValue(static_cast<int>(number(c.samplerOptions, "classes", 8)));
+    m_batchPerClass->setValue(static_cast<int>(number(c.samplerOptions, "per-class", 16)));
     m_embeddingDim->setValue(c.embeddingDim);
     const QString device = QString::fromStdString(c.device).section(QLatin1Char(':'), 0, 0);
     if (const int i = m_device->findText(device); i >= 0)

@@ -9,11 +9,20 @@
 #include "core/data/graph/Sdf.h"
 #include "core/data/graph/TuDataset.h"
 #include "core/data/text/Documents.h"
+#include "core/losses/ApproxEmdLoss.h"
 #include "core/losses/ContrastiveLoss.h"
+#include "core/losses/CrossEntropyLoss.h"
+#include "core/losses/ExemplarLoss.h"
+#include "core/losses/NtXentLoss.h"
+#include "core/losses/SelfSupervisedTripletLoss.h"
 #include "core/losses/TripletLoss.h"
 #include "core/nn/DeepSetsEncoder.h"
 #include "core/nn/MlpEncoder.h"
 #include "core/nn/SelfAttentionEncoder.h"
+#include "core/augment/Registered.h"
+#include "core/train/Optimizers.h"
+#include "core/train/Recipes.h"
+#include "core/train/Samplers.h"
 #include "core/util/Text.h"
 
 #include <setscope/sdk/Model.h>
@@ -81,19 +90,20 @@ void registerBuiltins(sdk::Registrar& r)
                  [](const std::string& p, sdk::DatasetSink& s) { data::loadKusnerMat(p, s); }});
 
     r.addEncoder({"mlp", "fully connected d-128-128-64-64-out on the weighted mean of each set (seed 003 §4.3)",
+                  nn::MlpEncoderImpl::schema(),
                   [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {
                       return nn::MlpEncoder(spec).ptr();
                   }});
     r.addEncoder({"selfattn",
                   "self-attention set encoder: Transformer layers (no positional encoding, padding masked), sum over "
-                  "the set, FC 512-256-out, L2-normalised (seed 001 §4.3; options layers=5 heads=7 ff=1000 "
-                  "dropout=0.1 rho=512,256 group_tokens=2048)",
+                  "the set, FC 512-256-out, L2-normalised (seed 001 §4.3)",
+                  nn::SelfAttentionEncoderImpl::schema(),
                   [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {
                       return nn::SelfAttentionEncoder(spec).ptr();
                   }});
     r.addEncoder({"deepsets",
-                  "DeepSets: per-element MLP phi, sum over the set, MLP rho, L2-normalised (Zaheer et al.; options "
-                  "phi=256,256 rho=256)",
+                  "DeepSets: per-element MLP phi, sum over the set, MLP rho, L2-normalised (Zaheer et al.)",
+                  nn::DeepSetsEncoderImpl::schema(),
                   [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {
                       return nn::DeepSetsEncoder(spec).ptr();
                   }});
@@ -109,6 +119,61 @@ void registerBuiltins(sdk::Registrar& r)
                [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> {
                    return std::make_shared<losses::ContrastiveLoss>(s.options.real("margin"));
                }});
+
+    // The losses of the papers (seed 000, seed 001 §4 and §7.1).
+    auto lossInfo = [](std::string name, std::string description, sdk::OptionSchema schema, auto make) {
+        return sdk::LossInfo{std::move(name), std::move(description), std::move(schema),
+                             [make](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return make(s); }};
+    };
+    r.addLoss(lossInfo("wsset",
+                       "WSSET: EMD-nearest positive, semi-hard negative weighted by exp(-EMD/2(cσ)²) (seed 001 Eq. 4-5); "
+                       "augmented-term adds the PointSwap term of Eq. 7",
+                       losses::SelfSupervisedTripletLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<losses::SelfSupervisedTripletLoss>(s); }));
+    {
+        // SSET is WSSET without the weights (seed 000 Eq. 1): the same loss, weighted=false by default.
+        sdk::OptionSchema sset = losses::SelfSupervisedTripletLoss::schema();
+        for (sdk::OptionSpec& o : sset)
+            if (o.name == "weighted")
+                o.defaultValue = "false";
+        r.addLoss(lossInfo("sset", "SSET: the self-supervised EMD triplet loss without weights (seed 000 Eq. 1)", sset,
+                           [](const sdk::LossSpec& s) { return std::make_shared<losses::SelfSupervisedTripletLoss>(s); }));
+    }
+    r.addLoss(lossInfo("approx-emd", "Approx.EMD: squared embedding distances regressed on the batch's EMDs (seed 001 §7.1)",
+                       losses::ApproxEmdLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<losses::ApproxEmdLoss>(s); }));
+    r.addLoss(lossInfo("nt-xent", "NT-Xent (SimCLR) between each set and its augmented view: Cont. of seed 001 §7.1",
+                       losses::NtXentLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<losses::NtXentLoss>(s); }));
+    r.addLoss(lossInfo("exemplar", "Exemplar: a classifier with one class per set, on the set and its augmented view",
+                       losses::ExemplarLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<losses::ExemplarLoss>(s); }));
+    r.addLoss(lossInfo("cross-entropy", "cross-entropy through a linear classifier on the embedding (the +CE rows)",
+                       losses::CrossEntropyLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<losses::CrossEntropyLoss>(s); }));
+
+    r.addAugmentation({"pointswap", "PointSwap: elements swapped along the optimal flow to the EMD-nearest set of the batch (seed 001 Eq. 6; variants 1-3 of Table 11)",
+                       augment::PointSwapAugmentation::schema(),
+                       [](const sdk::AugmentationSpec& s) -> std::unique_ptr<sdk::SetAugmentation> {
+                           return std::make_unique<augment::PointSwapAugmentation>(s.options);
+                       }});
+    r.addAugmentation({"pointdrop", "PointDrop: each element dropped with probability p (seed 001 §4.2)",
+                       augment::PointDropAugmentation::schema(),
+                       [](const sdk::AugmentationSpec& s) -> std::unique_ptr<sdk::SetAugmentation> {
+                           return std::make_unique<augment::PointDropAugmentation>(s.options);
+                       }});
+    r.addAugmentation({"pointmixup", "PointMixup: interpolation along the optimal assignment to the EMD-nearest set, λ (seed 001 §7)",
+                       augment::PointMixupAugmentation::schema(),
+                       [](const sdk::AugmentationSpec& s) -> std::unique_ptr<sdk::SetAugmentation> {
+                           return std::make_unique<augment::PointMixupAugmentation>(s.options);
+                       }});
+    r.addSampler(train::classBalancedSamplerInfo());
+    r.addSampler(train::randomSamplerInfo());
+    r.addSampler(train::sizeBucketedSamplerInfo());
+    for (sdk::OptimizerInfo& o : train::builtinOptimizers())
+        r.addOptimizer(std::move(o));
+    for (sdk::RecipeInfo& recipe : train::builtinRecipes())
+        r.addRecipe(std::move(recipe));
 }
 
 } // namespace setscope::builtin

@@ -211,7 +211,7 @@ void TestCli::trainPrintsEpochLines()
 {
     const QString ckdir = m_dir.filePath("ck");
     const Run r = cli({"train", "--dataset", "synthetic:dim=6,coarse=3,fine=2,points=40", "--model", "mlp", "--loss",
-                       "contrastive", "--epochs", "3", "--batch-classes", "4", "--batch-per-class", "6",
+                       "contrastive", "--epochs", "3", "--classes", "4", "--per-class", "6",
                        "--checkpoint-dir", ckdir});
     QCOMPARE(r.code, 0);
     const QRegularExpression line(R"(^epoch (\d) +step \d+ +loss [0-9.]+ +kNN ([0-9.]+) +R@1 [0-9.]+ +R@2 [0-9.]+ +R@4 [0-9.]+ +R@8 [0-9.]+)",

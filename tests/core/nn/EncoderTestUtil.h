@@ -72,13 +72,15 @@ std::string invalidArgumentMessage(F make)
     return {};
 }
 
-/// An encoder spec: `inputDim` in, 64 out, the given options.
-inline sdk::EncoderSpec spec(std::int64_t inputDim, std::map<std::string, std::string> options = {})
+/// An encoder spec: `inputDim` in, 64 out, the given options resolved against the schema of
+/// `Impl` as the registry resolves them (a bad option throws std::invalid_argument here).
+template <class Impl>
+sdk::EncoderSpec spec(std::int64_t inputDim, const std::map<std::string, std::string>& options = {})
 {
     sdk::EncoderSpec s;
     s.inputDim = inputDim;
     s.outputDim = 64;
-    s.options = std::move(options);
+    s.options = sdk::OptionValues::resolve(Impl::schema(), options, "encoder " + std::string(Impl::kName));
     return s;
 }
 

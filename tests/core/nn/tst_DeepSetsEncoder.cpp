@@ -73,32 +73,32 @@ void TestDeepSetsEncoder::parameterCount()
 {
     // phi: d -> 256 -> 256, rho: 256 -> 256 -> 64; weights and biases.
     for (std::int64_t d : {301, 101}) {
-        nn::DeepSetsEncoder enc(spec(d));
+        nn::DeepSetsEncoder enc(spec<nn::DeepSetsEncoderImpl>(d));
         const std::int64_t expected = (d * 256 + 256) + (256 * 256 + 256) + (256 * 256 + 256) + (256 * 64 + 64);
         QCOMPARE(testutil::parameterCount(*enc), expected);
     }
     // At 301: 77 312 + 65 792 + 65 792 + 16 448 (the figure in DeepSetsEncoder.h).
-    QCOMPARE(testutil::parameterCount(*nn::DeepSetsEncoder(spec(301))), std::int64_t(225344));
+    QCOMPARE(testutil::parameterCount(*nn::DeepSetsEncoder(spec<nn::DeepSetsEncoderImpl>(301))), std::int64_t(225344));
 }
 
 void TestDeepSetsEncoder::optionsAndBadOptions()
 {
-    nn::DeepSetsEncoder enc(spec(5, {{"phi", "7,3"}, {"rho", ""}}));
+    nn::DeepSetsEncoder enc(spec<nn::DeepSetsEncoderImpl>(5, {{"phi", "7,3"}, {"rho", ""}}));
     QCOMPARE(enc->phiWidths(), (std::vector<std::int64_t>{7, 3}));
     QVERIFY(enc->rhoHidden().empty());
     QCOMPARE(testutil::parameterCount(*enc), std::int64_t((5 * 7 + 7) + (7 * 3 + 3) + (3 * 64 + 64)));
     const std::vector<std::pair<std::string, std::string>> bad{
         {"phi", ""}, {"phi", "8,x"}, {"phi", "-8"}, {"rho", "4,"}, {"hidden", "8"}};
     for (const auto& [key, value] : bad) {
-        const std::string msg = testutil::invalidArgumentMessage([&] { nn::DeepSetsEncoder{spec(5, {{key, value}})}; });
-        QVERIFY2(msg.find("deepsets") != std::string::npos && msg.find("'" + key + "'") != std::string::npos,
+        const std::string msg = testutil::invalidArgumentMessage([&] { nn::DeepSetsEncoder{spec<nn::DeepSetsEncoderImpl>(5, {{key, value}})}; });
+        QVERIFY2(msg.find("deepsets") != std::string::npos && (msg.find("'" + key + "'") != std::string::npos || msg.find("option " + key + "=") != std::string::npos),
                  (key + "=" + value + " -> '" + msg + "'").c_str());
     }
 }
 
 void TestDeepSetsEncoder::matchesHandWrittenForward()
 {
-    nn::DeepSetsEncoder enc(spec(6, {{"phi", "9,5"}, {"rho", "7"}}));
+    nn::DeepSetsEncoder enc(spec<nn::DeepSetsEncoderImpl>(6, {{"phi", "9,5"}, {"rho", "7"}}));
     const std::vector<torch::Tensor> sets = randomSets({4, 1, 6}, 6);
     const torch::Tensor got = enc->forward(padSets(sets, 6, 8, true, torch::kCPU));
     for (std::size_t i = 0; i < sets.size(); ++i)
@@ -114,7 +114,7 @@ void TestDeepSetsEncoder::orderInvariant()
 {
     QFETCH(QString, device);
     const torch::Device dev(device.toStdString());
-    nn::DeepSetsEncoder enc(spec(301));
+    nn::DeepSetsEncoder enc(spec<nn::DeepSetsEncoderImpl>(301));
     enc->to(dev);
     enc->eval();
     const std::vector<torch::Tensor> sets = randomSets({9, 4, 1, 7, 9}, 301);
@@ -139,7 +139,7 @@ void TestDeepSetsEncoder::paddingInvariant()
 {
     QFETCH(QString, device);
     const torch::Device dev(device.toStdString());
-    nn::DeepSetsEncoder enc(spec(301));
+    nn::DeepSetsEncoder enc(spec<nn::DeepSetsEncoderImpl>(301));
     enc->to(dev);
     const std::vector<torch::Tensor> sets = randomSets({3, 8, 1, 5}, 301);
     const torch::Tensor alone = testutil::encodeEachAlone(*enc, sets, 301, dev);
@@ -163,7 +163,7 @@ void TestDeepSetsEncoder::collatedBatchMatchesSetsAlone()
         b.addItem(v.data_ptr<float>(), nullptr, static_cast<std::size_t>(n), data::Split::Train);
     }
     const data::Dataset ds = b.finish();
-    nn::DeepSetsEncoder enc(spec(301));
+    nn::DeepSetsEncoder enc(spec<nn::DeepSetsEncoderImpl>(301));
     const torch::Tensor together = enc->forward(nn::collate(ds, {0, 1, 2}, torch::kCPU));
     for (std::int64_t i = 0; i < 3; ++i)
         QVERIFY(maxAbsDiff(together[i].unsqueeze(0), enc->forward(nn::collate(ds, {i}, torch::kCPU))) < 1e-5);
@@ -171,7 +171,7 @@ void TestDeepSetsEncoder::collatedBatchMatchesSetsAlone()
 
 void TestDeepSetsEncoder::emptyRowIsFinite()
 {
-    nn::DeepSetsEncoder enc(spec(301));
+    nn::DeepSetsEncoder enc(spec<nn::DeepSetsEncoderImpl>(301));
     const torch::Tensor y = enc->forward(padSets({torch::randn({2, 301}), torch::zeros({0, 301})}, 301, 2, true, torch::kCPU));
     QVERIFY(torch::isfinite(y).all().item<bool>());
     // The empty sum: normalize(rho(0)), by hand.
@@ -184,7 +184,7 @@ void TestDeepSetsEncoder::emptyRowIsFinite()
 
 void TestDeepSetsEncoder::gradientsReachEveryParameter()
 {
-    nn::DeepSetsEncoder enc(spec(301));
+    nn::DeepSetsEncoder enc(spec<nn::DeepSetsEncoderImpl>(301));
     const sdk::SetBatch batch =
         padSets({torch::randn({5, 301}), torch::randn({1, 301}), torch::zeros({0, 301})}, 301, 5, true, torch::kCPU);
     const torch::Tensor z = enc->forward(batch);
@@ -199,7 +199,7 @@ void TestDeepSetsEncoder::gradientsReachEveryParameter()
 
 void TestDeepSetsEncoder::input101Works()
 {
-    nn::DeepSetsEncoder enc(spec(101));
+    nn::DeepSetsEncoder enc(spec<nn::DeepSetsEncoderImpl>(101));
     const std::vector<torch::Tensor> sets = randomSets({4, 2, 7}, 101);
     const torch::Tensor y = enc->forward(padSets(sets, 101, 7, false, torch::kCPU));
     QCOMPARE(y.sizes().vec(), (std::vector<std::int64_t>{3, 64}));

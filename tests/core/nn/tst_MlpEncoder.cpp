@@ -48,17 +48,18 @@ void TestMlpEncoder::architectureOfSeed003()
 
 void TestMlpEncoder::customHiddenAndBadOptions()
 {
-    sdk::EncoderSpec spec;
-    spec.inputDim = 5;
-    spec.outputDim = 3;
-    spec.options["hidden"] = "7";
-    nn::MlpEncoder enc(spec);
+    auto spec = [](const std::map<std::string, std::string>& options) {
+        sdk::EncoderSpec s;
+        s.inputDim = 5;
+        s.outputDim = 3;
+        s.options = sdk::OptionValues::resolve(nn::MlpEncoderImpl::schema(), options, "encoder mlp");
+        return s;
+    };
+    nn::MlpEncoder enc(spec({{"hidden", "7"}}));
     QCOMPARE(enc->hidden(), std::vector<std::int64_t>{7});
-    spec.options["hidden"] = "7,x";
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, nn::MlpEncoder{spec});
-    spec.options["hidden"] = "8";
-    spec.options["normalize"] = "yes";
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, nn::MlpEncoder{spec});
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, spec({{"hidden", "7,x"}}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, spec({{"hidden", "8"}, {"normalize", "maybe"}}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, spec({{"hiden", "8"}}));
 }
 
 void TestMlpEncoder::forwardShapesAndNorm_data()
@@ -79,7 +80,7 @@ void TestMlpEncoder::forwardShapesAndNorm()
     sdk::EncoderSpec spec;
     spec.inputDim = 6;
     spec.outputDim = 4;
-    spec.options["normalize"] = normalize ? "true" : "false";
+    spec.options = sdk::OptionValues::resolve(nn::MlpEncoderImpl::schema(), {{"normalize", normalize ? "true" : "false"}}, "mlp");
     nn::MlpEncoder enc(spec);
     enc->to(dev);
     sdk::SetBatch b{torch::randn({5, 3, 6}, dev), torch::rand({5, 3}, dev) + 0.1, torch::ones({5, 3}, torch::TensorOptions(dev).dtype(torch::kBool))};

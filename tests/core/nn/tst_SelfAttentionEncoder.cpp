@@ -99,7 +99,7 @@ void TestSelfAttentionEncoder::initTestCase()
 
 void TestSelfAttentionEncoder::parameterCountPaper301()
 {
-    nn::SelfAttentionEncoder enc(spec(301));
+    nn::SelfAttentionEncoder enc(spec<nn::SelfAttentionEncoderImpl>(301));
     QVERIFY(!enc->projects());
     // One Transformer encoder layer of width d with feed-forward ff:
     //   self-attention in-projection (Q, K, V): 3 d x d weights + 3 d biases
@@ -120,7 +120,7 @@ void TestSelfAttentionEncoder::parameterCountPaper301()
 
 void TestSelfAttentionEncoder::parameterCountProjected101()
 {
-    nn::SelfAttentionEncoder enc(spec(101));
+    nn::SelfAttentionEncoder enc(spec<nn::SelfAttentionEncoderImpl>(101));
     QVERIFY(enc->projects());
     // 101 is not divisible by 7 heads: a learned Linear(101, 105) comes first (105 = 15 x 7).
     QCOMPARE(enc->modelDim(), std::int64_t(105));
@@ -138,7 +138,7 @@ void TestSelfAttentionEncoder::parameterCountProjected101()
 
 void TestSelfAttentionEncoder::architectureAndOptions()
 {
-    nn::SelfAttentionEncoder paper(spec(301));
+    nn::SelfAttentionEncoder paper(spec<nn::SelfAttentionEncoderImpl>(301));
     std::int64_t layers = 0;
     for (const auto& m : paper->modules(false))
         if (auto* l = dynamic_cast<torch::nn::TransformerEncoderLayerImpl*>(m.get())) {
@@ -151,7 +151,7 @@ void TestSelfAttentionEncoder::architectureAndOptions()
     QCOMPARE(paper->rhoHidden(), (std::vector<std::int64_t>{512, 256}));
     QCOMPARE(paper->outputDim(), std::int64_t(64));
 
-    nn::SelfAttentionEncoder small(spec(12, {{"layers", "2"}, {"heads", "4"}, {"ff", "16"}, {"dropout", "0"}, {"rho", "8"}}));
+    nn::SelfAttentionEncoder small(spec<nn::SelfAttentionEncoderImpl>(12, {{"layers", "2"}, {"heads", "4"}, {"ff", "16"}, {"dropout", "0"}, {"rho", "8"}}));
     QCOMPARE(small->layers(), std::int64_t(2));
     QCOMPARE(small->heads(), std::int64_t(4));
     QCOMPARE(small->feedForward(), std::int64_t(16));
@@ -161,7 +161,7 @@ void TestSelfAttentionEncoder::architectureAndOptions()
     const std::int64_t layer = (3 * d * d + 3 * d) + (d * d + d) + (ff * d + ff) + (d * ff + d) + 4 * d;
     QCOMPARE(testutil::parameterCount(*small), 2 * layer + (d * 8 + 8) + (8 * 64 + 64));
     // An empty rho list: one Linear(d, outputDim).
-    nn::SelfAttentionEncoder bare(spec(12, {{"heads", "4"}, {"layers", "1"}, {"rho", ""}}));
+    nn::SelfAttentionEncoder bare(spec<nn::SelfAttentionEncoderImpl>(12, {{"heads", "4"}, {"layers", "1"}, {"rho", ""}}));
     QVERIFY(bare->rhoHidden().empty());
     QCOMPARE(bare->forward(padSets({torch::randn({3, 12})}, 12, 3, false, torch::kCPU)).sizes().vec(),
              (std::vector<std::int64_t>{1, 64}));
@@ -172,19 +172,19 @@ void TestSelfAttentionEncoder::badOptionsNameTheKey()
     const std::vector<std::pair<std::string, std::string>> bad{
         {"layers", "0"}, {"layers", "x"}, {"heads", "-7"}, {"heads", ""},    {"ff", "1e3"},
         {"dropout", "1"}, {"dropout", "-0.1"}, {"dropout", "nan"}, {"rho", "512,,256"}, {"rho", "512,0"},
-        {"group_tokens", "-1"}, {"group_tokens", "many"}, {"colour", "red"}};
+        {"group-tokens", "-1"}, {"group-tokens", "many"}, {"colour", "red"}};
     for (const auto& [key, value] : bad) {
-        const std::string msg = testutil::invalidArgumentMessage([&] { nn::SelfAttentionEncoder{spec(301, {{key, value}})}; });
-        QVERIFY2(msg.find("selfattn") != std::string::npos && msg.find("'" + key + "'") != std::string::npos,
+        const std::string msg = testutil::invalidArgumentMessage([&] { nn::SelfAttentionEncoder{spec<nn::SelfAttentionEncoderImpl>(301, {{key, value}})}; });
+        QVERIFY2(msg.find("selfattn") != std::string::npos && (msg.find("'" + key + "'") != std::string::npos || msg.find("option " + key + "=") != std::string::npos),
                  (key + "=" + value + " -> '" + msg + "'").c_str());
     }
-    QVERIFY(testutil::invalidArgumentMessage([] { nn::SelfAttentionEncoder{spec(0)}; }).find("selfattn") == 0);
+    QVERIFY(testutil::invalidArgumentMessage([] { nn::SelfAttentionEncoder{spec<nn::SelfAttentionEncoderImpl>(0)}; }).find("selfattn") == 0);
 }
 
 void TestSelfAttentionEncoder::matchesHandWrittenForward()
 {
     // Small model with a projection (7 -> 9 for 3 heads) and two layers, eval mode.
-    nn::SelfAttentionEncoder enc(spec(7, {{"layers", "2"}, {"heads", "3"}, {"ff", "16"}, {"rho", "10,6"}}));
+    nn::SelfAttentionEncoder enc(spec<nn::SelfAttentionEncoderImpl>(7, {{"layers", "2"}, {"heads", "3"}, {"ff", "16"}, {"rho", "10,6"}}));
     enc->eval();
     QVERIFY(enc->projects());
     const std::vector<torch::Tensor> sets = randomSets({5, 1, 3}, 7);
@@ -206,7 +206,7 @@ void TestSelfAttentionEncoder::orderInvariant()
 {
     QFETCH(QString, device);
     const torch::Device dev(device.toStdString());
-    nn::SelfAttentionEncoder enc(spec(301));
+    nn::SelfAttentionEncoder enc(spec<nn::SelfAttentionEncoderImpl>(301));
     enc->to(dev);
     enc->eval();
     const std::vector<torch::Tensor> sets = randomSets({9, 4, 1, 7, 9}, 301);
@@ -232,7 +232,7 @@ void TestSelfAttentionEncoder::paddingInvariant()
 {
     QFETCH(QString, device);
     const torch::Device dev(device.toStdString());
-    nn::SelfAttentionEncoder enc(spec(301));
+    nn::SelfAttentionEncoder enc(spec<nn::SelfAttentionEncoderImpl>(301));
     enc->to(dev);
     enc->eval();
     const std::vector<torch::Tensor> sets = randomSets({3, 8, 1, 5}, 301);
@@ -264,7 +264,7 @@ void TestSelfAttentionEncoder::collatedBatchMatchesSetsAlone()
         b.addItem(v.data_ptr<float>(), w.data_ptr<float>(), static_cast<std::size_t>(n), data::Split::Train);
     }
     const data::Dataset ds = b.finish();
-    nn::SelfAttentionEncoder enc(spec(301));
+    nn::SelfAttentionEncoder enc(spec<nn::SelfAttentionEncoderImpl>(301));
     enc->eval();
     const torch::Tensor together = enc->forward(nn::collate(ds, {0, 1, 2}, torch::kCPU));
     for (std::int64_t i = 0; i < 3; ++i) {
@@ -275,7 +275,7 @@ void TestSelfAttentionEncoder::collatedBatchMatchesSetsAlone()
 
 void TestSelfAttentionEncoder::setOfOneAndFullLengthBatch()
 {
-    nn::SelfAttentionEncoder enc(spec(301));
+    nn::SelfAttentionEncoder enc(spec<nn::SelfAttentionEncoderImpl>(301));
     enc->eval();
     // A batch of sets of one element (S = 1, no padding anywhere).
     const std::vector<torch::Tensor> ones = randomSets({1, 1, 1}, 301);
@@ -296,7 +296,7 @@ void TestSelfAttentionEncoder::emptyRowIsFinite()
 {
     // A row without real elements is the empty sum: normalize(rho(0)), finite, and the other
     // rows are what they are alone.
-    nn::SelfAttentionEncoder enc(spec(301));
+    nn::SelfAttentionEncoder enc(spec<nn::SelfAttentionEncoderImpl>(301));
     enc->eval();
     const std::vector<torch::Tensor> sets{torch::randn({4, 301}), torch::zeros({0, 301}), torch::randn({2, 301})};
     const torch::Tensor y = enc->forward(padSets(sets, 301, 4, true, torch::kCPU));
@@ -324,7 +324,7 @@ void TestSelfAttentionEncoder::emptyRowIsFinite()
 void TestSelfAttentionEncoder::gradientsReachEveryParameter()
 {
     for (std::int64_t d : {301, 101}) {
-        nn::SelfAttentionEncoder enc(spec(d));
+        nn::SelfAttentionEncoder enc(spec<nn::SelfAttentionEncoderImpl>(d));
         enc->train();
         // Padding, a set of one and an empty row in one batch.
         const sdk::SetBatch batch = padSets({torch::randn({5, d}), torch::randn({1, d}), torch::zeros({0, d}), torch::randn({3, d})},
@@ -348,11 +348,11 @@ void TestSelfAttentionEncoder::groupedRunIsTheSameFunction()
     const std::int64_t d = 14; // not divisible by 4 heads: the projection is inside the groups too
     const std::map<std::string, std::string> small{{"layers", "2"}, {"heads", "4"}, {"ff", "20"}, {"rho", "12"}};
     auto withGroups = small;
-    withGroups["group_tokens"] = "12";
+    withGroups["group-tokens"] = "12";
     auto atOnce = small;
-    atOnce["group_tokens"] = "0";
-    nn::SelfAttentionEncoder grouped(spec(d, withGroups));
-    nn::SelfAttentionEncoder whole(spec(d, atOnce));
+    atOnce["group-tokens"] = "0";
+    nn::SelfAttentionEncoder grouped(spec<nn::SelfAttentionEncoderImpl>(d, withGroups));
+    nn::SelfAttentionEncoder whole(spec<nn::SelfAttentionEncoderImpl>(d, atOnce));
     QCOMPARE(grouped->groupTokens(), std::int64_t(12));
     {
         torch::NoGradGuard noGrad;
@@ -386,7 +386,7 @@ void TestSelfAttentionEncoder::groupedRunIsTheSameFunction()
 
 void TestSelfAttentionEncoder::input101Works()
 {
-    nn::SelfAttentionEncoder enc(spec(101));
+    nn::SelfAttentionEncoder enc(spec<nn::SelfAttentionEncoderImpl>(101));
     enc->eval();
     const std::vector<torch::Tensor> sets = randomSets({4, 2, 7}, 101);
     const torch::Tensor y = enc->forward(padSets(sets, 101, 7, false, torch::kCPU));

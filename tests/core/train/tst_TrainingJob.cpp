@@ -40,8 +40,7 @@ train::TrainerConfig quickConfig()
 {
     train::TrainerConfig c;
     c.epochs = 2;
-    c.batchClasses = 4;
-    c.batchPerClass = 8;
+    c.samplerOptions = {{"classes", "4"}, {"per-class", "8"}};
     c.embeddingDim = 8;
     c.snapshotEvery = 0;
     c.device = "cpu";
@@ -245,15 +244,16 @@ void TestTrainingJob::checkpointResumeIsIdentical()
     }
     const auto ec = train::embedWithCheckpoint(other.checkpointDir + "/step-000000040.pt", *ds, m_registry);
     QVERIFY(ec.data != ea.data);
-    QCOMPARE(histB.size(), std::size_t(3)); // epochs ended at steps 12, 24, 36
+    QCOMPARE(histB.size(), std::size_t(4)); // epochs ended at steps 12, 24, 36; the run at max_steps 40
     QCOMPARE(histB[0].step, std::int64_t(12));
+    QCOMPARE(histB[3].step, std::int64_t(40));
 }
 
 void TestTrainingJob::resumeRefusesAnotherConfiguration_data()
 {
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("expect");
-    for (const char* f : {"loss", "seed", "learning_rate", "margin", "batch_per_class", "label_set", "threads"})
+    for (const char* f : {"loss", "seed", "optimizer_options", "loss_options", "sampler_options", "label_set", "threads"})
         QTest::newRow(f) << f << "trained with a different configuration";
     QTest::newRow("embedding_dim") << "embedding_dim" << "checkpoint of another model";
     QTest::newRow("model_options") << "model_options" << "checkpoint of another model";
@@ -280,11 +280,15 @@ void TestTrainingJob::resumeRefusesAnotherConfiguration()
     r.resumeFrom = base.checkpointDir + "/step-000000005.pt";
     r.maxSteps = 10; // extending the run is allowed
     QString from, to;
-    if (field == "loss") { r.loss = "contrastive"; from = "\"triplet\""; to = "\"contrastive\""; }
+    if (field == "loss") { r.loss = "contrastive"; from = "\"\""; to = "\"contrastive\""; }
     if (field == "seed") { r.seed = 7; from = "1"; to = "7"; }
-    if (field == "learning_rate") { r.learningRate = 0.01; from = "0.001"; to = "0.01"; }
-    if (field == "margin") { r.margin = 0.5; from = "-1.0"; to = "0.5"; }
-    if (field == "batch_per_class") { r.batchPerClass = 4; from = "8"; to = "4"; }
+    if (field == "optimizer_options") { r.optimizerOptions["lr"] = "0.01"; from = "{}"; to = "{\"lr\":\"0.01\"}"; }
+    if (field == "loss_options") { r.lossOptions["margin"] = "0.5"; from = "{}"; to = "{\"margin\":\"0.5\"}"; }
+    if (field == "sampler_options") {
+        r.samplerOptions["per-class"] = "4";
+        from = "{\"classes\":\"4\",\"per-class\":\"8\"}";
+        to = "{\"classes\":\"4\",\"per-class\":\"4\"}";
+    }
     if (field == "label_set") { r.labelSet = "coarse"; from = "\"fine\""; to = "\"coarse\""; }
     if (field == "threads") { r.threads = 2; from = "1"; to = "2"; }
     if (field == "embedding_dim") { r.embeddingDim = 4; from = "8"; to = "4"; }
@@ -342,12 +346,12 @@ void TestTrainingJob::resumeOverride()
         said = said || (m.find("not an exact continuation") != std::string::npos && m.find("loss") != std::string::npos);
     QVERIFY(said);
     // Names that are no field are refused with the list of those that are.
-    r.resumeOverrides = {"learning_rat"};
+    r.resumeOverrides = {"optimizer_option"};
     try {
         r.validate();
         QFAIL("accepted an unknown override");
     } catch (const std::invalid_argument& e) {
-        QVERIFY2(std::string(e.what()).find("learning_rate") != std::string::npos, e.what());
+        QVERIFY2(std::string(e.what()).find("optimizer_options") != std::string::npos, e.what());
     }
 }
 
@@ -441,7 +445,7 @@ void TestTrainingJob::failures_data()
 {
     QTest::addColumn<int>("kind");
     QTest::addColumn<QString>("expect");
-    QTest::newRow("unknown loss") << 0 << "unknown loss 'nope' (available: triplet, contrastive)";
+    QTest::newRow("unknown loss") << 0 << "unknown loss 'nope' (available: triplet, contrastive, wsset, sset, approx-emd, nt-xent, exemplar, cross-entropy)";
     QTest::newRow("unknown label set") << 1 << "no label set 'species'";
     QTest::newRow("cuda") << 2 << "CUDA is not available";
     QTest::newRow("garbage checkpoint") << 3 << "garbage.pt";
@@ -495,7 +499,7 @@ void TestTrainingJob::configJsonRoundTrip()
 {
     train::TrainerConfig c = quickConfig();
     c.modelOptions["hidden"] = "32,32";
-    c.margin = 0.25;
+    c.lossOptions["margin"] = "0.25";
     const auto back = train::TrainerConfig::fromJson(c.toJson());
     QCOMPARE(back.toJson(), c.toJson());
     auto j = c.toJson();

@@ -69,13 +69,13 @@ private Q_SLOTS:
         const train::TrainerConfig d;
         const train::TrainerConfig c = p.config();
         QCOMPARE(c.model, d.model);
-        QCOMPARE(c.loss, d.loss);
+        QCOMPARE(c.loss, std::string("triplet")); // the first registered loss, the default without a recipe
         QCOMPARE(c.labelSet, d.labelSet);
         QCOMPARE(c.epochs, d.epochs);
-        QCOMPARE(c.learningRate, d.learningRate);
-        QCOMPARE(c.margin, -1.0); // "the loss's default"
-        QCOMPARE(c.batchClasses, d.batchClasses);
-        QCOMPARE(c.batchPerClass, d.batchPerClass);
+        QCOMPARE(c.optimizerOptions.at("lr"), std::string("0.001")); // adam's default
+        QVERIFY(!c.lossOptions.count("margin"));                      // "the loss's default"
+        QCOMPARE(c.samplerOptions.at("classes"), std::string("8"));
+        QCOMPARE(c.samplerOptions.at("per-class"), std::string("16"));
         QCOMPARE(c.embeddingDim, d.embeddingDim);
         QCOMPARE(c.device, d.device);
         QCOMPARE(c.maxSteps, d.maxSteps);
@@ -93,7 +93,7 @@ private Q_SLOTS:
         child<QComboBox>(p, "lossCombo")->setCurrentText(QStringLiteral("contrastive"));
         // Changing the loss shows its default margin, still reported as "default".
         QCOMPARE(child<QDoubleSpinBox>(p, "marginSpin")->value(), 1.0); // ContrastiveLoss::kDefaultMargin on unit-norm embeddings
-        QCOMPARE(p.config().margin, -1.0);
+        QVERIFY(!p.config().lossOptions.count("margin"));
 
         child<QComboBox>(p, "labelSetCombo")->setCurrentText(QStringLiteral("coarse"));
         child<QSpinBox>(p, "epochsSpin")->setValue(7);
@@ -111,10 +111,10 @@ private Q_SLOTS:
         QCOMPARE(c.loss, std::string("contrastive"));
         QCOMPARE(c.labelSet, std::string("coarse"));
         QCOMPARE(c.epochs, 7);
-        QCOMPARE(c.learningRate, 0.005);
-        QCOMPARE(c.margin, 0.3);
-        QCOMPARE(c.batchClasses, 4);
-        QCOMPARE(c.batchPerClass, 8);
+        QCOMPARE(c.optimizerOptions.at("lr"), std::string("0.005"));
+        QCOMPARE(c.lossOptions.at("margin"), std::string("0.3"));
+        QCOMPARE(c.samplerOptions.at("classes"), std::string("4"));
+        QCOMPARE(c.samplerOptions.at("per-class"), std::string("8"));
         QCOMPARE(c.embeddingDim, 32);
         QCOMPARE(c.device, std::string("cpu"));
         QCOMPARE(c.maxSteps, 150);

@@ -9,6 +9,7 @@
 #include <setscope/sdk/Sets.h>
 
 #include <torch/nn/module.h>
+#include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
 #include <cstdint>
@@ -27,12 +28,12 @@ struct SetBatch {
     torch::Tensor mask;
 };
 
-/// Options for building an encoder: input dimension D, output dimension and free-form
-/// key/value options (documented by each encoder).
+/// What an encoder is built from: input dimension D, output dimension and its options,
+/// resolved against the encoder's schema (EncoderInfo::options) by the host.
 struct EncoderSpec {
     std::int64_t inputDim = 0;
     std::int64_t outputDim = 64;
-    std::map<std::string, std::string> options;
+    OptionValues options;
 };
 
 /// A set encoder f: set -> R^outputDim. Implementations derive from this and are
@@ -91,6 +92,14 @@ class MetricLoss : public torch::nn::Module {
 public:
     virtual LossNeeds needs() const = 0;
     virtual LossOutput forward(const LossContext& context) = 0;
+};
+
+/// What an optimizer is built from.
+struct OptimizerSpec {
+    OptionValues options; ///< resolved against the optimizer's schema
+    /// The learning rate the options give (every optimizer declares "lr"); the trainer's
+    /// schedule scales it per step.
+    double learningRate = 0.0;
 };
 
 } // namespace setscope::sdk

@@ -6,6 +6,7 @@
 // the GUI's forms and the checks of what a user typed are generated from these declarations,
 // so a new item needs no CLI or GUI code. Header-only, no Qt and no Torch: plugins use it.
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -26,6 +27,7 @@ enum class OptionType {
     Flag,    ///< true / false (also 1/0, yes/no, on/off)
     Text,    ///< any text
     Choice,  ///< one of `choices`
+    IntegerList, ///< comma-separated whole numbers, each within [min, max] ("512,256"; "" is the empty list)
 };
 
 inline const char* optionTypeName(OptionType t)
@@ -36,6 +38,7 @@ inline const char* optionTypeName(OptionType t)
     case OptionType::Flag: return "flag";
     case OptionType::Text: return "text";
     case OptionType::Choice: return "choice";
+    case OptionType::IntegerList: return "list of integers";
     }
     return "?";
 }
@@ -61,6 +64,14 @@ struct OptionSpec {
     static OptionSpec text(std::string name, std::string def, std::string doc)
     {
         return {std::move(name), OptionType::Text, std::move(def), 0, 0, {}, std::move(doc)};
+    }
+    static OptionSpec integers(std::string name, const std::vector<std::int64_t>& def, double lo, double hi,
+                               std::string doc)
+    {
+        std::string d;
+        for (std::size_t i = 0; i < def.size(); ++i)
+            d += (i ? "," : "") + std::to_string(def[i]);
+        return {std::move(name), OptionType::IntegerList, std::move(d), lo, hi, {}, std::move(doc)};
     }
     static OptionSpec choice(std::string name, std::string def, std::vector<std::string> choices, std::string doc)
     {
@@ -92,7 +103,7 @@ inline std::string formatBound(const OptionSpec& o, double v)
 {
     if (std::isinf(v))
         return v < 0 ? "-inf" : "inf";
-    if (o.type == OptionType::Integer)
+    if (o.type == OptionType::Integer || o.type == OptionType::IntegerList)
         return std::to_string(static_cast<std::int64_t>(v));
     return formatReal(v);
 }
@@ -140,8 +151,8 @@ inline OptionSpec OptionSpec::real(std::string name, double def, double lo, doub
 inline std::string describeOption(const OptionSpec& o)
 {
     std::string s = o.name + " (" + optionTypeName(o.type);
-    if (o.type == OptionType::Integer || o.type == OptionType::Real)
-        s += " in [" + detail::formatBound(o, o.min) + ", " + detail::formatBound(o, o.max) + "]";
+    if (o.type == OptionType::Integer || o.type == OptionType::Real || o.type == OptionType::IntegerList)
+        s += std::string(o.type == OptionType::IntegerList ? " each in [" : " in [") + detail::formatBound(o, o.min) + ", " + detail::formatBound(o, o.max) + "]";
     if (o.type == OptionType::Choice) {
         s += ": ";
         for (std::size_t i = 0; i < o.choices.size(); ++i)
@@ -194,6 +205,13 @@ public:
         return out;
     }
 
+    /// This object, or the schema's defaults when it was never resolved (a default-constructed
+    /// OptionValues, as in `EncoderSpec{}`), so an item built without options gets its defaults.
+    OptionValues orDefaults(const OptionSchema& schema, const std::string& owner) const
+    {
+        return m_specs.empty() && !schema.empty() ? resolve(schema, {}, owner) : *this;
+    }
+
     std::int64_t integer(const std::string& name) const
     {
         std::int64_t v = 0;
@@ -207,6 +225,20 @@ public:
         return v;
     }
     bool flag(const std::string& name) const { return value(name, OptionType::Flag) == "true"; }
+    std::vector<std::int64_t> integers(const std::string& name) const
+    {
+        std::vector<std::int64_t> out;
+        const std::string& text = value(name, OptionType::IntegerList);
+        std::size_t start = 0;
+        while (start < text.size()) {
+            const std::size_t comma = std::min(text.find(',', start), text.size());
+            std::int64_t v = 0;
+            detail::parseInteger(text.substr(start, comma - start), v);
+            out.push_back(v);
+            start = comma + 1;
+        }
+        return out;
+    }
     /// Text and Choice options.
     const std::string& text(const std::string& name) const
     {
@@ -263,6 +295,26 @@ private:
         case OptionType::Text:
             canonical = text;
             return true;
+        case OptionType::IntegerList: {
+            canonical.clear();
+            std::size_t start = 0;
+            while (start < text.size() || (start == text.size() && !text.empty() && text.back() == ',')) {
+                const std::size_t comma = std::min(text.find(',', start), text.size());
+                std::int64_t v = 0;
+                if (!detail::parseInteger(text.substr(start, comma - start), v)) {
+                    error = "not a comma-separated list of whole numbers";
+                    return false;
+                }
+                if (static_cast<double>(v) < o.min || static_cast<double>(v) > o.max) {
+                    error = std::to_string(v) + " is outside [" + detail::formatBound(o, o.min) + ", " +
+                            detail::formatBound(o, o.max) + "]";
+                    return false;
+                }
+                canonical += (canonical.empty() ? "" : ",") + std::to_string(v);
+                start = comma + 1;
+            }
+            return true;
+        }
         case OptionType::Choice:
             for (const std::string& c : o.choices)
                 if (c == text) {
