@@ -9,6 +9,7 @@
 #include "core/eval/Knn.h"
 #include "core/train/BatchTransport.h"
 #include "core/train/RunPlan.h"
+#include "core/train/ModelHandle.h"
 #include "core/train/SnapshotSubset.h"
 
 #include <setscope/sdk/Errors.h>
@@ -303,6 +304,15 @@ std::string TrainingJob::bestCheckpoint() const
     std::lock_guard lock(m_mutex);
     return m_bestCheckpoint;
 }
+
+struct ModelHandle::Impl {
+    std::shared_ptr<sdk::SetEncoder> encoder;
+    torch::Device device{torch::kCPU};
+    TrainerConfig config;
+    std::int64_t step = 0;
+    std::int64_t inputDim = 0;
+    std::string datasetHash;
+};
 
 namespace {
 
@@ -626,7 +636,39 @@ void TrainingJob::run()
         }
         return e;
     };
+    // A copy of the current weights as a Torch-free handle, for views and retrieval during the
+    // run. Building the copy must not draw from the default generator the run's dropout uses.
+    auto publishModel = [&](std::int64_t atStep) {
+        auto impl = std::make_unique<ModelHandle::Impl>();
+        {
+            std::lock_guard lock(initMutex());
+            auto gen = at::detail::getDefaultCPUGenerator();
+            const at::Tensor state = gen.get_state();
+            impl->encoder = plan.encoder->create(encoderSpec(m_registry, cfg, ds.dim()));
+            gen.set_state(state);
+        }
+        std::stringstream buf;
+        {
+            torch::serialize::OutputArchive out;
+            enc->save(out);
+            out.save_to(buf);
+        }
+        torch::serialize::InputArchive in;
+        in.load_from(buf, device);
+        impl->encoder->load(in);
+        impl->encoder->to(device);
+        impl->encoder->eval();
+        impl->device = device;
+        impl->config = cfg;
+        impl->step = atStep;
+        impl->inputDim = ds.dim();
+        impl->datasetHash = ds.contentHash();
+        auto handle = std::make_shared<const ModelHandle>(std::move(impl));
+        std::lock_guard lock(m_mutex);
+        m_model = std::move(handle);
+    };
     auto publishSnapshot = [&](std::int64_t atStep) {
+        publishModel(atStep);
         auto s = std::make_shared<job::EmbeddingSnapshot>();
         s->step = atStep;
         s->epoch = static_cast<int>(epochOf(atStep));
@@ -853,27 +895,94 @@ void TrainingJob::run()
         std::lock_guard lock(m_mutex);
         m_bestCheckpoint = bestCheckpoint;
     }
+    publishModel(step);
     reportMessage("finished after " + std::to_string(step) + " steps");
+}
+
+std::shared_ptr<const ModelHandle> TrainingJob::currentModel() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_model;
+}
+
+
+ModelHandle::ModelHandle(std::unique_ptr<Impl> impl)
+    : m_impl(std::move(impl))
+{
+}
+ModelHandle::~ModelHandle() = default;
+
+int ModelHandle::dim() const { return static_cast<int>(m_impl->encoder->outputDim()); }
+std::int64_t ModelHandle::inputDim() const { return m_impl->inputDim; }
+const TrainerConfig& ModelHandle::config() const { return m_impl->config; }
+std::int64_t ModelHandle::step() const { return m_impl->step; }
+const std::string& ModelHandle::datasetHash() const { return m_impl->datasetHash; }
+
+std::shared_ptr<const ModelHandle> ModelHandle::fromCheckpoint(const std::string& path, const plugin::Registry& registry)
+{
+    auto ar = openArchive(path, torch::kCPU);
+    const CheckpointHeader h = readHeader(ar, path);
+    auto impl = std::make_unique<Impl>();
+    impl->device = torch::Device(resolveDevice(h.config.device == "auto" ? "auto" : "cpu"));
+    impl->encoder = registry.requireEncoder(h.config.model).create(encoderSpec(registry, h.config, h.inputDim));
+    torch::serialize::InputArchive m;
+    ar.read("model", m);
+    try {
+        impl->encoder->load(m);
+    } catch (const c10::Error& e) {
+        throw sdk::InputError(path, "", "the checkpoint's weights do not fit model " + h.config.model + ": " +
+                                            std::string(e.what_without_backtrace()));
+    }
+    impl->encoder->to(impl->device);
+    impl->encoder->eval();
+    impl->config = h.config;
+    impl->step = h.step;
+    impl->inputDim = h.inputDim;
+    impl->datasetHash = h.datasetHash;
+    return std::make_shared<const ModelHandle>(std::move(impl));
+}
+
+std::vector<float> ModelHandle::embed(std::span<const sdk::SetRef> sets) const
+{
+    std::lock_guard lock(m_mutex);
+    torch::NoGradGuard noGrad;
+    const std::int64_t dim = m_impl->encoder->outputDim();
+    std::vector<float> out(sets.size() * static_cast<std::size_t>(dim));
+    for (const sdk::SetRef& s : sets)
+        if (s.dim != m_impl->inputDim)
+            throw std::invalid_argument("the model expects " + std::to_string(m_impl->inputDim) + "-d elements, a set has " +
+                                        std::to_string(s.dim) + "-d");
+    constexpr std::size_t kBatch = 512;
+    for (std::size_t b0 = 0; b0 < sets.size(); b0 += kBatch) {
+        const std::size_t n = std::min(kBatch, sets.size() - b0);
+        const torch::Tensor e =
+            m_impl->encoder->forward(nn::collateSets(sets.subspan(b0, n), m_impl->inputDim, m_impl->device)).to(torch::kCPU).contiguous();
+        std::copy(e.data_ptr<float>(), e.data_ptr<float>() + e.numel(), out.begin() + static_cast<std::ptrdiff_t>(b0 * dim));
+    }
+    return out;
+}
+
+std::vector<float> ModelHandle::embed(const data::Dataset& ds, const std::vector<std::int64_t>& items,
+                                      job::JobControl* control) const
+{
+    if (ds.dim() != m_impl->inputDim)
+        throw std::invalid_argument("the model expects " + std::to_string(m_impl->inputDim) + "-d elements, dataset '" +
+                                    ds.name() + "' has " + std::to_string(ds.dim()) + "-d");
+    std::lock_guard lock(m_mutex);
+    return embedItems(*m_impl->encoder, ds, items.empty() ? allItems(ds) : items, m_impl->device, control);
 }
 
 Embeddings embedWithCheckpoint(const std::string& checkpoint, const data::Dataset& ds, const plugin::Registry& registry,
                                job::JobControl* control)
 {
-    auto ar = openArchive(checkpoint, torch::kCPU);
-    const CheckpointHeader h = readHeader(ar, checkpoint);
-    if (h.inputDim != ds.dim())
-        throw std::runtime_error("checkpoint " + checkpoint + " expects " + std::to_string(h.inputDim) +
+    const std::shared_ptr<const ModelHandle> model = ModelHandle::fromCheckpoint(checkpoint, registry);
+    if (model->inputDim() != ds.dim())
+        throw std::runtime_error("checkpoint " + checkpoint + " expects " + std::to_string(model->inputDim()) +
                                  "-d input, dataset '" + ds.name() + "' is " + std::to_string(ds.dim()) + "-d");
-    const torch::Device device(resolveDevice(h.config.device == "auto" ? "auto" : "cpu"));
-    std::shared_ptr<sdk::SetEncoder> enc = registry.requireEncoder(h.config.model).create(encoderSpec(registry, h.config, h.inputDim));
-    torch::serialize::InputArchive m;
-    ar.read("model", m);
-    enc->load(m);
-    enc->to(device);
     Embeddings e;
-    e.dim = static_cast<int>(enc->outputDim());
-    e.data = embedItems(*enc, ds, allItems(ds), device, control);
-    e.config = h.config.toJson().dump();
+    e.dim = model->dim();
+    e.data = model->embed(ds, {}, control);
+    e.config = model->config().toJson().dump();
     return e;
 }
 

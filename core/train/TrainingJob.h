@@ -21,6 +21,8 @@ class Registry;
 
 namespace setscope::train {
 
+class ModelHandle;
+
 /// Trains an encoder with a metric loss on a dataset's train split, on a worker thread
 /// (start()) or the caller's (runHere()). This header is Torch-free: the GUI includes it.
 ///
@@ -61,6 +63,9 @@ public:
     /// best.pt: the weights of the best validation epoch of the last stage ("" when the run
     /// has no validation split or no checkpoint folder).
     std::string bestCheckpoint() const;
+    /// The weights at the last snapshot (or the end of the run) as a Torch-free handle that
+    /// views and retrieval can embed sets with; null before the first snapshot.
+    std::shared_ptr<const ModelHandle> currentModel() const;
     /// Total steps this run will take (known after the job has started).
     std::int64_t totalSteps() const { return m_totalSteps.load(); }
 
@@ -79,6 +84,7 @@ private:
     std::vector<EpochMetrics> m_history;
     std::string m_lastCheckpoint;
     std::string m_bestCheckpoint;
+    std::shared_ptr<const ModelHandle> m_model;
     std::atomic<std::int64_t> m_totalSteps{0};
 };
 
