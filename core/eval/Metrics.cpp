@@ -8,6 +8,7 @@
 #include "core/ot/PointSet.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <random>
 #include <stdexcept>
