@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <stdexcept>
 
 namespace setscope::cli {
 
@@ -51,6 +52,14 @@ std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& l
     if (!ls || ls->labels[i] < 0)
         return "-";
     return ls->classNames[static_cast<std::size_t>(ls->labels[i])];
+}
+
+std::size_t checkItem(const data::Dataset& ds, std::int64_t i, const char* what)
+{
+    if (i < 0 || static_cast<std::size_t>(i) >= ds.size())
+        throw std::invalid_argument(std::string(what) + " " + std::to_string(i) + " is not an item of '" + ds.name() +
+                                    "' (0.." + std::to_string(ds.size() - 1) + ")");
+    return static_cast<std::size_t>(i);
 }
 
 } // namespace setscope::cli

@@ -28,4 +28,8 @@ std::string formatSeconds(double s);
 /// Item i's class name in label set `labelSet`, "-" when the set is missing or i is unlabelled.
 std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& labelSet);
 
+/// `i` as an item index of `ds`; throws std::invalid_argument ("--query 99 is not an item of
+/// 'brown' (0..499)") naming the option `what` otherwise.
+std::size_t checkItem(const data::Dataset& ds, std::int64_t i, const char* what);
+
 } // namespace setscope::cli

@@ -29,14 +29,6 @@ namespace {
 std::atomic<bool> g_stop{false};
 extern "C" void onInterrupt(int) { g_stop = true; }
 
-std::size_t checkItem(const data::Dataset& ds, std::int64_t i, const char* what)
-{
-    if (i < 0 || static_cast<std::size_t>(i) >= ds.size())
-        throw std::invalid_argument(std::string(what) + " " + std::to_string(i) + " is not an item of '" + ds.name() +
-                                    "' (0.." + std::to_string(ds.size() - 1) + ")");
-    return static_cast<std::size_t>(i);
-}
-
 /// What an element is, for printing flows: its word, or its coordinates.
 std::string describeElement(const data::Dataset& ds, std::size_t item, std::int32_t e)
 {

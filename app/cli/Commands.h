@@ -25,5 +25,6 @@ void addExportCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addProjectCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addOtCommands(CLI::App& app, ContextFn ctx, int& rc);
 void addAugmentCommand(CLI::App& app, ContextFn ctx, int& rc);
+void addRetrieveCommand(CLI::App& app, ContextFn ctx, int& rc);
 
 } // namespace setscope::cli

@@ -35,6 +35,7 @@ int main(int argc, char** argv)
     addProjectCommand(app, ctx, rc);
     addOtCommands(app, ctx, rc);
     addAugmentCommand(app, ctx, rc);
+    addRetrieveCommand(app, ctx, rc);
 
     try {
         app.parse(argc, argv);

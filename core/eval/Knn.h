@@ -51,9 +51,12 @@ KnnResult knnClassify(MatrixView reference, const std::vector<std::int32_t>& ref
                       const std::vector<std::int32_t>& queryLabels, int k = 10, bool queriesAreReference = false,
                       job::JobControl* control = nullptr);
 
-/// Recall@K in the deep-metric-learning sense: the fraction of labelled items for which
-/// at least one of the K nearest other items (the item itself excluded) shares its label.
-/// Unlabelled items (-1) are neither queries nor neighbours. Returns one value per K.
+/// Recall@K in the deep-metric-learning sense (recall-hit@K, seed 004): the fraction of
+/// labelled items for which at least one of the K nearest other items (the item itself
+/// excluded) shares its label. Unlabelled items (-1) are neither queries nor neighbours.
+/// Returns one value per K. Not the Recall@K of seed 000 Table II / seed 001 Table 9: that
+/// is recallClassAtK() in Recall.h, which also has recallHitAtK() (this score, under a name
+/// that says which) and precisionAtK().
 std::vector<double> recallAtK(MatrixView items, const std::vector<std::int32_t>& labels, const std::vector<int>& ks,
                               job::JobControl* control = nullptr);
 

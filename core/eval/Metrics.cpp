@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/eval/Metrics.h"
+
+#include "core/data/Dataset.h"
+#include "core/eval/Recall.h"
+#include "core/ot/Emd.h"
+#include "core/ot/PointSet.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+namespace setscope::eval {
+
+namespace {
+
+bool validName(const std::string& s)
+{
+    if (s.empty() || s.front() == '-' || s.back() == '-')
+        return false;
+    return std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+}
+
+std::string fmt(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+struct Rows {
+    std::vector<float> data;
+    std::vector<std::int32_t> labels;
+    MatrixView view;
+};
+
+Rows gather(const MetricInput& in, const std::vector<std::int64_t>& rows)
+{
+    Rows r;
+    r.data = gatherRows(in.embedding, rows);
+    r.labels.resize(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        r.labels[i] = (*in.labels)[static_cast<std::size_t>(rows[i])];
+    r.view = {r.data.data(), static_cast<std::int64_t>(rows.size()), in.embedding.cols};
+    return r;
+}
+
+void requireLabels(const MetricInput& in, const char* metric)
+{
+    if (!in.labels || static_cast<std::int64_t>(in.labels->size()) != in.embedding.rows)
+        throw std::invalid_argument(std::string("metric ") + metric + ": needs one label per embedding row");
+}
+
+std::string queriesWhat(const MetricInput& in)
+{
+    return in.leaveOneOut ? "all items, leave-one-out" : "within the test split";
+}
+
+std::vector<MetricValue> computeKnn(const MetricInput& in, const sdk::OptionValues& o)
+{
+    requireLabels(in, "knn-accuracy");
+    const int k = static_cast<int>(o.integer("k"));
+    const Rows ref = gather(in, in.references);
+    KnnResult r;
+    if (in.leaveOneOut) {
+        r = knnClassify(ref.view, ref.labels, ref.view, ref.labels, k, true, in.control);
+    } else {
+        const Rows q = gather(in, in.queries);
+        r = knnClassify(ref.view, ref.labels, q.view, q.labels, k, false, in.control);
+    }
+    return {{"knn-accuracy", r.accuracy,
+             "distance-weighted kNN, k=" + std::to_string(k) + ", " + in.protocol + ", " + std::to_string(r.evaluated) +
+                 " queries (seed 000 §VI-A)"}};
+}
+
+enum class RetrievalKind { Hit, Class, Precision };
+
+std::vector<MetricValue> computeRetrieval(const MetricInput& in, const sdk::OptionValues& o, RetrievalKind kind)
+{
+    const char* name = kind == RetrievalKind::Hit ? "recall-hit" : kind == RetrievalKind::Class ? "recall-class" : "precision";
+    requireLabels(in, name);
+    const std::vector<int> ks = parseKs(o.text("ks"));
+    const Rows q = gather(in, in.queries);
+    const RetrievalScores s = retrievalAtK(q.view, q.labels, ks, in.control);
+    std::vector<MetricValue> out;
+    for (std::size_t t = 0; t < ks.size(); ++t) {
+        const std::string K = std::to_string(ks[t]);
+        switch (kind) {
+        case RetrievalKind::Hit:
+            out.push_back({std::string(name) + "@" + K, s.recallHit[t],
+                           "share of queries with at least one same-class item among their " + K + " nearest, " +
+                               queriesWhat(in) + ", " + std::to_string(s.queries) + " queries (seed 004)"});
+            break;
+        case RetrievalKind::Class:
+            out.push_back({std::string(name) + "@" + K, s.recallClass[t],
+                           "share of the query's class among its " + K + " nearest, " + queriesWhat(in) + ", " +
+                               std::to_string(s.recallClassQueries) + " queries (seed 000 Table II, seed 001 Table 9)"});
+            break;
+        case RetrievalKind::Precision:
+            out.push_back({std::string(name) + "@" + K, s.precision[t],
+                           "share of the " + K + " nearest with the query's class, " + queriesWhat(in) + ", " +
+                               std::to_string(s.queries) + " queries"});
+            break;
+        }
+    }
+    return out;
+}
+
+void requireEmd(const MetricInput& in, const char* metric)
+{
+    if (!in.exactEmd)
+        throw std::invalid_argument(std::string("metric ") + metric + " needs exact EMD between items (none given)");
+}
+
+std::vector<MetricValue> computeEmdMse(const MetricInput& in, const sdk::OptionValues& o)
+{
+    requireEmd(in, "emd-mse");
+    EmdMseOptions mo;
+    mo.distance = parseEmbeddingDistance(o.text("distance"));
+    mo.maxPairs = o.integer("max-pairs");
+    mo.seed = static_cast<std::uint64_t>(o.integer("seed"));
+    mo.threads = in.threads;
+    const EmdMseResult r = emdApproximationMse(in.embedding, in.queries, in.exactEmd, mo, in.control);
+    return {{"emd-mse", r.mse,
+             "mean (EMD - " + std::string(mo.distance == EmbeddingDistance::SquaredEuclidean ? "||f_i - f_j||^2" : "||f_i - f_j||") +
+                 ")^2 over " + std::to_string(r.pairs) + (r.sampled ? " sampled" : "") + " pairs " + queriesWhat(in) +
+                 ", mean EMD " + fmt(r.meanEmd) + " (seed 001 Table 8)"}};
+}
+
+std::vector<MetricValue> computeKde(const MetricInput& in, const sdk::OptionValues& o)
+{
+    requireEmd(in, "kde-discrepancy");
+    KdeOptions ko;
+    ko.k = static_cast<int>(o.integer("k"));
+    ko.sigma = o.real("sigma");
+    ko.distance = parseEmbeddingDistance(o.text("distance"));
+    ko.neighbours = o.text("neighbours") == "exact" ? KdeNeighbours::Exact : KdeNeighbours::Embedding;
+    ko.threads = in.threads;
+    std::vector<std::int64_t> queries = in.queries;
+    const std::int64_t maxQueries = o.integer("max-queries");
+    const bool sampled = maxQueries > 0 && static_cast<std::int64_t>(queries.size()) > maxQueries;
+    if (sampled) {
+        std::mt19937_64 rng(static_cast<std::uint64_t>(o.integer("seed")));
+        std::shuffle(queries.begin(), queries.end(), rng);
+        queries.resize(static_cast<std::size_t>(maxQueries));
+        std::sort(queries.begin(), queries.end());
+    }
+    const KdeResult r = kdeDiscrepancy(in.embedding, queries, in.references, in.exactEmd, ko, in.control);
+    std::string doc = "mean |KDE_f - KDE_EMD| / KDE_EMD, Gaussian sigma=" + fmt(ko.sigma) + ", k=" + std::to_string(ko.k) +
+                      " " + (ko.neighbours == KdeNeighbours::Embedding ? "embedding" : "exact-EMD") + " neighbours, " +
+                      embeddingDistanceName(ko.distance) + ", " + std::to_string(r.queries) + (sampled ? " sampled" : "") +
+                      " queries, " + in.protocol + " (seed 001 §7.6, Table 8)";
+    if (r.skipped)
+        doc += "; " + std::to_string(r.skipped) + " queries left out (true density 0)";
+    return {{"kde-discrepancy", r.discrepancy, doc}};
+}
+
+sdk::OptionSpec ksOption()
+{
+    return sdk::OptionSpec::text("ks", "1,2,4,8", "comma-separated K values");
+}
+
+sdk::OptionSpec distanceOption()
+{
+    return sdk::OptionSpec::choice("distance", "squared-euclidean", {"squared-euclidean", "euclidean"},
+                                   "embedding distance that stands for EMD (Approx.EMD, seed 001 §7.1, fits the squared one)");
+}
+
+} // namespace
+
+std::vector<int> parseKs(const std::string& text)
+{
+    std::vector<int> out;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', pos), text.size());
+        const std::string part = text.substr(pos, comma - pos);
+        std::int64_t v = 0;
+        if (!sdk::detail::parseInteger(part, v) || v < 1 || v > 1000000)
+            throw std::invalid_argument("K values must be a comma-separated list of whole numbers from 1 to 1000000, "
+                                        "got '" + text + "'");
+        out.push_back(static_cast<int>(v));
+        pos = comma + 1;
+    }
+    return out;
+}
+
+void MetricRegistry::add(MetricDefinition d)
+{
+    if (!validName(d.name))
+        throw std::logic_error("metric name '" + d.name + "' must be lower case letters, digits and '-'");
+    if (find(d.name))
+        throw std::logic_error("metric '" + d.name + "' registered twice");
+    if (!d.compute)
+        throw std::logic_error("metric '" + d.name + "' has no compute function");
+    (void)sdk::OptionValues::resolve(d.options, {}, "metric " + d.name); // throws for a broken schema
+    m_definitions.push_back(std::move(d));
+}
+
+const MetricDefinition* MetricRegistry::find(const std::string& name) const
+{
+    for (const MetricDefinition& d : m_definitions)
+        if (d.name == name)
+            return &d;
+    return nullptr;
+}
+
+const MetricDefinition& MetricRegistry::require(const std::string& name) const
+{
+    if (const MetricDefinition* d = find(name))
+        return *d;
+    std::string known;
+    for (const MetricDefinition& d : m_definitions)
+        known += (known.empty() ? "" : ", ") + d.name;
+    throw std::invalid_argument("unknown metric '" + name + "' (known: " + known + ")");
+}
+
+std::vector<MetricValue> MetricRegistry::compute(const std::string& name, const MetricInput& input,
+                                                 const std::map<std::string, std::string>& options) const
+{
+    const MetricDefinition& d = require(name);
+    const sdk::OptionValues values = sdk::OptionValues::resolve(d.options, options, "metric " + name);
+    if (d.needsExactEmd && !input.exactEmd)
+        throw std::invalid_argument("metric " + name + " needs exact EMD between items (none given)");
+    return d.compute(input, values);
+}
+
+void registerBuiltinMetrics(MetricRegistry& r)
+{
+    r.add({"knn-accuracy", "distance-weighted kNN classification accuracy (seed 000 §VI-A)",
+           {sdk::OptionSpec::integer("k", 10, 1, 1000000, "neighbours that vote, with weight 1/distance")}, false,
+           computeKnn});
+    r.add({"recall-hit", "Recall@K as in deep metric learning: queries with at least one same-class item among their K "
+                         "nearest (seed 004)",
+           {ksOption()}, false, [](const MetricInput& in, const sdk::OptionValues& o) {
+               return computeRetrieval(in, o, RetrievalKind::Hit);
+           }});
+    r.add({"recall-class", "Recall@K of seed 000 Table II / seed 001 Table 9: the share of the query's class among its K "
+                           "nearest",
+           {ksOption()}, false, [](const MetricInput& in, const sdk::OptionValues& o) {
+               return computeRetrieval(in, o, RetrievalKind::Class);
+           }});
+    r.add({"precision", "Precision@K: the share of the K nearest that have the query's class", {ksOption()}, false,
+           [](const MetricInput& in, const sdk::OptionValues& o) { return computeRetrieval(in, o, RetrievalKind::Precision); }});
+    r.add({"emd-mse", "mean squared error of the embedding distance against exact EMD (seed 001 Table 8)",
+           {distanceOption(),
+            sdk::OptionSpec::integer("max-pairs", 10000, 0, 1e12, "sample this many pairs when there are more (0 = all)"),
+            sdk::OptionSpec::integer("seed", 1, 0, 9.0e15, "seed of the pair sample")},
+           true, computeEmdMse});
+    r.add({"kde-discrepancy", "relative error of a Gaussian kernel density estimate from the embedding's kNN against the "
+                              "one from exact EMD (seed 001 §7.6, Table 8)",
+           {sdk::OptionSpec::integer("k", 10, 1, 1000000, "neighbours of the estimate (seed 001: 10)"),
+            sdk::OptionSpec::real("sigma", 1.0, 1e-12, 1e12, "kernel width σ of G(x; σ) (seed 001: 1)"), distanceOption(),
+            sdk::OptionSpec::choice("neighbours", "embedding", {"embedding", "exact"},
+                                    "estimate from the embedding's k nearest, or from the exact-EMD k nearest "
+                                    "re-measured in the embedding"),
+            sdk::OptionSpec::integer("max-queries", 200, 0, 1e12,
+                                     "score this many queries drawn at random when there are more (0 = all)"),
+            sdk::OptionSpec::integer("seed", 1, 0, 9.0e15, "seed of the query sample")},
+           true, computeKde});
+}
+
+const MetricRegistry& builtinMetrics()
+{
+    static const MetricRegistry registry = [] {
+        MetricRegistry r;
+        registerBuiltinMetrics(r);
+        return r;
+    }();
+    return registry;
+}
+
+std::vector<MetricValue> evaluateMetrics(const data::Dataset& ds, const float* vectors, int dim,
+                                         const std::string& labelSet, const MetricRequest& request,
+                                         job::JobControl* control)
+{
+    const data::LabelSet& ls = ds.requireLabelSet(labelSet);
+    const MetricRegistry& registry = request.registry ? *request.registry : builtinMetrics();
+    for (const auto& [name, opts] : request.options)
+        (void)registry.require(name); // options for a metric that does not exist are a typo
+
+    MetricInput in;
+    in.embedding = {vectors, static_cast<std::int64_t>(ds.size()), dim};
+    in.labels = &ls.labels;
+    in.exactEmd = request.exactEmd;
+    in.threads = request.threads;
+    in.control = control;
+    const auto train = ds.indices(data::Split::Train);
+    const auto test = ds.indices(data::Split::Test);
+    if (!train.empty() && !test.empty()) {
+        in.protocol = "test-vs-train";
+        in.queries = test;
+        in.references = train;
+    } else {
+        in.protocol = "leave-one-out";
+        in.leaveOneOut = true;
+        in.queries.resize(ds.size());
+        std::iota(in.queries.begin(), in.queries.end(), 0);
+        in.references = in.queries;
+    }
+
+    std::vector<std::string> names = request.metrics;
+    if (names.empty())
+        for (const MetricDefinition& d : registry.all())
+            if (!d.needsExactEmd || in.exactEmd)
+                names.push_back(d.name);
+    std::vector<MetricValue> out;
+    for (const std::string& name : names) {
+        const auto it = request.options.find(name);
+        auto values = registry.compute(name, in, it == request.options.end() ? std::map<std::string, std::string>{} : it->second);
+        out.insert(out.end(), std::make_move_iterator(values.begin()), std::make_move_iterator(values.end()));
+    }
+    return out;
+}
+
+PairDistance exactEmdOf(const data::Dataset& ds)
+{
+    return [&ds](std::int64_t i, std::int64_t j) {
+        if (i < 0 || j < 0 || static_cast<std::size_t>(i) >= ds.size() || static_cast<std::size_t>(j) >= ds.size())
+            throw ot::OtError("item " + std::to_string(i < 0 || static_cast<std::size_t>(i) >= ds.size() ? i : j) +
+                              " is not an item of '" + ds.name() + "'");
+        return ot::emd(ot::pointSet(ds, static_cast<std::size_t>(i)), ot::pointSet(ds, static_cast<std::size_t>(j))).emd;
+    };
+}
+
+} // namespace setscope::eval
