@@ -4,28 +4,36 @@
 
 #include "core/data/Dataset.h"
 #include "core/plugin/Registry.h"
+#include "core/train/RunPlan.h"
 #include "core/train/TrainingJob.h"
 #include "gui/views/LossCurveWidget.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace setscope::gui {
 
 namespace {
+
+const char* const kCustom = ""; // the Method choice's data for "custom"
 
 QSpinBox* spin(const char* name, int lo, int hi, int value, const QString& tip)
 {
@@ -37,6 +45,36 @@ QSpinBox* spin(const char* name, int lo, int hi, int value, const QString& tip)
     return s;
 }
 
+QComboBox* combo(const char* name, const QString& tip)
+{
+    auto* c = new QComboBox;
+    c->setObjectName(QString::fromLatin1(name));
+    c->setToolTip(tip);
+    return c;
+}
+
+/// One entry per registered item, its description as the entry's tooltip.
+template <typename Infos>
+void addItems(QComboBox* c, const Infos& infos)
+{
+    for (const auto& info : infos) {
+        c->addItem(QString::fromStdString(info.name), QString::fromStdString(info.name));
+        c->setItemData(c->count() - 1, QString::fromStdString(info.description), Qt::ToolTipRole);
+    }
+}
+
+int clampToInt(double v)
+{
+    if (std::isnan(v))
+        return 0;
+    return static_cast<int>(std::clamp(v, static_cast<double>(INT_MIN), static_cast<double>(INT_MAX)));
+}
+
+std::string str(const QString& s) { return s.toStdString(); }
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+
+const QString kErrorStyle = QStringLiteral("QLineEdit { border: 1px solid #d0302f; }");
+
 } // namespace
 
 TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
@@ -46,73 +84,110 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     const train::TrainerConfig defaults;
     auto* layout = new QVBoxLayout(this);
 
-    auto* setup = new QGroupBox(tr("Run"));
-    m_form = setup;
-    auto* form = new QFormLayout(setup);
-    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-
-    m_model = new QComboBox;
-    m_model->setObjectName(QStringLiteral("modelCombo"));
-    for (const sdk::EncoderInfo& e : registry.encoders()) {
-        m_model->addItem(QString::fromStdString(e.name));
-        m_model->setItemData(m_model->count() - 1, QString::fromStdString(e.description), Qt::ToolTipRole);
-    }
-    m_loss = new QComboBox;
-    m_loss->setObjectName(QStringLiteral("lossCombo"));
-    for (const sdk::LossInfo& l : registry.losses()) {
-        m_loss->addItem(QString::fromStdString(l.name));
-        m_loss->setItemData(m_loss->count() - 1, QString::fromStdString(l.description), Qt::ToolTipRole);
-    }
-    m_labelSet = new QComboBox;
-    m_labelSet->setObjectName(QStringLiteral("labelSetCombo"));
-    m_labelSet->setToolTip(tr("The labels that decide which items are positives for the loss"));
-    m_device = new QComboBox;
-    m_device->setObjectName(QStringLiteral("deviceCombo"));
+    m_method = combo("methodCombo", tr("A training method of the papers (registered recipe), or custom: choose the "
+                                       "loss, augmentation and sampler yourself"));
+    m_method->addItem(tr("custom"), QString::fromLatin1(kCustom));
+    m_method->setItemData(0, tr("one stage with the loss, augmentation and sampler chosen below"), Qt::ToolTipRole);
+    addItems(m_method, registry.recipes());
+    m_model = combo("modelCombo", tr("The set encoder"));
+    addItems(m_model, registry.encoders());
+    m_loss = combo("lossCombo", tr("The loss of the custom stage"));
+    addItems(m_loss, registry.losses());
+    m_augmentation = combo("augmentationCombo", tr("The augmentation of the custom stage"));
+    m_augmentation->addItem(tr("none"), QString());
+    addItems(m_augmentation, registry.augmentations());
+    m_sampler = combo("samplerCombo", tr("How batches are drawn in the custom stage"));
+    m_sampler->addItem(tr("auto"), QString());
+    m_sampler->setItemData(0, tr("class-balanced when the loss reads labels, else random (with their default options)"),
+                           Qt::ToolTipRole);
+    addItems(m_sampler, registry.samplers());
+    m_optimizer = combo("optimizerCombo", tr("The optimizer"));
+    addItems(m_optimizer, registry.optimizers());
+    m_schedule = combo("scheduleCombo", tr("Learning rate within each stage: constant, or cosine down to 0 at the "
+                                           "stage's end"));
+    m_schedule->addItems({QStringLiteral("constant"), QStringLiteral("cosine")});
+    m_preset = combo("presetCombo", tr("paper: the papers' defaults (Adam lr 1e-5, β 0.9/0.999, ε 1e-7, batches of "
+                                       "64) below anything set here"));
+    m_preset->addItem(tr("none"), QString());
+    m_preset->addItem(QStringLiteral("paper"), QStringLiteral("paper"));
+    m_labelSet = combo("labelSetCombo", tr("The labels that supervise the supervised stages and score the run"));
+    m_labelFraction = new QDoubleSpinBox;
+    m_labelFraction->setObjectName(QStringLiteral("labelFractionSpin"));
+    m_labelFraction->setDecimals(3);
+    m_labelFraction->setRange(0.001, 1.0);
+    m_labelFraction->setSingleStep(0.01);
+    m_labelFraction->setToolTip(tr("Share of the training labels the supervised stages may use (stratified by class; "
+                                   "1 = all)"));
+    m_validationFraction = new QDoubleSpinBox;
+    m_validationFraction->setObjectName(QStringLiteral("validationFractionSpin"));
+    m_validationFraction->setDecimals(3);
+    m_validationFraction->setRange(-0.05, 0.85);
+    m_validationFraction->setSingleStep(0.05);
+    m_validationFraction->setSpecialValueText(tr("auto"));
+    m_validationFraction->setToolTip(tr("Share of the train split held out to pick the best weights by validation kNN "
+                                        "accuracy (auto: 0.1 with a method, 0 for custom)"));
+    m_external = new QLineEdit;
+    m_external->setObjectName(QStringLiteral("externalEdit"));
+    m_external->setPlaceholderText(tr("dataset name or path"));
+    m_external->setToolTip(tr("The dataset the external stages pre-train on (methods with an external stage, "
+                              "e.g. ext); a name such as fashion-mnist or a path"));
+    m_device = combo("deviceCombo", tr("auto: CUDA when this LibTorch has it and a GPU is visible, else CPU"));
     m_device->addItems({QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")});
-    m_device->setToolTip(tr("auto: CUDA when this LibTorch has it and a GPU is visible, else CPU"));
-
-    m_epochs = spin("epochsSpin", 1, 100000, defaults.epochs, tr("Passes over the train split"));
-    m_learningRate = new QDoubleSpinBox;
-    m_learningRate->setObjectName(QStringLiteral("learningRateSpin"));
-    m_learningRate->setDecimals(6);
-    m_learningRate->setRange(1e-6, 1.0);
-    m_learningRate->setSingleStep(1e-4);
-    m_learningRate->setValue(1e-3);
-    m_learningRate->setToolTip(tr("Adam learning rate"));
-    m_margin = new QDoubleSpinBox;
-    m_margin->setObjectName(QStringLiteral("marginSpin"));
-    m_margin->setDecimals(3);
-    m_margin->setRange(0.0, 100.0);
-    m_margin->setSingleStep(0.05);
-    m_margin->setToolTip(tr("Margin of the loss (set to the loss's default when the loss changes)"));
-    m_batchClasses = spin("batchClassesSpin", 1, 1000, 8, tr("Classes per batch"));
-    m_batchPerClass = spin("batchPerClassSpin", 2, 1000, 16, tr("Items per class in a batch"));
-    m_batchSize = new QLabel;
-    m_embeddingDim = spin("embeddingDimSpin", 2, 4096, defaults.embeddingDim, tr("Output dimension of the encoder"));
-    m_maxSteps = spin("maxStepsSpin", 0, 100000000, 0, tr("Stop after this many steps in total (0 = run all epochs)"));
+    m_epochs = spin("epochsSpin", 1, 1000000, defaults.epochs, tr("Passes over the train split (per stage, unless "
+                                                                  "the method sets a stage's epochs)"));
+    m_embeddingDim = spin("embeddingDimSpin", 1, 65536, defaults.embeddingDim, tr("Output dimension of the encoder"));
+    m_maxSteps = spin("maxStepsSpin", 0, INT_MAX, 0, tr("Stop after this many steps in total (0 = run all epochs)"));
     m_maxSteps->setSpecialValueText(tr("no limit"));
     m_snapshotEvery = spin("snapshotEverySpin", 0, 1000000, static_cast<int>(defaults.snapshotEvery),
                            tr("Training steps between map updates (0 = no map updates)"));
     m_snapshotEvery->setSpecialValueText(tr("never"));
 
-    auto* batchRow = new QHBoxLayout;
-    batchRow->addWidget(m_batchClasses);
-    batchRow->addWidget(new QLabel(QStringLiteral("×")));
-    batchRow->addWidget(m_batchPerClass);
-    batchRow->addWidget(m_batchSize);
+    // Everything that sets up a run scrolls; the plan, the buttons and the curve stay visible.
+    m_form = new QWidget;
+    auto* formColumn = new QVBoxLayout(m_form);
+    formColumn->setContentsMargins(0, 0, 0, 0);
+    auto* run = new QGroupBox(tr("Run"));
+    m_formLayout = new QFormLayout(run);
+    m_formLayout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_formLayout->addRow(tr("Method"), m_method);
+    m_formLayout->addRow(tr("Loss"), m_loss);
+    m_formLayout->addRow(tr("Augmentation"), m_augmentation);
+    m_formLayout->addRow(tr("Sampler"), m_sampler);
+    m_formLayout->addRow(tr("Model"), m_model);
+    m_formLayout->addRow(tr("Optimizer"), m_optimizer);
+    m_formLayout->addRow(tr("Schedule"), m_schedule);
+    m_formLayout->addRow(tr("Preset"), m_preset);
+    m_formLayout->addRow(tr("Labels"), m_labelSet);
+    m_formLayout->addRow(tr("Label fraction"), m_labelFraction);
+    m_formLayout->addRow(tr("Validation share"), m_validationFraction);
+    m_formLayout->addRow(tr("External dataset"), m_external);
+    m_formLayout->addRow(tr("Epochs"), m_epochs);
+    m_formLayout->addRow(tr("Stop after steps"), m_maxSteps);
+    m_formLayout->addRow(tr("Embedding dim"), m_embeddingDim);
+    m_formLayout->addRow(tr("Device"), m_device);
+    m_formLayout->addRow(tr("Map every (steps)"), m_snapshotEvery);
+    formColumn->addWidget(run);
+    m_groupsLayout = new QVBoxLayout;
+    formColumn->addLayout(m_groupsLayout);
+    formColumn->addStretch(1);
+    auto* scroll = new QScrollArea;
+    scroll->setObjectName(QStringLiteral("formScroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(m_form);
+    // The set-up (with its plan line and buttons) above, the loss curve below: a splitter,
+    // so either can be given the room.
+    auto* top = new QWidget;
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(scroll, 1);
 
-    form->addRow(tr("Model"), m_model);
-    form->addRow(tr("Loss"), m_loss);
-    form->addRow(tr("Labels"), m_labelSet);
-    form->addRow(tr("Epochs"), m_epochs);
-    form->addRow(tr("Learning rate"), m_learningRate);
-    form->addRow(tr("Margin"), m_margin);
-    form->addRow(tr("Batch"), batchRow);
-    form->addRow(tr("Embedding dim"), m_embeddingDim);
-    form->addRow(tr("Device"), m_device);
-    form->addRow(tr("Stop after steps"), m_maxSteps);
-    form->addRow(tr("Map every (steps)"), m_snapshotEvery);
-    layout->addWidget(setup);
+    m_plan = new QLabel;
+    m_plan->setObjectName(QStringLiteral("planLabel"));
+    m_plan->setWordWrap(true);
+    m_plan->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    topLayout->addWidget(m_plan);
 
     auto* buttons = new QHBoxLayout;
     m_start = new QPushButton(tr("Start"));
@@ -124,7 +199,7 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     buttons->addWidget(m_start);
     buttons->addWidget(m_pause);
     buttons->addWidget(m_cancel);
-    layout->addLayout(buttons);
+    topLayout->addLayout(buttons);
 
     m_progress = new QProgressBar;
     m_progress->setObjectName(QStringLiteral("progressBar"));
@@ -132,19 +207,30 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     m_progress->setValue(0);
     m_progress->setTextVisible(true);
     m_progress->setFormat(tr("idle"));
-    layout->addWidget(m_progress);
+    topLayout->addWidget(m_progress);
 
     m_curve = new LossCurveWidget;
     m_curve->setObjectName(QStringLiteral("lossCurve"));
-    layout->addWidget(m_curve, 1);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->setObjectName(QStringLiteral("trainingSplitter"));
+    split->setChildrenCollapsible(false);
+    split->addWidget(top);
+    split->addWidget(m_curve);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    layout->addWidget(split);
 
-    connect(m_loss, &QComboBox::currentTextChanged, this, &TrainingPanel::lossChanged);
-    auto batch = [this] {
-        m_batchSize->setText(tr("= %1").arg(m_batchClasses->value() * m_batchPerClass->value()));
-    };
-    connect(m_batchClasses, &QSpinBox::valueChanged, this, batch);
-    connect(m_batchPerClass, &QSpinBox::valueChanged, this, batch);
-    batch();
+    // A new selection brings other option groups; the preset changes the optimizer's and the
+    // sampler's defaults.
+    for (QComboBox* c : {m_method, m_model, m_loss, m_augmentation, m_sampler, m_optimizer, m_preset})
+        connect(c, &QComboBox::currentIndexChanged, this, &TrainingPanel::selectionChanged);
+    connect(m_schedule, &QComboBox::currentIndexChanged, this, &TrainingPanel::updatePlan);
+    for (QSpinBox* s : {m_epochs, m_maxSteps, m_embeddingDim, m_snapshotEvery})
+        connect(s, &QSpinBox::valueChanged, this, &TrainingPanel::updatePlan);
+    for (QDoubleSpinBox* s : {m_labelFraction, m_validationFraction})
+        connect(s, &QDoubleSpinBox::valueChanged, this, &TrainingPanel::updatePlan);
+    connect(m_external, &QLineEdit::textChanged, this, &TrainingPanel::updatePlan);
+
     connect(m_start, &QPushButton::clicked, this, &TrainingPanel::startRequested);
     connect(m_pause, &QPushButton::clicked, this, [this] {
         if (m_state == Session::TrainingState::Paused)
@@ -159,20 +245,376 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     updateEnabled();
 }
 
-namespace {
-/// The loss's declared default margin (0 when it has no margin option).
-double defaultMargin(const sdk::LossInfo& l)
-{
-    const sdk::OptionSpec* o = sdk::findOption(l.options, "margin");
-    return o ? std::strtod(o->defaultValue.c_str(), nullptr) : 0.0;
-}
-} // namespace
+// --- the generated option groups ---------------------------------------------------------
 
-void TrainingPanel::lossChanged()
+std::string TrainingPanel::recipeName() const { return str(m_method->currentData().toString()); }
+
+std::vector<std::pair<std::string, std::string>> TrainingPanel::selectedItems() const
 {
-    if (const sdk::LossInfo* l = m_registry.loss(m_loss->currentText().toStdString()))
-        m_margin->setValue(defaultMargin(*l));
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!isCustom())
+        out.emplace_back("recipe", recipeName());
+    out.emplace_back("model", str(m_model->currentText()));
+    if (isCustom()) {
+        out.emplace_back("loss", str(m_loss->currentText()));
+        out.emplace_back("augmentation", str(m_augmentation->currentData().toString()));
+        out.emplace_back("sampler", str(m_sampler->currentData().toString()));
+    }
+    out.emplace_back("optimizer", str(m_optimizer->currentText()));
+    std::erase_if(out, [](const auto& kv) { return kv.second.empty(); });
+    return out;
 }
+
+const sdk::OptionSchema* TrainingPanel::schemaOf(const std::string& kind, const std::string& item) const
+{
+    auto options = [](const auto* info) { return info ? &info->options : nullptr; };
+    if (kind == "recipe")
+        return options(m_registry.recipe(item));
+    if (kind == "model")
+        return options(m_registry.encoder(item));
+    if (kind == "loss")
+        return options(m_registry.loss(item));
+    if (kind == "augmentation")
+        return options(m_registry.augmentation(item));
+    if (kind == "sampler")
+        return options(m_registry.sampler(item));
+    if (kind == "optimizer")
+        return options(m_registry.optimizer(item));
+    return nullptr;
+}
+
+QString TrainingPanel::descriptionOf(const std::string& kind, const std::string& item) const
+{
+    auto description = [](const auto* info) { return info ? qstr(info->description) : QString(); };
+    if (kind == "recipe")
+        return description(m_registry.recipe(item));
+    if (kind == "model")
+        return description(m_registry.encoder(item));
+    if (kind == "loss")
+        return description(m_registry.loss(item));
+    if (kind == "augmentation")
+        return description(m_registry.augmentation(item));
+    if (kind == "sampler")
+        return description(m_registry.sampler(item));
+    if (kind == "optimizer")
+        return description(m_registry.optimizer(item));
+    return {};
+}
+
+TrainingPanel::OptionMap TrainingPanel::baselineOf(const std::string& kind, const std::string& item) const
+{
+    const sdk::OptionSchema* schema = schemaOf(kind, item);
+    if (!schema)
+        return {};
+    OptionMap out;
+    try {
+        out = sdk::OptionValues::resolve(*schema, {}, kind + " " + item).values();
+    } catch (const std::exception&) {
+        return {}; // a broken schema: planRun says so in the plan line
+    }
+    const std::string preset = str(m_preset->currentData().toString());
+    if (preset.empty() || (kind != "optimizer" && kind != "sampler"))
+        return out;
+    // The preset's values come from the planner itself, so the form shows what a run uses.
+    train::TrainerConfig t;
+    t.preset = preset;
+    try {
+        if (kind == "optimizer") {
+            t.optimizer = item;
+            t.model = str(m_model->currentText());
+            t.loss = m_registry.losses().empty() ? std::string() : m_registry.losses().front().name;
+            out = train::planRun(t, m_registry).optimizerOptions.values();
+        } else {
+            train::PlannedStage stage;
+            stage.stage.sampler = item;
+            out = train::resolveSamplerOptions(*m_registry.sampler(item), stage, t).values();
+        }
+    } catch (const std::exception&) {
+        // keep the schema's defaults
+    }
+    return out;
+}
+
+bool TrainingPanel::canonical(const sdk::OptionSpec& spec, const std::string& text, std::string& out, std::string& error)
+{
+    try {
+        out = sdk::OptionValues::resolve({spec}, {{spec.name, text}}, "").values().at(spec.name);
+        return true;
+    } catch (const std::exception& e) {
+        error = e.what();
+        if (error.rfind(": ", 0) == 0) // no owner given
+            error.erase(0, 2);
+        return false;
+    }
+}
+
+std::string TrainingPanel::editorText(const OptionEditor& e)
+{
+    switch (e.spec.type) {
+    case sdk::OptionType::Integer: {
+        const int v = static_cast<QSpinBox*>(e.widget)->value();
+        // A baseline beyond int's range shows clamped; it still counts as the baseline.
+        std::int64_t base = 0;
+        if (sdk::detail::parseInteger(e.baseline, base) && clampToInt(static_cast<double>(base)) == v)
+            return e.baseline;
+        return std::to_string(v);
+    }
+    case sdk::OptionType::Flag: return static_cast<QCheckBox*>(e.widget)->isChecked() ? "true" : "false";
+    case sdk::OptionType::Choice: return str(static_cast<QComboBox*>(e.widget)->currentText());
+    case sdk::OptionType::Real:
+    case sdk::OptionType::Text:
+    case sdk::OptionType::IntegerList: {
+        QString t = static_cast<QLineEdit*>(e.widget)->text();
+        if (e.spec.type == sdk::OptionType::IntegerList)
+            t.remove(QLatin1Char(' ')); // "512, 256" as typed
+        return str(e.spec.type == sdk::OptionType::Text ? t : t.trimmed());
+    }
+    }
+    return {};
+}
+
+void TrainingPanel::setEditorText(const OptionEditor& e, const std::string& text)
+{
+    switch (e.spec.type) {
+    case sdk::OptionType::Integer: {
+        std::int64_t v = 0;
+        if (sdk::detail::parseInteger(text, v))
+            static_cast<QSpinBox*>(e.widget)->setValue(clampToInt(static_cast<double>(v)));
+        return;
+    }
+    case sdk::OptionType::Flag: {
+        bool v = false;
+        if (sdk::detail::parseFlag(text, v))
+            static_cast<QCheckBox*>(e.widget)->setChecked(v);
+        return;
+    }
+    case sdk::OptionType::Choice: {
+        auto* c = static_cast<QComboBox*>(e.widget);
+        if (const int i = c->findText(qstr(text)); i >= 0)
+            c->setCurrentIndex(i);
+        return;
+    }
+    case sdk::OptionType::Real:
+    case sdk::OptionType::Text:
+    case sdk::OptionType::IntegerList: static_cast<QLineEdit*>(e.widget)->setText(qstr(text)); return;
+    }
+}
+
+QWidget* TrainingPanel::makeEditor(OptionEditor& e)
+{
+    const sdk::OptionSpec& o = e.spec;
+    QWidget* w = nullptr;
+    switch (o.type) {
+    case sdk::OptionType::Integer: {
+        auto* s = new QSpinBox;
+        s->setRange(clampToInt(std::ceil(o.min)), clampToInt(std::floor(o.max)));
+        connect(s, &QSpinBox::valueChanged, this, &TrainingPanel::updatePlan);
+        w = s;
+        break;
+    }
+    case sdk::OptionType::Flag: {
+        auto* c = new QCheckBox;
+        connect(c, &QCheckBox::toggled, this, &TrainingPanel::updatePlan);
+        w = c;
+        break;
+    }
+    case sdk::OptionType::Choice: {
+        auto* c = new QComboBox;
+        for (const std::string& choice : o.choices)
+            c->addItem(qstr(choice));
+        connect(c, &QComboBox::currentIndexChanged, this, &TrainingPanel::updatePlan);
+        w = c;
+        break;
+    }
+    case sdk::OptionType::Real:
+    case sdk::OptionType::Text:
+    case sdk::OptionType::IntegerList: {
+        // Real numbers are typed, not spun: 1e-5 and 1e6 in one field, and a value outside the
+        // range stays visible with the planner's message instead of being clamped away.
+        auto* l = new QLineEdit;
+        if (o.type == sdk::OptionType::IntegerList)
+            l->setPlaceholderText(tr("comma-separated, e.g. 512,256"));
+        if (o.type == sdk::OptionType::Real)
+            l->setPlaceholderText(qstr(o.defaultValue));
+        connect(l, &QLineEdit::textChanged, this, &TrainingPanel::updatePlan);
+        w = l;
+        break;
+    }
+    }
+    w->setObjectName(qstr("opt." + e.kind + "." + e.item + "." + o.name));
+    w->setToolTip(qstr(sdk::describeOption(o)));
+    e.widget = w;
+    return w;
+}
+
+void TrainingPanel::markEditor(const OptionEditor& e)
+{
+    auto* line = qobject_cast<QLineEdit*>(e.widget);
+    if (!line)
+        return; // spin boxes, check boxes and choices cannot hold an invalid value
+    std::string value, error;
+    const bool ok = canonical(e.spec, editorText(e), value, error);
+    line->setStyleSheet(ok ? QString() : kErrorStyle);
+    const QString tip = qstr(sdk::describeOption(e.spec));
+    line->setToolTip(ok ? tip : tip + QStringLiteral("\n\n") + qstr(error));
+}
+
+TrainingPanel::OptionMap TrainingPanel::givenOptions(const std::string& kind) const
+{
+    if (!isCustom() && recipeName() == m_keptRecipe) {
+        if (kind == "loss")
+            return m_keptLoss;
+        if (kind == "augmentation")
+            return m_keptAugmentation;
+        if (kind == "sampler")
+            return m_keptSampler;
+    }
+    OptionMap out;
+    for (const OptionEditor& e : m_editors)
+        if (std::string value; e.kind == kind && givenValue(e, value))
+            out[e.spec.name] = value;
+    return out;
+}
+
+bool TrainingPanel::givenValue(const OptionEditor& e, std::string& out)
+{
+    const std::string text = editorText(e);
+    std::string error;
+    if (!canonical(e.spec, text, out, error)) {
+        out = text; // as typed: planRun names the problem
+        return true;
+    }
+    return out != e.baseline;
+}
+
+void TrainingPanel::rebuildOptionGroups()
+{
+    for (QWidget* g : m_groups)
+        delete g;
+    m_groups.clear();
+    m_editors.clear();
+
+    for (const auto& [kind, item] : selectedItems()) {
+        const sdk::OptionSchema* schema = schemaOf(kind, item);
+        if (!schema)
+            continue;
+        const OptionMap baseline = baselineOf(kind, item);
+        const OptionMap& remembered = m_remembered[kind + "." + item];
+        QString title = qstr(kind) + QStringLiteral(": ") + qstr(item);
+        title[0] = title[0].toUpper();
+        auto* group = new QGroupBox(title);
+        group->setObjectName(qstr("group." + kind));
+        auto* form = new QFormLayout(group);
+        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+        auto* about = new QLabel(descriptionOf(kind, item));
+        about->setWordWrap(true);
+        about->setForegroundRole(QPalette::PlaceholderText);
+        form->addRow(about);
+        if (schema->empty())
+            form->addRow(new QLabel(tr("(no options)")));
+        for (const sdk::OptionSpec& o : *schema) {
+            OptionEditor e{kind, item, o, {}, nullptr};
+            const auto b = baseline.find(o.name);
+            e.baseline = b != baseline.end() ? b->second : o.defaultValue;
+            QWidget* w = makeEditor(e);
+            const auto r = remembered.find(o.name);
+            {
+                const QSignalBlocker block(w);
+                setEditorText(e, r != remembered.end() ? r->second : e.baseline);
+            }
+            auto* label = new QLabel(qstr(o.name));
+            label->setToolTip(w->toolTip());
+            label->setBuddy(w);
+            form->addRow(label, w);
+            m_editors.push_back(e);
+        }
+        m_groupsLayout->addWidget(group);
+        m_groups.push_back(group);
+    }
+    for (const OptionEditor& e : m_editors)
+        markEditor(e);
+}
+
+void TrainingPanel::selectionChanged()
+{
+    if (m_building)
+        return;
+    // Remember what was set for the items shown so far: choosing one again brings it back.
+    std::map<std::string, OptionMap> current;
+    for (const OptionEditor& e : m_editors)
+        current[e.kind + "." + e.item]; // an item left at its defaults forgets older values
+    for (const OptionEditor& e : m_editors)
+        if (std::string value; givenValue(e, value))
+            current[e.kind + "." + e.item][e.spec.name] = value;
+    for (auto& [key, values] : current)
+        m_remembered[key] = std::move(values);
+    if (recipeName() != m_keptRecipe) {
+        m_keptRecipe.clear();
+        m_keptLoss.clear();
+        m_keptAugmentation.clear();
+        m_keptSampler.clear();
+    }
+    updateCustomRows();
+    rebuildOptionGroups();
+    updatePlan();
+}
+
+void TrainingPanel::updateCustomRows()
+{
+    const bool custom = isCustom();
+    m_formLayout->setRowVisible(m_loss, custom);
+    m_formLayout->setRowVisible(m_augmentation, custom);
+    m_formLayout->setRowVisible(m_sampler, custom);
+}
+
+bool TrainingPanel::recipeNeedsExternal() const
+{
+    const sdk::RecipeInfo* r = m_registry.recipe(recipeName());
+    if (isCustom() || !r || !r->stages)
+        return false;
+    try {
+        for (const sdk::RecipeStage& s : r->stages(sdk::OptionValues::resolve(r->options, givenOptions("recipe"),
+                                                                              "recipe " + r->name)))
+            if (s.external)
+                return true;
+    } catch (const std::exception&) {
+        // invalid recipe options: the plan line shows why
+    }
+    return false;
+}
+
+void TrainingPanel::updatePlan()
+{
+    if (m_building)
+        return;
+    for (const OptionEditor& e : m_editors)
+        markEditor(e);
+    const bool external = recipeNeedsExternal();
+    m_external->setEnabled(external);
+    train::TrainerConfig c = config();
+    const bool missingExternal = external && c.externalDataset.empty();
+    if (missingExternal)
+        c.externalDataset = "?"; // report every other problem first
+    try {
+        const train::RunPlan plan = train::planRun(c, m_registry);
+        m_planOk = !missingExternal;
+        m_planText = missingExternal ? tr("%1 pre-trains on an external dataset: enter its name or path under "
+                                          "External dataset")
+                                           .arg(m_method->currentText())
+                                     : qstr(plan.describe());
+    } catch (const std::exception& e) {
+        m_planOk = false;
+        m_planText = QString::fromUtf8(e.what());
+    }
+    m_plan->setText(m_planOk ? tr("Plan: %1").arg(m_planText) : m_planText);
+    m_plan->setStyleSheet(m_planOk ? QString() : QStringLiteral("color: #d0302f;"));
+    m_plan->setToolTip(m_planOk ? QString() : tr("Start is disabled until this is fixed"));
+    updateEnabled();
+}
+
+QString TrainingPanel::planText() const { return m_planText; }
+
+// --- config --------------------------------------------------------------------------------
 
 void TrainingPanel::setCudaAvailable(bool available)
 {
@@ -189,22 +631,33 @@ void TrainingPanel::setCudaAvailable(bool available)
 
 train::TrainerConfig TrainingPanel::config() const
 {
-    train::TrainerConfig c;
-    c.model = m_model->currentText().toStdString();
-    c.loss = m_loss->currentText().toStdString();
+    train::TrainerConfig c = m_base;
+    c.recipe = recipeName();
+    c.recipeOptions = givenOptions("recipe");
+    c.model = str(m_model->currentText());
+    c.modelOptions = givenOptions("model");
+    c.loss = isCustom() ? str(m_loss->currentText()) : std::string();
+    c.augmentation = isCustom() ? str(m_augmentation->currentData().toString()) : std::string();
+    c.sampler = isCustom() ? str(m_sampler->currentData().toString()) : std::string();
+    c.lossOptions = givenOptions("loss");
+    c.augmentationOptions = givenOptions("augmentation");
+    c.samplerOptions = givenOptions("sampler");
+    c.optimizer = str(m_optimizer->currentText());
+    c.optimizerOptions = givenOptions("optimizer");
+    c.schedule = str(m_schedule->currentText());
+    c.preset = str(m_preset->currentData().toString());
     if (!m_labelSet->currentText().isEmpty())
-        c.labelSet = m_labelSet->currentText().toStdString();
+        c.labelSet = str(m_labelSet->currentText());
+    c.labelFraction = m_labelFraction->value();
+    c.validationFraction = m_validationFraction->value() < 0 ? -1.0 : m_validationFraction->value();
+    c.externalDataset = recipeNeedsExternal() ? str(m_external->text().trimmed()) : std::string();
     c.epochs = m_epochs->value();
-    c.optimizerOptions["lr"] = sdk::detail::formatReal(m_learningRate->value());
-    const sdk::LossInfo* l = m_registry.loss(c.loss);
-    // The loss's own default stays unset so a changed default in a newer loss applies.
-    if (l && sdk::findOption(l->options, "margin") && std::abs(m_margin->value() - defaultMargin(*l)) >= 1e-9)
-        c.lossOptions["margin"] = sdk::detail::formatReal(m_margin->value());
-    c.samplerOptions["classes"] = std::to_string(m_batchClasses->value());
-    c.samplerOptions["per-class"] = std::to_string(m_batchPerClass->value());
-    c.embeddingDim = m_embeddingDim->value();
-    c.device = m_device->currentText().toStdString();
     c.maxSteps = m_maxSteps->value();
+    c.embeddingDim = m_embeddingDim->value();
+    // "cuda:1" from setConfig() stays while the choice is still cuda.
+    const QString device = m_device->currentText();
+    if (QString::fromStdString(m_base.device).section(QLatin1Char(':'), 0, 0) != device)
+        c.device = str(device);
     c.snapshotEvery = m_snapshotEvery->value();
     c.snapshotItems = Session::kMapItems;
     return c;
@@ -212,46 +665,79 @@ train::TrainerConfig TrainingPanel::config() const
 
 void TrainingPanel::setConfig(const train::TrainerConfig& c)
 {
-    if (const int i = m_model->findText(QString::fromStdString(c.model)); i >= 0)
-        m_model->setCurrentIndex(i);
-    if (const int i = m_loss->findText(QString::fromStdString(c.loss)); i >= 0)
-        m_loss->setCurrentIndex(i);
-    lossChanged();
-    if (const auto it = c.lossOptions.find("margin"); it != c.lossOptions.end())
-        m_margin->setValue(std::strtod(it->second.c_str(), nullptr));
-    if (const int i = m_labelSet->findText(QString::fromStdString(c.labelSet)); i >= 0)
-        m_labelSet->setCurrentIndex(i);
-    m_epochs->setValue(c.epochs);
-    auto number = [](const std::map<std::string, std::string>& m, const char* key, double def) {
-        const auto it = m.find(key);
-        return it == m.end() ? def : std::strtod(it->second.c_str(), nullptr);
+    m_building = true;
+    m_base = c;
+    auto selectData = [](QComboBox* box, const std::string& value) {
+        if (const int i = box->findData(qstr(value)); i >= 0)
+            box->setCurrentIndex(i);
     };
-    m_learningRate->setValue(number(c.optimizerOptions, "lr", 1e-3));
-    m_batchClasses->setValue(static_cast<int>(number(c.samplerOptions, "classes", 8)));
-    m_batchPerClass->setValue(static_cast<int>(number(c.samplerOptions, "per-class", 16)));
+    auto selectText = [](QComboBox* box, const std::string& value) {
+        if (const int i = box->findText(qstr(value)); i >= 0)
+            box->setCurrentIndex(i);
+    };
+    selectData(m_method, c.recipe);
+    selectText(m_model, c.model);
+    selectText(m_loss, c.loss.empty() ? std::string("triplet") : c.loss); // "" is triplet (TrainerConfig)
+    selectData(m_augmentation, c.augmentation);
+    selectData(m_sampler, c.sampler);
+    selectText(m_optimizer, c.optimizer);
+    selectText(m_schedule, c.schedule);
+    selectData(m_preset, c.preset);
+    selectText(m_labelSet, c.labelSet);
+    m_labelFraction->setValue(c.labelFraction);
+    m_validationFraction->setValue(c.validationFraction < 0 ? m_validationFraction->minimum() : c.validationFraction);
+    if (!c.externalDataset.empty())
+        m_external->setText(qstr(c.externalDataset));
+    m_epochs->setValue(c.epochs);
+    m_maxSteps->setValue(static_cast<int>(std::clamp<std::int64_t>(c.maxSteps, 0, m_maxSteps->maximum())));
     m_embeddingDim->setValue(c.embeddingDim);
-    const QString device = QString::fromStdString(c.device).section(QLatin1Char(':'), 0, 0);
-    if (const int i = m_device->findText(device); i >= 0)
-        m_device->setCurrentIndex(i);
-    m_maxSteps->setValue(static_cast<int>(std::min<std::int64_t>(c.maxSteps, m_maxSteps->maximum())));
-    m_snapshotEvery->setValue(static_cast<int>(std::min<std::int64_t>(c.snapshotEvery, m_snapshotEvery->maximum())));
+    selectText(m_device, str(QString::fromStdString(c.device).section(QLatin1Char(':'), 0, 0)));
+    m_snapshotEvery->setValue(static_cast<int>(std::clamp<std::int64_t>(c.snapshotEvery, 0, m_snapshotEvery->maximum())));
+
+    m_remembered.clear();
+    m_keptRecipe.clear();
+    m_keptLoss.clear();
+    m_keptAugmentation.clear();
+    m_keptSampler.clear();
+    m_remembered["model." + str(m_model->currentText())] = c.modelOptions;
+    m_remembered["optimizer." + str(m_optimizer->currentText())] = c.optimizerOptions;
+    if (isCustom()) {
+        m_remembered["loss." + str(m_loss->currentText())] = c.lossOptions;
+        m_remembered["augmentation." + str(m_augmentation->currentData().toString())] = c.augmentationOptions;
+        m_remembered["sampler." + str(m_sampler->currentData().toString())] = c.samplerOptions;
+    } else {
+        m_remembered["recipe." + recipeName()] = c.recipeOptions;
+        m_keptRecipe = recipeName();
+        m_keptLoss = c.lossOptions;
+        m_keptAugmentation = c.augmentationOptions;
+        m_keptSampler = c.samplerOptions;
+    }
+    updateCustomRows();
+    rebuildOptionGroups();
+    m_building = false;
+    updatePlan();
 }
 
 void TrainingPanel::setDataset(const data::Dataset* dataset)
 {
     m_hasDataset = dataset != nullptr;
     const QString previous = m_labelSet->currentText();
-    m_labelSet->clear();
-    if (dataset)
-        for (const data::LabelSet& ls : dataset->labelSets())
-            m_labelSet->addItem(QString::fromStdString(ls.name));
-    int i = m_labelSet->findText(previous);
-    if (i < 0)
-        i = m_labelSet->findText(QStringLiteral("fine"));
-    m_labelSet->setCurrentIndex(std::max(0, i));
+    {
+        const QSignalBlocker block(m_labelSet);
+        m_labelSet->clear();
+        if (dataset)
+            for (const data::LabelSet& ls : dataset->labelSets())
+                m_labelSet->addItem(QString::fromStdString(ls.name));
+        int i = m_labelSet->findText(previous.isEmpty() ? qstr(m_base.labelSet) : previous);
+        if (i < 0)
+            i = m_labelSet->findText(QStringLiteral("fine"));
+        m_labelSet->setCurrentIndex(std::max(0, i));
+    }
     resetRun();
-    updateEnabled();
+    updatePlan();
 }
+
+// --- run state -------------------------------------------------------------------------------
 
 void TrainingPanel::setTrainingState(Session::TrainingState state)
 {
@@ -264,7 +750,8 @@ void TrainingPanel::updateEnabled()
 {
     using S = Session::TrainingState;
     const bool idle = m_state == S::Idle;
-    m_start->setEnabled(idle && m_hasDataset && m_model->count() > 0 && m_loss->count() > 0);
+    m_start->setEnabled(idle && m_hasDataset && m_planOk);
+    m_start->setToolTip(m_planOk ? QString() : m_planText);
     m_pause->setEnabled(m_state == S::Running || m_state == S::Paused);
     m_pause->setText(m_state == S::Paused ? tr("Resume") : tr("Pause"));
     m_cancel->setEnabled(m_state == S::Running || m_state == S::Paused);

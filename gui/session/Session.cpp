@@ -8,6 +8,7 @@
 #include "core/project/AttachJob.h"
 #include "core/project/ProjectStore.h"
 #include "core/project/RunRecorder.h"
+#include "core/train/RunPlan.h"
 #include "core/train/SnapshotSubset.h"
 #include "core/train/TrainingJob.h"
 #include "gui/bridge/QtProgressSink.h"
@@ -45,11 +46,12 @@ Session::~Session()
 {
     m_timer.stop();
     // Ask everyone to stop first, so the joins below overlap instead of adding up.
-    for (Slot* s : {&m_load, &m_attach, &m_training, &m_layoutJob, &m_baseline, &m_fetch})
+    for (Slot* s : {&m_load, &m_attach, &m_externalLoad, &m_training, &m_layoutJob, &m_baseline, &m_fetch})
         if (s->job)
             s->job->cancel();
     for (Slot& s : m_retired)
         s.job->cancel();
+    m_externalLoad.job.reset();
     m_training.job.reset();
     m_layoutJob.job.reset();
     m_baseline.job.reset();
@@ -232,6 +234,7 @@ void Session::setDataset(std::shared_ptr<const data::Dataset> dataset, const QSt
         ++m_loadGen;
         retire(m_load);
     }
+    retire(m_externalLoad);
     retire(m_training);
     retire(m_layoutJob);
     retire(m_baseline);
@@ -378,9 +381,78 @@ bool Session::startTraining(const train::TrainerConfig& config)
         cfg.checkpointDir = (QString::fromStdString(m_project->checkpointDir()) + QStringLiteral("/run-") +
                              QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-hhmmss-zzz")))
                                 .toStdString();
+    bool needsExternal = false;
+    try {
+        needsExternal = train::planRun(cfg, m_registry).needsExternal;
+    } catch (const std::exception& e) {
+        Q_EMIT error(tr("Cannot start training: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    if (!needsExternal)
+        return launchTraining(cfg, nullptr);
+    if (m_external && m_externalSpec == cfg.externalDataset)
+        return launchTraining(cfg, m_external);
+
+    // Opening a dataset reads files (and may train word vectors): a worker's job, like load().
+    retire(m_externalLoad);
+    retire(m_training);
+    const quint64 gen = ++m_trainingGen;
+    m_externalLoad.sink = std::make_unique<QtProgressSink>();
+    QtProgressSink* sink = m_externalLoad.sink.get();
+    const QString name = QString::fromStdString(cfg.externalDataset);
+    connect(sink, &QtProgressSink::messageReported, this, [this, gen](const QString& text) {
+        if (gen == m_trainingGen)
+            Q_EMIT message(text);
+    });
+    connect(sink, &QtProgressSink::progressReported, this, [this, gen, name](qint64 d, qint64 t, const QString& w) {
+        if (gen == m_trainingGen)
+            Q_EMIT trainingProgress(d, t, tr("opening %1: %2").arg(name, w));
+    });
+    connect(sink, &QtProgressSink::jobFinished, this, [this, gen, cfg](int status, const QString& detail) {
+        if (gen == m_trainingGen)
+            onExternalLoaded(status, detail, cfg);
+    });
+    m_externalLoad.job = std::make_unique<catalog::LoadJob>(cfg.externalDataset, m_registry);
+    m_externalLoad.job->start(sink);
+    Q_EMIT message(tr("Opening the external dataset %1…").arg(name));
+    Q_EMIT trainingProgress(0, 0, tr("opening %1").arg(name));
+    setTrainingState(TrainingState::Running);
+    updatePolling();
+    return true;
+}
+
+void Session::onExternalLoaded(int status, const QString& detail, const train::TrainerConfig& cfg)
+{
+    auto* job = static_cast<catalog::LoadJob*>(m_externalLoad.job.get());
+    std::shared_ptr<const data::Dataset> ds = job ? job->result() : nullptr;
+    retire(m_externalLoad);
+    const QString name = QString::fromStdString(cfg.externalDataset);
+    if (toStatus(status) == job::JobStatus::Cancelled || m_trainingState == TrainingState::Stopping) {
+        setTrainingState(TrainingState::Idle);
+        Q_EMIT message(tr("Training cancelled"));
+        Q_EMIT trainingFinished(static_cast<int>(job::JobStatus::Cancelled), QString());
+        return;
+    }
+    if (toStatus(status) != job::JobStatus::Finished || !ds) {
+        const QString why = tr("cannot open the external dataset %1: %2").arg(name, detail);
+        setTrainingState(TrainingState::Idle);
+        Q_EMIT error(tr("Training failed: %1").arg(why));
+        Q_EMIT trainingFinished(static_cast<int>(job::JobStatus::Failed), why);
+        return;
+    }
+    m_external = ds;
+    m_externalSpec = cfg.externalDataset;
+    if (!launchTraining(cfg, ds)) { // launchTraining() said why through error()
+        setTrainingState(TrainingState::Idle);
+        Q_EMIT trainingFinished(static_cast<int>(job::JobStatus::Failed), tr("the run could not start"));
+    }
+}
+
+bool Session::launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<const data::Dataset> external)
+{
     std::unique_ptr<train::TrainingJob> job;
     try {
-        job = std::make_unique<train::TrainingJob>(m_dataset, cfg, m_registry);
+        job = std::make_unique<train::TrainingJob>(m_dataset, cfg, m_registry, std::move(external));
     } catch (const std::exception& e) {
         Q_EMIT error(tr("Cannot start training: %1").arg(QString::fromUtf8(e.what())));
         return false;
@@ -432,6 +504,10 @@ bool Session::startTraining(const train::TrainerConfig& config)
 
 void Session::pauseTraining()
 {
+    if (m_trainingState == TrainingState::Running && m_externalLoad.job) {
+        Q_EMIT message(tr("The external dataset is still being opened; training has not started"));
+        return;
+    }
     if (m_trainingState != TrainingState::Running || !m_training.job)
         return;
     m_training.job->pause();
@@ -450,6 +526,12 @@ void Session::resumeTraining()
 
 void Session::cancelTraining()
 {
+    if (m_trainingState == TrainingState::Running && m_externalLoad.job) {
+        m_externalLoad.job->cancel(); // onExternalLoaded() ends the run
+        setTrainingState(TrainingState::Stopping);
+        Q_EMIT message(tr("Cancelling training…"));
+        return;
+    }
     if ((m_trainingState != TrainingState::Running && m_trainingState != TrainingState::Paused) || !m_training.job)
         return;
     m_training.job->cancel(); // also wakes a paused job

@@ -145,7 +145,11 @@ public Q_SLOTS:
     bool fetch(const QString& name);
     void cancelFetch();
     /// Starts training on the open dataset. False (and error()) when there is no dataset,
-    /// a run is active, or the configuration is invalid.
+    /// a run is active, or the configuration is invalid. When the run's recipe pre-trains on
+    /// config.externalDataset (train::RunPlan::needsExternal), that dataset is opened first
+    /// on a worker thread (the state is Running meanwhile, and Cancel stops the opening); if
+    /// it cannot be opened, error() and trainingFinished(Failed) report why. An external
+    /// dataset once opened is kept for later runs with the same name.
     bool startTraining(const setscope::train::TrainerConfig& config);
     void pauseTraining();
     void resumeTraining();
@@ -203,6 +207,9 @@ private:
     void onLoadFinished(int status, const QString& detail);
     void onAttachFinished(int status, const QString& detail);
     void onTrainingFinished(int status, const QString& detail);
+    /// Starts the training job; `external` is null unless the plan needs it.
+    bool launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<const data::Dataset> external);
+    void onExternalLoaded(int status, const QString& detail, const train::TrainerConfig& cfg);
     void onBaselineFinished(int status, const QString& detail);
 
     const plugin::Registry& m_registry;
@@ -224,10 +231,13 @@ private:
     Slot m_load;
     Slot m_attach;
     Slot m_training;
+    Slot m_externalLoad; ///< the external dataset of the run about to start (catalog::LoadJob)
     Slot m_layoutJob;
     Slot m_baseline;
     Slot m_fetch;
     QString m_fetchName;
+    std::shared_ptr<const data::Dataset> m_external; ///< the last external dataset opened
+    std::string m_externalSpec;                     ///< ... and the name or path it was opened by
     /// Jobs asked to stop whose threads may still run. A list: erasing one destroys it in
     /// place (job first), where a vector would move-assign the next slot over it.
     std::list<Slot> m_retired;

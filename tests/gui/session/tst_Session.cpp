@@ -219,6 +219,45 @@ private Q_SLOTS:
         QVERIFY(s.layoutUpdates() > before);
     }
 
+    // Recipe ext pre-trains on config.externalDataset: the session opens it on a worker
+    // first, then starts the run with it; a name that cannot be opened ends the run with a
+    // message that names it.
+    void externalDatasetIsOpenedBeforeTheRun()
+    {
+        Session s(m_registry);
+        s.setLayoutOptions(pcaOptions());
+        s.setDataset(synthetic("dim=3,points=20"), QStringLiteral("mem"));
+        train::TrainerConfig c = quickConfig();
+        c.recipe = "ext";
+        c.epochs = 1;
+        c.maxSteps = 4;
+        c.externalDataset = "synthetic:dim=3,points=20";
+        QSignalSpy finished(&s, &Session::trainingFinished);
+        QSignalSpy errors(&s, &Session::error);
+        QVERIFY(s.startTraining(c));
+        QCOMPARE(s.trainingState(), S::Running);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY2(finished.at(0).at(0).toInt() == static_cast<int>(job::JobStatus::Finished),
+                 qPrintable(finished.at(0).at(1).toString()));
+        QCOMPARE(errors.count(), 0);
+        QVERIFY(s.trainingJob());
+        QCOMPARE(s.trainingState(), S::Idle);
+
+        c.externalDataset = "/nonexistent/external.npy";
+        QVERIFY(s.startTraining(c));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
+        QCOMPARE(finished.at(1).at(0).toInt(), static_cast<int>(job::JobStatus::Failed));
+        QVERIFY2(finished.at(1).at(1).toString().contains(QStringLiteral("/nonexistent/external.npy")),
+                 qPrintable(finished.at(1).at(1).toString()));
+        QCOMPARE(errors.count(), 1);
+        QCOMPARE(s.trainingState(), S::Idle);
+
+        c.externalDataset.clear(); // planRun refuses it at once
+        QVERIFY(!s.startTraining(c));
+        QCOMPARE(errors.count(), 2);
+        QCOMPARE(s.trainingState(), S::Idle);
+    }
+
     // Pause parks the job once its step in flight has ended (JobControl::parked, set by the
     // job's thread), and cancel lets at most that step finish. Counted, not timed: the
     // seconds are measured in bench/jobs.
