@@ -7,6 +7,7 @@
 #include "core/nn/Collate.h"
 #include "core/plugin/Registry.h"
 #include "core/eval/Knn.h"
+#include "core/eval/Metrics.h"
 #include "core/train/BatchTransport.h"
 #include "core/train/RunPlan.h"
 #include "core/train/ModelHandle.h"
@@ -725,6 +726,12 @@ void TrainingJob::run()
             m.knnAccuracy = ev.knnAccuracy;
             m.recallK = ev.ks;
             m.recallAtK = ev.recallAtK;
+            // The papers' Recall@K (share of the query's class in its K nearest, seed 000 Table II,
+            // seed 001 Table 9) and precision@K as named values beside the "at least one" R@K.
+            eval::MetricRequest req;
+            req.metrics = {"recall-class", "precision"};
+            for (const eval::MetricValue& v : eval::evaluateMetrics(ds, all.data(), dim, cfg.labelSet, req, &control()))
+                m.extra.emplace_back(v.name, v.value);
             if (!validation.empty()) {
                 const double v = validationKnn(all, dim);
                 m.extra.emplace_back("validation_knn", v);
