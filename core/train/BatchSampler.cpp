@@ -58,6 +58,12 @@ std::vector<std::vector<std::int64_t>> BatchSampler::epochBatches(std::int64_t e
                 if (next[c] == pools[c].size()) {
                     std::shuffle(pools[c].begin(), pools[c].end(), rng);
                     next[c] = 0;
+                    // The class's t items already in this batch (its last t) go last, so the
+                    // batch holds no set twice (take <= the class's size leaves enough).
+                    const auto taken = batch.end() - static_cast<std::ptrdiff_t>(t);
+                    std::stable_partition(pools[c].begin(), pools[c].end(), [&](std::int64_t i) {
+                        return std::find(taken, batch.end(), i) == batch.end();
+                    });
                 }
                 batch.push_back(pools[c][next[c]++]);
             }

@@ -4,6 +4,7 @@
 
 #include "core/plugin/Registry.h"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -38,8 +39,10 @@ void checkDeclared(const std::map<std::string, std::string>& given, const std::v
             found = found || sdk::findOption(*s, k);
         if (!found) {
             std::string list;
-            for (const std::string& o : owners)
-                list += (list.empty() ? "" : ", ") + o;
+            for (std::size_t i = 0; i < owners.size(); ++i)
+                if (std::find(owners.begin(), owners.begin() + static_cast<std::ptrdiff_t>(i), owners[i]) ==
+                    owners.begin() + static_cast<std::ptrdiff_t>(i)) // two stages may share an item
+                    list += (list.empty() ? "" : ", ") + owners[i];
             throw std::invalid_argument(std::string(kind) + " option '" + k + "' is not an option of " +
                                         (list.empty() ? std::string("any ") + kind + " of this run" : list));
         }
@@ -74,8 +77,11 @@ RunPlan planRun(const TrainerConfig& cfg, const plugin::Registry& registry)
     plan.optimizer = &registry.requireOptimizer(cfg.optimizer);
     plan.optimizerOptions = sdk::OptionValues::resolve(
         plan.optimizer->options,
-        layered(cfg.preset == "paper" ? kPaperOptimizer : std::map<std::string, std::string>{}, cfg.optimizerOptions,
-                plan.optimizer->options, /*onlyDeclared=*/false),
+        // The preset sets what the optimizer declares (SGD has no betas); what the user gives
+        // is checked in full.
+        layered(layered({}, cfg.preset == "paper" ? kPaperOptimizer : std::map<std::string, std::string>{},
+                        plan.optimizer->options, /*onlyDeclared=*/true),
+                cfg.optimizerOptions, plan.optimizer->options, /*onlyDeclared=*/false),
         "optimizer " + cfg.optimizer);
     plan.validationFraction = cfg.effectiveValidationFraction();
 
@@ -121,9 +127,12 @@ RunPlan planRun(const TrainerConfig& cfg, const plugin::Registry& registry)
             samplerSchemas.push_back(&p.sampler->options);
             samplerNames.push_back("sampler " + s.sampler);
         }
+        // The recipe's own sampler options are checked strictly at resolve time; the user's go
+        // to a fixed sampler only when it declares them (another stage's sampler may).
         p.samplerGiven = s.samplerOptions;
         for (const auto& [k, v] : cfg.samplerOptions)
-            p.samplerGiven[k] = v;
+            if (!p.sampler || sdk::findOption(p.sampler->options, k))
+                p.samplerGiven[k] = v;
         p.epochs = s.epochs > 0 ? s.epochs : cfg.epochs;
         plan.needsExternal = plan.needsExternal || s.external;
         plan.stages.push_back(std::move(p));

@@ -174,6 +174,23 @@ std::mutex& initMutex()
     return m;
 }
 
+/// The state of LibTorch's default CPU generator, which dropout draws from during the steps.
+/// A checkpoint stores it so that a run resumed mid-stage draws what the uninterrupted run
+/// drew (each stage start reseeds it). Callers hold initMutex() (other jobs seed it).
+torch::Tensor cpuGeneratorState()
+{
+    at::Generator g = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(g.mutex());
+    return g.get_state();
+}
+
+void setCpuGeneratorState(const torch::Tensor& state)
+{
+    at::Generator g = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(g.mutex());
+    g.set_state(state.cpu());
+}
+
 /// Sets the intra-op threads of the calling thread only. With LibTorch's OpenMP backend the
 /// count is the thread's OpenMP ICV, which at::set_num_threads() would also write into a
 /// process-wide default that every new thread (the next job, the layout job) starts from.
@@ -551,6 +568,11 @@ void TrainingJob::run()
                 if (resumeArchive->try_read("loss", l))
                     loss->load(l);
             }
+            torch::Tensor rng; // absent in checkpoints written before it was stored
+            if (resumeArchive->try_read("rng_cpu", rng, /*is_buffer=*/true)) {
+                std::lock_guard lock(initMutex());
+                setCpuGeneratorState(rng);
+            }
         }
         baseLr.clear();
         for (auto& g : opt->param_groups())
@@ -601,6 +623,10 @@ void TrainingJob::run()
         ar.write("model", m);
         ar.write("optimizer", o);
         ar.write("loss", l);
+        {
+            std::lock_guard lock(initMutex());
+            ar.write("rng_cpu", cpuGeneratorState(), /*is_buffer=*/true);
+        }
         const fs::path tmp = final.string() + ".partial";
         ar.save_to(tmp.string());
         fs::rename(tmp, final); // atomic on POSIX: a reader sees the old file set or the new one
