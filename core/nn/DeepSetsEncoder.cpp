@@ -47,10 +47,7 @@ torch::Tensor DeepSetsEncoderImpl::forward(const sdk::SetBatch& batch)
 
 bool DeepSetsEncoderImpl::resetHead()
 {
-    torch::NoGradGuard noGrad;
-    for (const auto& m : m_rho->modules(/*include_self=*/false))
-        if (auto* linear = m->as<torch::nn::Linear>())
-            linear->reset_parameters();
+    resetLinearLayers(*m_rho);
     return true;
 }
 

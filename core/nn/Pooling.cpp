@@ -18,6 +18,14 @@ torch::Tensor normalizeRows(const torch::Tensor& x)
     return torch::nn::functional::normalize(x, torch::nn::functional::NormalizeFuncOptions().p(2).dim(1).eps(1e-12));
 }
 
+void resetLinearLayers(torch::nn::Module& net)
+{
+    torch::NoGradGuard noGrad;
+    for (const auto& m : net.modules(/*include_self=*/false))
+        if (auto* linear = m->as<torch::nn::Linear>())
+            linear->reset_parameters();
+}
+
 std::int64_t appendReluLayers(torch::nn::Sequential& net, std::int64_t in, const std::vector<std::int64_t>& widths)
 {
     for (std::int64_t w : widths) {

@@ -22,6 +22,11 @@ torch::Tensor maskedSum(const torch::Tensor& values, const torch::Tensor& mask);
 /// the attention encoder's ρ).
 std::int64_t appendReluLayers(torch::nn::Sequential& net, std::int64_t in, const std::vector<std::int64_t>& widths);
 
+/// Fresh weights (LibTorch's default initialisation, from the default generator) for every
+/// Linear layer inside `net`: the "ρ re-initialised" of fine-tuning (seed 001 §5), shared by
+/// the encoders' resetHead().
+void resetLinearLayers(torch::nn::Module& net);
+
 /// The real-element mask of `batch` (true on real elements) as bool, all true when the batch has
 /// none. Checks that values are B x S x inputDim and the mask B x S; `encoder` ("deepsets")
 /// starts the message of the c10::Error thrown otherwise.

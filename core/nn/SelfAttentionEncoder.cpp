@@ -112,10 +112,7 @@ torch::Tensor SelfAttentionEncoderImpl::poolGrouped(const torch::Tensor& values,
 
 bool SelfAttentionEncoderImpl::resetHead()
 {
-    torch::NoGradGuard noGrad;
-    for (const auto& m : m_rho->modules(/*include_self=*/false))
-        if (auto* linear = m->as<torch::nn::Linear>())
-            linear->reset_parameters();
+    resetLinearLayers(*m_rho);
     return true;
 }
 
