@@ -18,6 +18,7 @@
 // Each side's time covers its batches (building the inputs included), not model creation.
 // Both sides run with this process's environment; on a machine shared with other work, run
 // with OMP_WAIT_POLICY=passive (see docs/BENCHMARKS.md, issue 9).
+#include "bench/BenchUtil.h"
 #include "core/nn/SelfAttentionEncoder.h"
 #include "core/nn/SizeBuckets.h"
 
@@ -41,6 +42,8 @@ namespace fs = std::filesystem;
 using namespace setscope;
 
 namespace {
+
+using bench::loadAverage;
 
 struct Args {
     std::string sizesFile;
@@ -67,14 +70,6 @@ std::string threadEnvironment()
         out += std::string(out.empty() ? "" : " ") + k + "=" + (v ? v : "(unset)");
     }
     return out;
-}
-
-std::string loadAverage()
-{
-    std::ifstream f("/proc/loadavg");
-    std::string a, b, c;
-    f >> a >> b >> c;
-    return a + " " + b + " " + c;
 }
 
 /// The reference script: next to the source tree as ../shared/bench/ (the main checkout) or

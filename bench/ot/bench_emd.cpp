@@ -26,6 +26,7 @@
 // WORKLOAD_DIR holds vocab.npy (V x D float32 word vectors), docs.json ([{"words": [...],
 // "weights": [...]}], weights normalised in double) and pairs.json ([[i, j], ...]).
 
+#include "bench/BenchUtil.h"
 #include "Builtin.h"
 #include "core/data/Dataset.h"
 #include "core/catalog/DatasetCatalog.h"
@@ -49,13 +50,15 @@
 #include <numeric>
 #include <random>
 
-#include <time.h>
 #include <unistd.h>
 
 using namespace setscope;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+using bench::loadAverage;
+using bench::processCpuSeconds;
 
 struct Workload {
     int dim = 0;
@@ -264,21 +267,6 @@ int runSizes(const std::string& out, int repeat, bool withControl)
     }
     std::ofstream(out) << rows.dump(2);
     return 0;
-}
-
-double processCpuSeconds()
-{
-    timespec ts{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-std::string loadAverage()
-{
-    std::ifstream f("/proc/loadavg");
-    std::string one, five, fifteen;
-    f >> one >> five >> fifteen;
-    return one + " " + five + " " + fifteen;
 }
 
 struct KnnArgs {

@@ -23,6 +23,7 @@
 // CPU time / wall time) and the load average, and checks that every exact run returns the
 // same neighbours. Writes everything to OUT.json.
 
+#include "bench/BenchUtil.h"
 #include "Builtin.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/data/Dataset.h"
@@ -45,27 +46,13 @@
 #include <sstream>
 #include <thread>
 
-#include <time.h>
-
 using namespace setscope;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double processCpuSeconds()
-{
-    timespec ts{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-std::string loadAverage()
-{
-    std::ifstream f("/proc/loadavg");
-    std::string one, five, fifteen;
-    f >> one >> five >> fifteen;
-    return one + " " + five + " " + fifteen;
-}
+using bench::loadAverage;
+using bench::processCpuSeconds;
 
 /// Wall seconds, cores obtained (CPU / wall) and the load average before and after.
 struct Timing {
