@@ -10,6 +10,7 @@
 
 #include <QtTest>
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -52,6 +53,28 @@ inline Matrix matrixOf(const torch::Tensor& t)
         for (std::size_t j = 0; j < m[i].size(); ++j)
             m[i][j] = p[i * m[i].size() + j];
     return m;
+}
+
+/// Semi-hard choice by the definition (the reference the mining is checked against), over the
+/// columns with cand[n]: the closest with d > dPos (ties: lowest index), else the farthest
+/// (ties: lowest index), else -1.
+inline std::int64_t bruteSemiHard(const std::vector<double>& d, double dPos, const std::vector<bool>& cand)
+{
+    std::int64_t best = -1, far = -1;
+    double bestD = std::numeric_limits<double>::infinity(), farD = -std::numeric_limits<double>::infinity();
+    for (std::size_t n = 0; n < d.size(); ++n) {
+        if (!cand[n])
+            continue;
+        if (d[n] > dPos && d[n] < bestD) {
+            bestD = d[n];
+            best = std::int64_t(n);
+        }
+        if (far < 0 || d[n] > farD) {
+            farD = d[n];
+            far = std::int64_t(n);
+        }
+    }
+    return best >= 0 ? best : far;
 }
 
 inline double sqDist(const std::vector<double>& x, const std::vector<double>& y)

@@ -4,6 +4,8 @@
 #include "core/losses/Mining.h"
 #include "core/losses/TripletLoss.h"
 
+#include "LossTestUtil.h"
+
 #include <torch/torch.h>
 
 #include <QtTest>
@@ -64,27 +66,6 @@ std::vector<std::int64_t> vecOf(const torch::Tensor& t)
 {
     const torch::Tensor c = t.to(torch::kCPU, torch::kInt64).contiguous();
     return {c.data_ptr<std::int64_t>(), c.data_ptr<std::int64_t>() + c.numel()};
-}
-
-/// Semi-hard choice by the definition, over the columns with cand[n]: the closest with
-/// d > dPos (ties: lowest index), else the farthest (ties: lowest index), else -1.
-std::int64_t bruteSemiHard(const std::vector<double>& d, double dPos, const std::vector<bool>& cand)
-{
-    std::int64_t best = -1, far = -1;
-    double bestD = std::numeric_limits<double>::infinity(), farD = -std::numeric_limits<double>::infinity();
-    for (std::size_t n = 0; n < d.size(); ++n) {
-        if (!cand[n])
-            continue;
-        if (d[n] > dPos && d[n] < bestD) {
-            bestD = d[n];
-            best = std::int64_t(n);
-        }
-        if (far < 0 || d[n] > farD) {
-            farD = d[n];
-            far = std::int64_t(n);
-        }
-    }
-    return best >= 0 ? best : far;
 }
 
 } // namespace
@@ -325,7 +306,7 @@ void TestLosses::semiHardExplicitMatchesBruteForce()
                 c[std::size_t(k)] = cand[r][k].item<bool>();
                 anyOutside |= c[std::size_t(k)] && dm[std::size_t(r)][std::size_t(k)] > pos[r].item<double>();
             }
-            const std::int64_t want = bruteSemiHard(dm[std::size_t(r)], pos[r].item<double>(), c);
+            const std::int64_t want = losstest::bruteSemiHard(dm[std::size_t(r)], pos[r].item<double>(), c);
             fallbacks += want >= 0 && !anyOutside;
             semiHard += anyOutside;
             empty += want < 0;

@@ -20,27 +20,6 @@ using losstest::Matrix;
 
 namespace {
 
-/// Semi-hard choice by the definition, over the columns with cand[n]: the closest with
-/// d > dPos (ties: lowest index), else the farthest (ties: lowest index), else -1.
-std::int64_t bruteSemiHard(const std::vector<double>& d, double dPos, const std::vector<bool>& cand)
-{
-    std::int64_t best = -1, far = -1;
-    double bestD = std::numeric_limits<double>::infinity(), farD = -std::numeric_limits<double>::infinity();
-    for (std::size_t n = 0; n < d.size(); ++n) {
-        if (!cand[n])
-            continue;
-        if (d[n] > dPos && d[n] < bestD) {
-            bestD = d[n];
-            best = std::int64_t(n);
-        }
-        if (far < 0 || d[n] > farD) {
-            farD = d[n];
-            far = std::int64_t(n);
-        }
-    }
-    return best >= 0 ? best : far;
-}
-
 struct RefOptions {
     bool weighted = true;
     double margin = 0.1;
@@ -99,14 +78,14 @@ RefResult referenceLoss(const Matrix& e, const Matrix& aug, const Matrix& emd, c
             cand[n] = n != a && n != p;
         }
         const double dap = d[p];
-        const auto n = std::size_t(bruteSemiHard(d, dap, cand));
+        const auto n = std::size_t(losstest::bruteSemiHard(d, dap, cand));
         const double t1 = std::max(0.0, dap - weight(a, n) * d[n] + o.margin);
         sum += t1;
         r.active += t1 > 0;
         ++r.terms;
         if (o.augmented) {
             const double daa = losstest::sqDist(e[a], aug[a]);
-            const auto n2 = std::size_t(bruteSemiHard(d, daa, cand));
+            const auto n2 = std::size_t(losstest::bruteSemiHard(d, daa, cand));
             const double t2 = std::max(0.0, daa - weight(a, n2) * d[n2] + o.margin);
             sum += t2;
             r.active += t2 > 0;
