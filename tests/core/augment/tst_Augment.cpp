@@ -4,6 +4,7 @@
 // optimal flows the augmentations must follow come from an independent brute force here
 // (all assignments of small sets, with integer weights replicated into unit copies), never
 // from ot::emd, which the augmentations themselves call.
+#include "tests/core/SetFixture.h"
 #include "core/augment/PointDrop.h"
 #include "core/augment/PointMixup.h"
 #include "core/augment/PointSwap.h"
@@ -23,14 +24,7 @@ using augment::ChangeKind;
 
 namespace {
 
-/// A set the test owns.
-struct Set {
-    std::vector<float> p, w;
-    int d = 0;
-    std::int64_t n() const { return static_cast<std::int64_t>(w.size()); }
-    ot::PointSet view() const { return {p.data(), w.data(), n(), d}; }
-    const float* row(std::int64_t i) const { return p.data() + i * d; }
-};
+using testutil::Set;
 
 Set randomSet(std::mt19937& g, int n, int d, float weight = 1.0f, float shift = 0.0f)
 {

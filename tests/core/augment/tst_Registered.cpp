@@ -5,6 +5,7 @@
 // by pair on demand (brute force), or a flow the test imposes, so a test can tell whether an
 // augmentation follows the flow it is handed. Frequencies are checked against binomial
 // bounds (5 standard deviations), never against timings.
+#include "tests/core/SetFixture.h"
 #include "core/augment/Registered.h"
 
 #include "core/ot/Emd.h"
@@ -24,14 +25,8 @@ using augment::PointSwapAugmentation;
 
 namespace {
 
-struct Set {
-    std::vector<float> p, w;
-    int d = 0;
-    std::int64_t n() const { return static_cast<std::int64_t>(w.size()); }
-    ot::PointSet view() const { return {p.data(), w.data(), n(), d}; }
-    sdk::SetRef ref() const { return {p.data(), w.data(), n(), d}; }
-    const float* row(std::int64_t i) const { return p.data() + i * d; }
-};
+using testutil::Set;
+using testutil::refs;
 
 /// n points around `shift` in dimension d; weights 1 (uniform) or drawn in [0.2, 1].
 Set randomSet(std::mt19937& g, int n, int d, bool uniform, float shift = 0.0f)
@@ -55,14 +50,6 @@ std::vector<Set> randomBatch(std::uint32_t seed, int count, int n, int d, bool u
     for (int k = 0; k < count; ++k)
         b.push_back(randomSet(g, varySizes ? n + (k % 3) : n, d, uniform, float(k % 3) * 3.0f));
     return b;
-}
-
-std::vector<sdk::SetRef> refs(const std::vector<Set>& b)
-{
-    std::vector<sdk::SetRef> r;
-    for (const Set& s : b)
-        r.push_back(s.ref());
-    return r;
 }
 
 bool sameRow(const float* a, const float* b, int d) { return std::equal(a, a + d, b); }

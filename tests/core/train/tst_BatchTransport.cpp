@@ -3,6 +3,7 @@
 // ExactBatchTransport (core/train/BatchTransport.h): the B x B EMD matrix of a batch, its
 // nearest sets and flows, against ot::emd pair by pair (brute force); thread counts, the
 // pairwise cache, cancel (by counts and signals, never by timing) and error messages.
+#include "tests/core/SetFixture.h"
 #include "core/train/BatchTransport.h"
 
 #include "core/augment/Registered.h"
@@ -26,13 +27,8 @@ using train::ExactBatchTransport;
 
 namespace {
 
-struct Set {
-    std::vector<float> p, w;
-    int d = 0;
-    std::int64_t n() const { return static_cast<std::int64_t>(w.size()); }
-    ot::PointSet view() const { return {p.data(), w.data(), n(), d}; }
-    sdk::SetRef ref() const { return {p.data(), w.data(), n(), d}; }
-};
+using testutil::Set;
+using testutil::refs;
 
 /// `count` sets of 3..3+spread elements in 4 clusters, weights in [0.1, 1] (unequal masses).
 std::vector<Set> randomBatch(std::uint32_t seed, int count, int d, int minSize = 3, int spread = 9)
@@ -53,14 +49,6 @@ std::vector<Set> randomBatch(std::uint32_t seed, int count, int d, int minSize =
         b.push_back(std::move(s));
     }
     return b;
-}
-
-std::vector<sdk::SetRef> refs(const std::vector<Set>& b)
-{
-    std::vector<sdk::SetRef> r;
-    for (const Set& s : b)
-        r.push_back(s.ref());
-    return r;
 }
 
 std::shared_ptr<const data::Dataset> toDataset(const std::vector<Set>& b)
