@@ -31,6 +31,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <span>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -81,27 +82,34 @@ sdk::EncoderSpec encoderSpec(const plugin::Registry& registry, const TrainerConf
     return s;
 }
 
-/// Embeds `items` in batches (eval mode, no grad); returns items.size() x dim on the CPU.
-std::vector<float> embedItems(sdk::SetEncoder& enc, const data::Dataset& ds, const std::vector<std::int64_t>& items,
-                              const torch::Device& device, job::JobControl* control)
+/// Embeds `sets` (each `inputDim`-d) in batches (eval mode, no grad); returns sets.size() x dim
+/// on the CPU. `control` (may be null) is polled between batches.
+std::vector<float> embedSets(sdk::SetEncoder& enc, std::span<const sdk::SetRef> sets, std::int64_t inputDim,
+                             const torch::Device& device, job::JobControl* control)
 {
     torch::NoGradGuard noGrad;
     const bool wasTraining = enc.is_training();
     enc.eval();
     const std::int64_t dim = enc.outputDim();
-    std::vector<float> out(items.size() * static_cast<std::size_t>(dim));
+    std::vector<float> out(sets.size() * static_cast<std::size_t>(dim));
     constexpr std::size_t kBatch = 2048;
-    for (std::size_t b0 = 0; b0 < items.size(); b0 += kBatch) {
+    for (std::size_t b0 = 0; b0 < sets.size(); b0 += kBatch) {
         if (control)
             control->checkpoint();
-        const std::vector<std::int64_t> chunk(items.begin() + static_cast<std::ptrdiff_t>(b0),
-                                              items.begin() + static_cast<std::ptrdiff_t>(std::min(items.size(), b0 + kBatch)));
-        const torch::Tensor e = enc.forward(nn::collate(ds, chunk, device)).to(torch::kCPU).contiguous();
+        const std::size_t n = std::min(kBatch, sets.size() - b0);
+        const torch::Tensor e = enc.forward(nn::collateSets(sets.subspan(b0, n), inputDim, device)).to(torch::kCPU).contiguous();
         std::copy(e.data_ptr<float>(), e.data_ptr<float>() + e.numel(), out.begin() + static_cast<std::ptrdiff_t>(b0 * dim));
     }
     if (wasTraining)
         enc.train();
     return out;
+}
+
+/// The same for items of a dataset.
+std::vector<float> embedItems(sdk::SetEncoder& enc, const data::Dataset& ds, const std::vector<std::int64_t>& items,
+                              const torch::Device& device, job::JobControl* control)
+{
+    return embedSets(enc, nn::setRefs(ds, items), ds.dim(), device, control);
 }
 
 std::vector<std::int64_t> allItems(const data::Dataset& ds)
@@ -977,22 +985,12 @@ std::shared_ptr<const ModelHandle> ModelHandle::fromCheckpoint(const std::string
 
 std::vector<float> ModelHandle::embed(std::span<const sdk::SetRef> sets) const
 {
-    std::lock_guard lock(m_mutex);
-    torch::NoGradGuard noGrad;
-    const std::int64_t dim = m_impl->encoder->outputDim();
-    std::vector<float> out(sets.size() * static_cast<std::size_t>(dim));
     for (const sdk::SetRef& s : sets)
         if (s.dim != m_impl->inputDim)
             throw std::invalid_argument("the model expects " + std::to_string(m_impl->inputDim) + "-d elements, a set has " +
                                         std::to_string(s.dim) + "-d");
-    constexpr std::size_t kBatch = 512;
-    for (std::size_t b0 = 0; b0 < sets.size(); b0 += kBatch) {
-        const std::size_t n = std::min(kBatch, sets.size() - b0);
-        const torch::Tensor e =
-            m_impl->encoder->forward(nn::collateSets(sets.subspan(b0, n), m_impl->inputDim, m_impl->device)).to(torch::kCPU).contiguous();
-        std::copy(e.data_ptr<float>(), e.data_ptr<float>() + e.numel(), out.begin() + static_cast<std::ptrdiff_t>(b0 * dim));
-    }
-    return out;
+    std::lock_guard lock(m_mutex);
+    return embedSets(*m_impl->encoder, sets, m_impl->inputDim, m_impl->device, nullptr);
 }
 
 std::vector<float> ModelHandle::embed(const data::Dataset& ds, const std::vector<std::int64_t>& items,
