@@ -49,6 +49,26 @@ void checkDeclared(const std::map<std::string, std::string>& given, const std::v
     }
 }
 
+/// The stages `cfg` runs: its recipe's for `recipeOptions` (resolved against the recipe's
+/// schema), or one stage from cfg.loss / augmentation / sampler without a recipe.
+std::vector<sdk::RecipeStage> stagesOf(const TrainerConfig& cfg, const plugin::Registry& registry,
+                                       const sdk::OptionValues& recipeOptions)
+{
+    if (cfg.recipe.empty()) {
+        sdk::RecipeStage s;
+        s.name = "train";
+        s.loss = cfg.loss.empty() ? "triplet" : cfg.loss;
+        s.augmentation = cfg.augmentation;
+        s.sampler = cfg.sampler;
+        s.labels = sdk::StageLabels::Training; // read when the loss or the sampler asks for them
+        return {s};
+    }
+    std::vector<sdk::RecipeStage> stages = registry.requireRecipe(cfg.recipe).stages(recipeOptions);
+    if (stages.empty())
+        throw std::invalid_argument("recipe " + cfg.recipe + " has no stages");
+    return stages;
+}
+
 } // namespace
 
 std::string RunPlan::describe() const
@@ -85,24 +105,12 @@ RunPlan planRun(const TrainerConfig& cfg, const plugin::Registry& registry)
         "optimizer " + cfg.optimizer);
     plan.validationFraction = cfg.effectiveValidationFraction();
 
-    std::vector<sdk::RecipeStage> stages;
-    if (cfg.recipe.empty()) {
-        if (!cfg.recipeOptions.empty())
-            throw std::invalid_argument("recipe options given without a recipe");
-        sdk::RecipeStage s;
-        s.name = "train";
-        s.loss = cfg.loss.empty() ? "triplet" : cfg.loss;
-        s.augmentation = cfg.augmentation;
-        s.sampler = cfg.sampler;
-        s.labels = sdk::StageLabels::Training; // read when the loss or the sampler asks for them
-        stages.push_back(s);
-    } else {
-        const sdk::RecipeInfo& r = registry.requireRecipe(cfg.recipe);
-        plan.recipeOptions = sdk::OptionValues::resolve(r.options, cfg.recipeOptions, "recipe " + cfg.recipe);
-        stages = r.stages(plan.recipeOptions);
-        if (stages.empty())
-            throw std::invalid_argument("recipe " + cfg.recipe + " has no stages");
-    }
+    if (cfg.recipe.empty() && !cfg.recipeOptions.empty())
+        throw std::invalid_argument("recipe options given without a recipe");
+    if (!cfg.recipe.empty())
+        plan.recipeOptions = sdk::OptionValues::resolve(registry.requireRecipe(cfg.recipe).options, cfg.recipeOptions,
+                                                        "recipe " + cfg.recipe);
+    const std::vector<sdk::RecipeStage> stages = stagesOf(cfg, registry, plan.recipeOptions);
 
     std::vector<const sdk::OptionSchema*> lossSchemas, augSchemas, samplerSchemas;
     std::vector<std::string> lossNames, augNames, samplerNames;
@@ -178,7 +186,7 @@ void applyItemOptions(TrainerConfig& cfg, const std::map<std::string, std::strin
     std::vector<const sdk::OptionSchema*> recipe, model, loss, aug, sampler, optimizer;
     model.push_back(&registry.requireEncoder(cfg.model).options);
     optimizer.push_back(&registry.requireOptimizer(cfg.optimizer).options);
-    std::vector<sdk::RecipeStage> stages;
+    sdk::OptionValues recipeValues;
     if (!cfg.recipe.empty()) {
         const sdk::RecipeInfo& r = registry.requireRecipe(cfg.recipe);
         recipe.push_back(&r.options);
@@ -187,14 +195,9 @@ void applyItemOptions(TrainerConfig& cfg, const std::map<std::string, std::strin
         for (const auto& [k, v] : options)
             if (sdk::findOption(r.options, k))
                 recipeGiven[k] = v;
-        stages = r.stages(sdk::OptionValues::resolve(r.options, recipeGiven, "recipe " + cfg.recipe));
-    } else {
-        sdk::RecipeStage s;
-        s.loss = cfg.loss.empty() ? "triplet" : cfg.loss;
-        s.augmentation = cfg.augmentation;
-        s.sampler = cfg.sampler;
-        stages.push_back(s);
+        recipeValues = sdk::OptionValues::resolve(r.options, recipeGiven, "recipe " + cfg.recipe);
     }
+    const std::vector<sdk::RecipeStage> stages = stagesOf(cfg, registry, recipeValues);
     bool openSampler = false;
     for (const sdk::RecipeStage& s : stages) {
         loss.push_back(&registry.requireLoss(s.loss).options);
