@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 namespace setscope::cli {
@@ -108,20 +109,17 @@ void addPluginsCommand(CLI::App& app, ContextFn ctx, int& rc)
         for (const auto& l : c.registry.loaders())
             std::printf("  %-10s %s\n", l.name.c_str(), l.description.c_str());
         // Every kind with its declared options (the flags `train` accepts for them).
-        auto list = [](const char* title, const auto& infos) {
+        const std::vector<plugin::ItemRef> items = c.registry.trainingItems();
+        for (const auto& [kind, title] : plugin::kTrainingKinds) {
             std::printf("%s:\n", title);
-            for (const auto& i : infos) {
-                std::printf("  %-14s %s\n", i.name.c_str(), i.description.c_str());
-                for (const sdk::OptionSpec& o : i.options)
+            for (const plugin::ItemRef& i : items) {
+                if (std::strcmp(i.kind, kind) != 0)
+                    continue;
+                std::printf("  %-14s %s\n", i.name->c_str(), i.description->c_str());
+                for (const sdk::OptionSpec& o : *i.options)
                     std::printf("  %-14s   --%s\n", "", sdk::describeOption(o).c_str());
             }
-        };
-        list("recipes", c.registry.recipes());
-        list("models", c.registry.encoders());
-        list("losses", c.registry.losses());
-        list("augmentations", c.registry.augmentations());
-        list("samplers", c.registry.samplers());
-        list("optimizers", c.registry.optimizers());
+        }
         std::printf("devices: cpu%s\n", train::cudaAvailable() ? ", cuda" : " (no CUDA device visible)");
         rc = 0;
     });

@@ -61,20 +61,12 @@ namespace {
 std::map<std::string, std::string> itemOptionHelp(const plugin::Registry& r)
 {
     std::map<std::string, std::string> help;
-    auto scan = [&](const auto& infos, const char* kind) {
-        for (const auto& info : infos)
-            for (const sdk::OptionSpec& o : info.options) {
-                std::string& h = help[o.name];
-                h += (h.empty() ? "" : "; ") + std::string(kind) + " " + info.name + ": " + o.doc + " (" +
-                     sdk::optionTypeName(o.type) + ", default " + (o.defaultValue.empty() ? "\"\"" : o.defaultValue) + ")";
-            }
-    };
-    scan(r.recipes(), "recipe");
-    scan(r.encoders(), "model");
-    scan(r.losses(), "loss");
-    scan(r.augmentations(), "augmentation");
-    scan(r.samplers(), "sampler");
-    scan(r.optimizers(), "optimizer");
+    for (const plugin::ItemRef& item : r.trainingItems())
+        for (const sdk::OptionSpec& o : *item.options) {
+            std::string& h = help[o.name];
+            h += (h.empty() ? "" : "; ") + std::string(item.kind) + " " + *item.name + ": " + o.doc + " (" +
+                 sdk::optionTypeName(o.type) + ", default " + (o.defaultValue.empty() ? "\"\"" : o.defaultValue) + ")";
+        }
     return help;
 }
 

@@ -111,6 +111,22 @@ void Registry::addRecipe(sdk::RecipeInfo info)
     add(m_recipes, std::move(info), "recipe", f);
 }
 
+std::vector<ItemRef> Registry::trainingItems() const
+{
+    std::vector<ItemRef> out;
+    auto add = [&](const auto& infos, const char* kind) {
+        for (const auto& i : infos)
+            out.push_back({kind, &i.name, &i.description, &i.options});
+    };
+    add(m_recipes, "recipe");
+    add(m_encoders, "model");
+    add(m_losses, "loss");
+    add(m_augmentations, "augmentation");
+    add(m_samplers, "sampler");
+    add(m_optimizers, "optimizer");
+    return out;
+}
+
 const sdk::EncoderInfo* Registry::encoder(const std::string& name) const { return findByName(m_encoders, name); }
 const sdk::LossInfo* Registry::loss(const std::string& name) const { return findByName(m_losses, name); }
 const sdk::OptimizerInfo* Registry::optimizer(const std::string& name) const { return findByName(m_optimizers, name); }

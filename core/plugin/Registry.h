@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace setscope::plugin {
@@ -21,6 +22,19 @@ struct LoadedPlugin {
     std::string name;
     std::string version;
 };
+
+/// One registered item of a kind whose options `setscope-cli train` and the training panel take.
+struct ItemRef {
+    const char* kind;  ///< "recipe", "model", "loss", "augmentation", "sampler", "optimizer"
+    const std::string* name;
+    const std::string* description;
+    const sdk::OptionSchema* options;
+};
+
+/// Those kinds, in the order they are listed: {kind, plural title}.
+inline constexpr std::pair<const char*, const char*> kTrainingKinds[] = {
+    {"recipe", "recipes"},           {"model", "models"},       {"loss", "losses"},
+    {"augmentation", "augmentations"}, {"sampler", "samplers"}, {"optimizer", "optimizers"}};
 
 /// What plugins (built-in and external) register into: dataset loaders, encoders, losses.
 /// Fill it on the main thread at start-up; after that it is read-only and may be read from
@@ -43,6 +57,10 @@ public:
     const std::vector<sdk::AugmentationInfo>& augmentations() const { return m_augmentations; }
     const std::vector<sdk::SamplerInfo>& samplers() const { return m_samplers; }
     const std::vector<sdk::RecipeInfo>& recipes() const { return m_recipes; }
+
+    /// Every recipe, model, loss, augmentation, sampler and optimizer, in kTrainingKinds'
+    /// order, then in registration order. Valid while the registry is not changed.
+    std::vector<ItemRef> trainingItems() const;
 
     /// nullptr when unknown (a later registration of the same name wins).
     const sdk::EncoderInfo* encoder(const std::string& name) const;

@@ -234,17 +234,9 @@ void applyItemOptions(TrainerConfig& cfg, const std::map<std::string, std::strin
         put(optimizer, cfg.optimizerOptions);
         if (!used) {
             std::set<std::string> owners;
-            auto scan = [&](const auto& infos, const char* kind) {
-                for (const auto& info : infos)
-                    if (sdk::findOption(info.options, k))
-                        owners.insert(std::string(kind) + " " + info.name);
-            };
-            scan(registry.recipes(), "recipe");
-            scan(registry.encoders(), "model");
-            scan(registry.losses(), "loss");
-            scan(registry.augmentations(), "augmentation");
-            scan(registry.samplers(), "sampler");
-            scan(registry.optimizers(), "optimizer");
+            for (const plugin::ItemRef& item : registry.trainingItems())
+                if (sdk::findOption(*item.options, k))
+                    owners.insert(std::string(item.kind) + " " + *item.name);
             std::string list;
             for (const std::string& o : owners)
                 list += (list.empty() ? "" : ", ") + o;
