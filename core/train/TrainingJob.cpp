@@ -436,8 +436,10 @@ void TrainingJob::run()
             sdk::LossSpec probe;
             probe.options = st.plan->lossOptions;
             probe.embeddingDim = cfg.embeddingDim;
-            probe.numClasses = ls ? std::max(2, ls->numClasses()) : 2;
-            probe.datasetSize = static_cast<std::int64_t>(std::max<std::size_t>(2, st.dataset->size()));
+            // The smallest sizes every loss accepts: an instance-level loss (Exemplar) would
+            // otherwise allocate a classifier over the whole dataset just to answer needs().
+            probe.numClasses = 2;
+            probe.datasetSize = 2;
             lossReadsLabels = st.plan->loss->create(probe)->needs().labels;
         }
         if (lossReadsLabels && !labelStage)

@@ -90,6 +90,8 @@ struct LossSpec {
 /// in checkpoints.
 class MetricLoss : public torch::nn::Module {
 public:
+    /// Depends on the options only (not on LossSpec's sizes): the host may ask an instance
+    /// built with the smallest sizes.
     virtual LossNeeds needs() const = 0;
     virtual LossOutput forward(const LossContext& context) = 0;
 };
