@@ -7,6 +7,7 @@
 #include "core/data/Dataset.h"
 #include "core/data/Transform.h"
 #include "core/data/VectorLoaders.h"
+#include "core/eval/Knn.h"
 #include "core/ot/Chamfer.h"
 #include "core/ot/CostMatrix.h"
 #include "core/ot/Emd.h"
@@ -181,7 +182,7 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
                                                   "queries also the distance-weighted kNN accuracy (the WMD-kNN "
                                                   "classifier)");
         struct Opt {
-            std::string dataset, candidates = "train", labelSet = "fine";
+            std::string dataset, candidates = "train", labelSet = "fine", distance = "emd";
             int k = 10;
             int threads = 0;
             bool bruteForce = false;
@@ -200,7 +201,14 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             ->capture_default_str()
             ->check(CLI::NonNegativeNumber);
         cmd->add_flag("--brute-force", o->bruteForce, "exact EMD to every candidate, no pruning (the reference)");
+        cmd->add_option("--distance", o->distance,
+                        "emd | chamfer (seed 001's CD-kNN baseline: weighted Chamfer distance, Euclidean ground "
+                        "distance, to every candidate)")
+            ->capture_default_str();
         cmd->callback([ctx, o, &rc] {
+            const ot::SetDistance distance = ot::parseSetDistance(o->distance);
+            const bool bruteForce = o->bruteForce || distance != ot::SetDistance::Emd;
+            const std::string distanceName = distance == ot::SetDistance::Emd ? "EMD" : "Chamfer";
             const auto ds = ctx().openDataset(o->dataset);
             std::vector<std::int64_t> cands = o->candidates == "all" ? std::vector<std::int64_t>() : ds->indices(data::Split::Train);
             if (o->candidates == "all" || cands.empty()) {
@@ -235,11 +243,12 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             const int threads = o->threads > 0 ? o->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
             ConsoleSink sink;
             ot::EmdKnnOptions options;
-            options.method = o->bruteForce ? ot::EmdKnnMethod::BruteForce : ot::EmdKnnMethod::Pruned;
+            options.method = bruteForce ? ot::EmdKnnMethod::BruteForce : ot::EmdKnnMethod::Pruned;
+            options.distance = distance;
             options.threads = threads;
             options.control = &control;
             options.progress = [&sink](const ot::EmdKnnProgress& p) {
-                sink.progress(p.candidatesDone, p.candidates, "EMD kNN candidates");
+                sink.progress(p.candidatesDone, p.candidates, "kNN candidates");
             };
             const auto t0 = std::chrono::steady_clock::now();
             try {
@@ -254,29 +263,22 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
                     total.prunedByRwmd += r.stats.prunedByRwmd;
                     total.speculativeSolves += r.stats.speculativeSolves;
                     if (queries.size() <= 5) {
-                        std::printf("query %lld (%s): %d nearest of %zu under EMD\n", static_cast<long long>(q),
-                                    labelOf(*ds, static_cast<std::size_t>(q), o->labelSet).c_str(), o->k, cands.size());
+                        std::printf("query %lld (%s): %d nearest of %zu under %s\n", static_cast<long long>(q),
+                                    labelOf(*ds, static_cast<std::size_t>(q), o->labelSet).c_str(), o->k, cands.size(),
+                                    distanceName.c_str());
                         for (const auto& nb : r.neighbours)
-                            std::printf("  %8lld  EMD %.6g  %s\n", static_cast<long long>(nb.item), nb.emd,
-                                        labelOf(*ds, static_cast<std::size_t>(nb.item), o->labelSet).c_str());
+                            std::printf("  %8lld  %s %.6g  %s\n", static_cast<long long>(nb.item), distanceName.c_str(),
+                                        nb.emd, labelOf(*ds, static_cast<std::size_t>(nb.item), o->labelSet).c_str());
                     }
                     if (ls && ls->labels[static_cast<std::size_t>(q)] >= 0) {
-                        // Distance-weighted vote (weight 1/EMD; a zero distance decides alone).
-                        std::map<std::int32_t, double> votes;
-                        const bool zero = std::any_of(r.neighbours.begin(), r.neighbours.end(),
-                                                      [](const ot::EmdNeighbour& n) { return n.emd <= 0; });
+                        // Distance-weighted vote (seed 000 §VI-A: weight 1/distance; zero distances decide alone).
+                        std::vector<std::int32_t> labels;
+                        std::vector<double> distances;
                         for (const auto& nb : r.neighbours) {
-                            const std::int32_t l = ls->labels[static_cast<std::size_t>(nb.item)];
-                            if (l >= 0)
-                                votes[l] += zero ? (nb.emd <= 0 ? 1.0 : 0.0) : 1.0 / nb.emd;
+                            labels.push_back(ls->labels[static_cast<std::size_t>(nb.item)]);
+                            distances.push_back(nb.emd);
                         }
-                        std::int32_t best = -1;
-                        double bw = -1;
-                        for (const auto& [l, wgt] : votes)
-                            if (wgt > bw) {
-                                bw = wgt;
-                                best = l;
-                            }
+                        const std::int32_t best = eval::weightedVote(labels, distances);
                         ++scored;
                         correct += best == ls->labels[static_cast<std::size_t>(q)];
                     }
@@ -303,9 +305,10 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             const std::string speculative = total.speculativeSolves > 0
                 ? " (+" + std::to_string(total.speculativeSolves) + " speculative)"
                 : std::string();
-            if (o->bruteForce)
-                std::printf("brute force: %lld candidates, %lld exact EMDs, %d thread%s, %s\n",
-                            static_cast<long long>(total.candidates), static_cast<long long>(total.exactSolves), threads,
+            if (bruteForce)
+                std::printf("brute force: %lld candidates, %lld %s, %d thread%s, %s\n",
+                            static_cast<long long>(total.candidates), static_cast<long long>(total.exactSolves),
+                            distance == ot::SetDistance::Emd ? "exact EMDs" : "Chamfer distances", threads,
                             threads == 1 ? "" : "s", formatSeconds(s).c_str());
             else
                 std::printf("pruning: %lld candidates, %lld exact EMDs (%.1f %%)%s, %lld skipped by WCD, %lld by RWMD, "
@@ -316,8 +319,9 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
                             static_cast<long long>(total.prunedByRwmd), threads, threads == 1 ? "" : "s",
                             formatSeconds(s).c_str());
             if (scored > 1)
-                std::printf("kNN accuracy (k=%d, distance-weighted, %lld queries): %.4f\n", o->k,
-                            static_cast<long long>(scored), static_cast<double>(correct) / static_cast<double>(scored));
+                std::printf("kNN accuracy (k=%d, distance-weighted, %s, %lld queries): %.4f\n", o->k,
+                            distanceName.c_str(), static_cast<long long>(scored),
+                            static_cast<double>(correct) / static_cast<double>(scored));
             rc = 0;
         });
     }

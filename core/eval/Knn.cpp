@@ -67,6 +67,33 @@ Neighbours nearestNeighbours(MatrixView base, MatrixView queries, int k, bool qu
     return out;
 }
 
+std::int32_t weightedVote(const std::vector<std::int32_t>& labels, const std::vector<double>& distances)
+{
+    if (labels.size() != distances.size())
+        throw std::invalid_argument("weightedVote: " + std::to_string(labels.size()) + " labels for " +
+                                    std::to_string(distances.size()) + " distances");
+    bool anyZero = false;
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        anyZero = anyZero || (labels[i] >= 0 && distances[i] <= 0.0);
+    std::map<std::int32_t, double> votes;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        if (labels[i] < 0)
+            continue;
+        if (anyZero)
+            votes[labels[i]] += distances[i] <= 0.0 ? 1.0 : 0.0;
+        else
+            votes[labels[i]] += 1.0 / distances[i];
+    }
+    std::int32_t best = -1;
+    double bestW = -1.0;
+    for (const auto& [label, w] : votes) // ascending label: ties go to the smallest
+        if (w > bestW) {
+            bestW = w;
+            best = label;
+        }
+    return best;
+}
+
 KnnResult knnClassify(MatrixView reference, const std::vector<std::int32_t>& referenceLabels, MatrixView queries,
                       const std::vector<std::int32_t>& queryLabels, int k, bool queriesAreReference,
                       job::JobControl* control)
@@ -93,41 +120,25 @@ KnnResult knnClassify(MatrixView reference, const std::vector<std::int32_t>& ref
     const int kk = k + (queriesAreReference ? 1 : 0);
     const Neighbours nb = nearestNeighbours(ref, queries, kk, false, control);
     std::int64_t correct = 0;
-    std::map<std::int32_t, double> votes;
+    std::vector<std::int32_t> labels;
+    std::vector<double> distances;
     for (std::int64_t q = 0; q < queries.rows; ++q) {
         const std::int32_t truth = queryLabels[static_cast<std::size_t>(q)];
         if (truth < 0)
             continue;
-        votes.clear();
-        bool anyZero = false;
-        int used = 0;
-        struct Vote { std::int32_t label; float dist; };
-        std::vector<Vote> vs;
-        for (int j = 0; j < kk && used < k; ++j) {
+        labels.clear();
+        distances.clear();
+        for (int j = 0; j < kk && static_cast<int>(labels.size()) < k; ++j) {
             const std::int64_t id = nb.ids[static_cast<std::size_t>(q * kk + j)];
             if (id < 0)
                 continue;
             const std::int64_t orig = keep[static_cast<std::size_t>(id)];
             if (queriesAreReference && orig == q)
                 continue;
-            const float dist = nb.distances[static_cast<std::size_t>(q * kk + j)];
-            vs.push_back({referenceLabels[static_cast<std::size_t>(orig)], dist});
-            anyZero = anyZero || dist <= 0.0f;
-            ++used;
+            labels.push_back(referenceLabels[static_cast<std::size_t>(orig)]);
+            distances.push_back(static_cast<double>(nb.distances[static_cast<std::size_t>(q * kk + j)]));
         }
-        for (const Vote& v : vs) {
-            if (anyZero)
-                votes[v.label] += v.dist <= 0.0f ? 1.0 : 0.0;
-            else
-                votes[v.label] += 1.0 / static_cast<double>(v.dist);
-        }
-        std::int32_t best = -1;
-        double bestW = -1.0;
-        for (const auto& [label, w] : votes) // ascending label: ties go to the smallest id
-            if (w > bestW) {
-                bestW = w;
-                best = label;
-            }
+        const std::int32_t best = weightedVote(labels, distances);
         res.predicted[static_cast<std::size_t>(q)] = best;
         ++res.evaluated;
         if (best == truth)

@@ -35,6 +35,12 @@ struct Neighbours {
 Neighbours nearestNeighbours(MatrixView base, MatrixView queries, int k, bool queriesAreBase,
                              job::JobControl* control = nullptr);
 
+/// The distance-weighted vote of seed 000 §VI-A over a query's neighbours: each labelled
+/// neighbour votes for its label with weight 1/distance; when some labelled neighbours are at
+/// distance 0, only they vote (weight 1 each). Labels < 0 do not vote. Ties go to the smallest
+/// label. -1 when no neighbour votes. `labels` and `distances` are parallel.
+std::int32_t weightedVote(const std::vector<std::int32_t>& labels, const std::vector<double>& distances);
+
 struct KnnResult {
     double accuracy = 0.0;              ///< over labelled queries
     std::int64_t evaluated = 0;         ///< labelled queries

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/ot/EmdKnn.h"
 
+#include "core/ot/Chamfer.h"
+
 #include "core/data/Dataset.h"
 #include "core/ot/Bounds.h"
 #include "core/ot/CostMatrix.h"
@@ -122,8 +124,9 @@ class PairSolver {
 public:
     /// `options.control` (may be null) is polled inside every solve, so a cancel does not
     /// wait for a long exact EMD to finish.
-    explicit PairSolver(const EmdOptions& options)
+    PairSolver(const EmdOptions& options, SetDistance distance)
         : m_options(options)
+        , m_distance(distance)
     {
     }
 
@@ -141,9 +144,11 @@ public:
         return relaxedEmd(m_cost.data(), q.set.weights, q.set.n, m_candidate.weights, m_candidate.n);
     }
 
-    /// Exact EMD of the prepared pair.
+    /// Exact EMD (or the Chamfer distance) of the prepared pair.
     double solve(const QuerySide& q)
     {
+        if (m_distance == SetDistance::Chamfer)
+            return chamferFromCost(m_cost.data(), q.set.weights, q.set.n, m_candidate.weights, m_candidate.n, true);
         m_weights.assign(m_candidate.weights, m_candidate.weights + m_candidate.n);
         return m_solver.solveCost(m_cost.data(), q.weights.data(), q.set.n, m_weights.data(), m_candidate.n, m_options)
             .emd;
@@ -151,6 +156,7 @@ public:
 
 private:
     EmdOptions m_options;
+    SetDistance m_distance;
     std::vector<float> m_points, m_weightsF;
     PointSet m_candidate;
     std::vector<double> m_weights;
@@ -550,7 +556,7 @@ void Search::work()
     EmdOptions emdOptions;
     emdOptions.control = m_options.control;
     emdOptions.maxPivots = m_options.maxPivots;
-    PairSolver solver(emdOptions);
+    PairSolver solver(emdOptions, m_options.distance);
     std::size_t home = std::numeric_limits<std::size_t>::max(); // the query this thread started
     std::unique_lock lock(m_mutex);
     for (;;) {
@@ -701,6 +707,9 @@ std::vector<EmdKnnResult> emdKnnQueries(const data::Dataset& dataset, const std:
     // Every item is checked before any search, in the order a serial loop over the queries
     // meets them: the first query, the candidates (ascending), the other queries.
     const bool pruned = options.method == EmdKnnMethod::Pruned;
+    if (pruned && options.distance != SetDistance::Emd)
+        throw std::invalid_argument(std::string("kNN under ") + setDistanceName(options.distance) +
+                                    ": only the brute-force search (the pruning bounds are for the EMD)");
     validate(pointSet(dataset, static_cast<std::size_t>(queries.front())), itemName(queries.front()));
     if (pruned)
         shared.summaries.reserve(shared.items.size());

@@ -79,6 +79,10 @@ struct EmdKnnOptions {
     std::function<void(const EmdKnnProgress&)> progress;
     /// EmdOptions::maxPivots of every exact solve (0 = the default cap). Tests only.
     std::int64_t maxPivots = 0;
+    /// The distance of the search. Chamfer (weighted, Euclidean ground distance: chamfer() with
+    /// its defaults; seed 001's CD baseline) has no pruning bounds here: it needs
+    /// EmdKnnMethod::BruteForce, and EmdNeighbour::emd then holds the Chamfer distance.
+    SetDistance distance = SetDistance::Emd;
 };
 
 /// The k nearest `candidates` of each dataset item in `queries` under exact EMD (seed 001
@@ -108,7 +112,9 @@ struct EmdKnnOptions {
 /// ascending order, then the other queries) and for a failed exact solve that the serial
 /// search needs ("query item 3, candidate item 17: ..."); when several queries fail, the
 /// error of the first in `queries` is thrown (a solve that only a speculating thread ran is
-/// not an error). job::Cancelled on a cancel (errors win over a cancel).
+/// not an error). job::Cancelled on a cancel (errors win over a cancel). With
+/// options.distance = Chamfer the same search ranks by Chamfer distance (brute force only:
+/// std::invalid_argument for the pruned method).
 std::vector<EmdKnnResult> emdKnnQueries(const data::Dataset& dataset, const std::vector<std::int64_t>& queries,
                                         const std::vector<std::int64_t>& candidates, int k,
                                         const EmdKnnOptions& options = {});

@@ -480,23 +480,6 @@ private:
 
 } // namespace
 
-const char* setDistanceName(SetDistance d)
-{
-    switch (d) {
-    case SetDistance::Emd: return "emd";
-    case SetDistance::Chamfer: return "chamfer";
-    }
-    return "?";
-}
-
-SetDistance parseSetDistance(const std::string& name)
-{
-    if (name == "emd")
-        return SetDistance::Emd;
-    if (name == "chamfer")
-        return SetDistance::Chamfer;
-    throw std::invalid_argument("unknown set distance '" + name + "' (emd, chamfer)");
-}
 
 std::string defaultPairwiseCacheDir() { return util::userCacheDir(); }
 
@@ -586,6 +569,58 @@ PairwiseFileInfo inspectPairwiseFile(const std::string& path)
         info.blockDone.push_back(m.done(b));
     info.complete = m.header().complete == 1;
     return info;
+}
+
+std::string pairwiseCachePath(const data::Dataset& dataset, const PairwiseOptions& options)
+{
+    const std::string dir = options.cacheDir.empty() ? defaultPairwiseCacheDir() : options.cacheDir;
+    return (fs::path(dir) / ("pairwise-" + cacheKey(dataset, options) + ".f32")).string();
+}
+
+std::shared_ptr<const DistanceMatrix> findCachedMatrix(const data::Dataset& dataset, const PairwiseOptions& options,
+                                                       std::string* why)
+{
+    const std::string key = cacheKey(dataset, options);
+    const std::string dir = options.cacheDir.empty() ? defaultPairwiseCacheDir() : options.cacheDir;
+    const std::string path = (fs::path(dir) / ("pairwise-" + key + ".f32")).string();
+    auto refuse = [&](const std::string& reason) -> std::shared_ptr<const DistanceMatrix> {
+        if (why)
+            *why = reason;
+        return nullptr;
+    };
+    Mapping m;
+    std::string reason;
+    switch (m.open(path, false, reason)) {
+    case Mapping::Status::Missing:
+        return refuse("no cached " + std::string(setDistanceName(options.distance)) + " matrix of this dataset (" +
+                      path + ")");
+    case Mapping::Status::Invalid: return refuse(path + ": " + reason);
+    case Mapping::Status::Ok: break;
+    }
+    const auto n = static_cast<std::int64_t>(dataset.size());
+    if (m.key() != key || m.n() != n)
+        return refuse(path + ": header is for another key or size");
+    if (!m.header().complete) {
+        std::int64_t done = 0;
+        for (std::int64_t b = 0; b < m.blocks(); ++b)
+            done += m.done(b) ? 1 : 0;
+        return refuse(path + ": interrupted (" + std::to_string(done) + " of " + std::to_string(m.blocks()) +
+                      " blocks done; run the pairwise job again to finish it)");
+    }
+    for (std::int64_t b = 0; b < m.blocks(); ++b)
+        if (m.blockChecksum(b) != m.checksums()[b])
+            return refuse(path + ": block " + std::to_string(b) + " does not match its checksum (damaged)");
+    if (!isMirrored(m.data(), n))
+        return refuse(path + ": the matrix is not symmetric (damaged)");
+    std::shared_ptr<DistanceMatrix> out(new DistanceMatrix);
+    out->m_path = path;
+    out->m_key = m.key();
+    out->m_n = n;
+    out->m_data = m.data();
+    std::tie(out->m_map, out->m_mapBytes) = m.release();
+    if (why)
+        *why = "using " + path;
+    return out;
 }
 
 // --- PairwiseJob -----------------------------------------------------------------------

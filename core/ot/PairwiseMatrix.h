@@ -16,9 +16,6 @@ class Dataset;
 
 namespace setscope::ot {
 
-enum class SetDistance { Emd, Chamfer };
-const char* setDistanceName(SetDistance d);
-SetDistance parseSetDistance(const std::string& name); ///< "emd" | "chamfer"; throws std::invalid_argument otherwise
 
 struct PairwiseOptions {
     SetDistance distance = SetDistance::Emd;
@@ -64,6 +61,8 @@ public:
     const std::string& key() const { return m_key; }
 
 private:
+    friend std::shared_ptr<const DistanceMatrix> findCachedMatrix(const data::Dataset&, const PairwiseOptions&,
+                                                                  std::string*);
     DistanceMatrix() = default;
     std::string m_path;
     std::string m_key;
@@ -84,6 +83,19 @@ struct PairwiseFileInfo {
     bool complete = false;                  ///< every block done and the lower triangle mirrored
 };
 PairwiseFileInfo inspectPairwiseFile(const std::string& path);
+
+/// The cache file a PairwiseJob with `options` would read or write for `dataset` (hashes
+/// the dataset: one pass over its values).
+std::string pairwiseCachePath(const data::Dataset& dataset, const PairwiseOptions& options);
+
+/// A finished matrix of `dataset` under `options` from the cache, or null when there is none
+/// to trust: no file, an interrupted one (blocks missing), another key or size, a block whose
+/// checksum does not match, or a lower triangle that does not mirror the upper one. Never
+/// computes or repairs anything (PairwiseJob does); reads the whole file once to verify it.
+/// `why` (may be null) gets one line for the user: "using PATH" or why the cache was not used.
+/// I/O errors other than a missing file throw std::runtime_error naming the file.
+std::shared_ptr<const DistanceMatrix> findCachedMatrix(const data::Dataset& dataset, const PairwiseOptions& options,
+                                                       std::string* why = nullptr);
 
 /// Computes the full pairwise matrix of a dataset's items under EMD or Chamfer, on a
 /// worker thread using `threads` threads for the pairs. Only i < j is computed (the

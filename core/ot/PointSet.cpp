@@ -18,6 +18,24 @@ const char* groundDistanceName(GroundDistance g)
     return "?";
 }
 
+const char* setDistanceName(SetDistance d)
+{
+    switch (d) {
+    case SetDistance::Emd: return "emd";
+    case SetDistance::Chamfer: return "chamfer";
+    }
+    return "?";
+}
+
+SetDistance parseSetDistance(const std::string& name)
+{
+    if (name == "emd")
+        return SetDistance::Emd;
+    if (name == "chamfer")
+        return SetDistance::Chamfer;
+    throw std::invalid_argument("unknown set distance '" + name + "' (emd, chamfer)");
+}
+
 GroundDistance parseGroundDistance(const std::string& name)
 {
     if (name == "euclidean")

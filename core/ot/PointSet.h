@@ -30,6 +30,11 @@ const char* groundDistanceName(GroundDistance g);
 /// "euclidean" | "sqeuclidean" | "cosine"; throws std::invalid_argument otherwise.
 GroundDistance parseGroundDistance(const std::string& name);
 
+/// Distance between two sets: exact EMD (seed 001 Eq. 1-2) or Chamfer (Chamfer.h).
+enum class SetDistance { Emd, Chamfer };
+const char* setDistanceName(SetDistance d);
+SetDistance parseSetDistance(const std::string& name); ///< "emd" | "chamfer"; throws std::invalid_argument otherwise
+
 /// A weighted set viewed in place (not owned): n points of dimension d (row-major float32)
 /// and n non-negative weights.
 struct PointSet {

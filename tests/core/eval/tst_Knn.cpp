@@ -89,6 +89,7 @@ std::vector<std::int32_t> bruteKnn(const Data& ref, const Data& q, int k, bool s
 class TestKnn : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void weightedVoteHandSolved();
     void handSolvedVote();
     void zeroDistanceNeighboursDecide();
     void matchesBruteForce_data();
@@ -101,6 +102,21 @@ private Q_SLOTS:
     void cancel();
     void dimensionMismatch();
 };
+
+// seed 000 §VI-A's vote, solved by hand: weights 1/distance; zero distances decide alone;
+// unlabelled neighbours do not vote; ties go to the smaller label.
+void TestKnn::weightedVoteHandSolved()
+{
+    QCOMPARE(eval::weightedVote({0, 1, 1}, {1.0, 3.0, 3.0}), 0);      // 1 against 2/3
+    QCOMPARE(eval::weightedVote({0, 1, 1}, {1.0, 1.25, 2.5}), 1);     // 1 against 0.8 + 0.4
+    QCOMPARE(eval::weightedVote({2, 1}, {2.0, 2.0}), 1);              // a tie: the smaller label
+    QCOMPARE(eval::weightedVote({0, 1, 1}, {0.0, 0.5, 0.5}), 0);      // the zero decides alone
+    QCOMPARE(eval::weightedVote({0, 1, -1}, {0.5, 0.0, 0.0}), 1);     // an unlabelled zero does not vote
+    QCOMPARE(eval::weightedVote({0, 1, 1, 2}, {0.0, 0.0, 0.0, 0.1}), 1); // zeros: one vote each
+    QCOMPARE(eval::weightedVote({-1, -1}, {1.0, 2.0}), -1);
+    QCOMPARE(eval::weightedVote({}, {}), -1);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, eval::weightedVote({0, 1}, {1.0}));
+}
 
 void TestKnn::handSolvedVote()
 {

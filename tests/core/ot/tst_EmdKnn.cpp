@@ -5,6 +5,7 @@
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
 #include "core/ot/Bounds.h"
+#include "core/ot/Chamfer.h"
 #include "core/ot/CostMatrix.h"
 #include "core/ot/Emd.h"
 #include "core/ot/EmdKnn.h"
@@ -352,6 +353,46 @@ class TestEmdKnn : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // Chamfer kNN (seed 001's CD baseline): the brute-force search under Chamfer distance ranks
+    // the candidates as an independent loop over ot::chamfer() does, on any thread count; the
+    // pruned search refuses it (its bounds are the EMD's).
+    void chamferMatchesItsBruteForce()
+    {
+        const data::Dataset ds = clustered(12);
+        const auto candidates = allItems(ds);
+        const auto n = std::int64_t(ds.size());
+        const std::vector<std::int64_t> queries{0, n / 3, n - 1, 9};
+        for (const int threads : {1, 2}) {
+            ot::EmdKnnOptions o;
+            o.method = ot::EmdKnnMethod::BruteForce;
+            o.distance = ot::SetDistance::Chamfer;
+            o.threads = threads;
+            const auto got = ot::emdKnnQueries(ds, queries, candidates, 5, o);
+            QCOMPARE(got.size(), queries.size());
+            for (std::size_t qi = 0; qi < queries.size(); ++qi) {
+                std::vector<EmdNeighbour> all;
+                for (const std::int64_t c : candidates)
+                    if (c != queries[qi])
+                        all.push_back({c, ot::chamfer(ot::pointSet(ds, std::size_t(queries[qi])), ot::pointSet(ds, std::size_t(c)))});
+                std::sort(all.begin(), all.end(), [](const EmdNeighbour& x, const EmdNeighbour& y) {
+                    return x.emd != y.emd ? x.emd < y.emd : x.item < y.item;
+                });
+                const auto& nb = got[qi].neighbours;
+                QCOMPARE(nb.size(), std::size_t(5));
+                for (std::size_t r = 0; r < nb.size(); ++r) {
+                    QVERIFY2(std::abs(nb[r].emd - all[r].emd) <= 1e-9 * (1 + all[r].emd),
+                             qPrintable(QStringLiteral("query %1 rank %2: %3 vs %4").arg(queries[qi]).arg(r).arg(nb[r].emd).arg(all[r].emd)));
+                    if (r + 1 < all.size() && all[r + 1].emd - all[r].emd > 1e-6 && (r == 0 || all[r].emd - all[r - 1].emd > 1e-6))
+                        QCOMPARE(nb[r].item, all[r].item);
+                }
+                QCOMPARE(got[qi].stats.exactSolves, n - 1);
+            }
+        }
+        ot::EmdKnnOptions pruned;
+        pruned.distance = ot::SetDistance::Chamfer;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ot::emdKnnQueries(ds, queries, candidates, 5, pruned));
+    }
+
     void matchesBruteForce_data()
     {
         QTest::addColumn<QString>("dataset");

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <random>
 #include <string>
@@ -617,8 +618,30 @@ void TestPairwiseMatrix::damagedFileIsNotTrusted()
     } else if (damage == "incomplete") {
         std::memset(bad.data() + kCompleteOffset, 0, 4);
     }
+    // Before the damage, the cache lookup of the trainer (findCachedMatrix) takes the file;
+    // after it, it refuses every damaged variant and says why, without repairing anything.
+    {
+        std::string why;
+        const auto m = ot::findCachedMatrix(*ds, o, &why);
+        QVERIFY2(m, why.c_str());
+        QCOMPARE(why, "using " + good.path);
+        for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t j = 0; j < n; ++j)
+                QCOMPARE(m->at(i, j), good.matrix->at(i, j));
+    }
     QVERIFY(bad != bytes);
     QVERIFY(writeAll(good.path, bad));
+    {
+        std::string why;
+        QVERIFY(!ot::findCachedMatrix(*ds, o, &why));
+        QVERIFY2(why.find(good.path) != std::string::npos, why.c_str());
+        const std::map<QString, std::string> reason{{"value", "checksum"}, {"incomplete", "interrupted"},
+                                                    {"missing", "interrupted"}, {"lower", "not symmetric"},
+                                                    {"magic", "bad magic"}, {"truncate", "truncated"}};
+        if (reason.count(damage))
+            QVERIFY2(why.find(reason.at(damage)) != std::string::npos, why.c_str());
+        QVERIFY2(readAll(good.path) == bad, "the lookup changed the file");
+    }
 
     const Run r = runJob(ds, o);
     QVERIFY2(r.status == JobStatus::Finished, r.error.c_str());
