@@ -164,7 +164,7 @@ void TestCliRetrieve::exactColumnIsTheTrueEmdRanking()
     if (bruteForce)
         QCOMPARE(ex["exact_solves"].toInt(), int(truth.size()));
     QVERIFY(ex["seconds"].toObject()["emd"].toDouble() >= 0);
-    for (const char* key : {"encode", "distances", "lookup", "total"})
+    for (const char* key : {"encode", "search", "total"})
         QVERIFY(j["embedding"].toObject()["seconds"].toObject().contains(key));
 
     // "in both lists" flags agree between the two columns.
@@ -241,7 +241,7 @@ void TestCliRetrieve::textTableMarksLabelsAndOverlap()
     }
     QCOMPARE(rows, 4);
     QVERIFY(r.out.contains(QRegularExpression(R"(in both lists: \d of 4; same label: embedding \d, exact \d)")));
-    QVERIFY(r.out.contains(QRegularExpression(R"(time, embedding: .* = encode .* \+ distances .* \+ lookup )")));
+    QVERIFY(r.out.contains(QRegularExpression(R"(time, embedding: .* = encode the query .* \+ search .* \(FAISS, exact L2\); loading the model )")));
     QVERIFY(r.out.contains(QRegularExpression(R"(time, exact: +.* = EMD search, \d+ exact EMDs of 24 candidates)")));
 }
 
@@ -267,8 +267,9 @@ void TestCliRetrieve::badInput()
     const std::vector<float> w(4 * 3 * 5, 0.5f);
     setscope::data::writeNpy(wide.toStdString(), w.data(), {4, 3, 5});
     const Run dim = cli({"retrieve", "--dataset", wide, "--checkpoint", m_ckpt, "--query", "1"});
-    QCOMPARE(dim.code, 1);
-    QVERIFY2(dim.err.contains("expects 2-d input"), qPrintable(dim.err));
+    QCOMPARE(dim.code, 2); // a checkpoint that does not fit the data: an input error naming it
+    QVERIFY2(dim.err.contains(m_ckpt + ": checkpoint for 2-d elements, dataset"), qPrintable(dim.err));
+    QVERIFY2(dim.err.contains("has 5-d"), qPrintable(dim.err));
 
     const Run missing = cli({"retrieve", "--dataset", m_npy, "--checkpoint", m_dir.filePath("none.pt"), "--query", "1"});
     QCOMPARE(missing.code, 2);
