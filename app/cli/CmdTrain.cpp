@@ -24,8 +24,6 @@
 #include <map>
 #include <thread>
 
-#include <unistd.h>
-#include <ctime>
 
 namespace setscope::cli {
 
@@ -195,12 +193,6 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             project::AttachedDataset attached = project::attachDataset(*store, *ds, o->dataset);
             datasetId = attached.datasetId;
             ds = std::move(attached.dataset);
-            if (cfg.checkpointDir.empty()) {
-                char stamp[32];
-                const std::time_t now = std::time(nullptr);
-                std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
-                cfg.checkpointDir = store->checkpointDir() + "/run-" + stamp + "-" + std::to_string(getpid());
-            }
         }
         std::fprintf(stderr, "dataset %s: %zu items (train %zu, test %zu), dim %d\n", ds->name().c_str(), ds->size(),
                      ds->count(data::Split::Train), ds->count(data::Split::Test), ds->dim());
@@ -216,16 +208,16 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         }
 
         ConsoleSink console;
-        std::unique_ptr<project::RunRecorder> recorder;
-        if (store) {
-            recorder = std::make_unique<project::RunRecorder>(store, datasetId, cfg, &console);
-            std::fprintf(stderr, "project %s: run %lld\n", o->project.c_str(), static_cast<long long>(recorder->runId()));
-        }
-        train::TrainingSink& sink = recorder ? static_cast<train::TrainingSink&>(*recorder) : console;
-        train::TrainingJob job(ds, cfg, context.registry, external);
+        project::TrainingRun run = project::prepareTrainingRun(store, datasetId, ds, cfg, context.registry, external, &console);
+        if (!run.recordError.empty())
+            throw std::runtime_error("project " + o->project + ": cannot record the run: " + run.recordError);
+        if (run.recorder)
+            std::fprintf(stderr, "project %s: run %lld, checkpoints in %s\n", o->project.c_str(),
+                         static_cast<long long>(run.recorder->runId()), run.job->config().checkpointDir.c_str());
+        train::TrainingJob& job = *run.job;
         g_interrupted = false;
         auto previous = std::signal(SIGINT, onSigint);
-        job.start(&sink);
+        job.start(run.sink);
         while (job.running()) {
             if (g_interrupted.exchange(false)) {
                 std::fprintf(stderr, "\ninterrupt: cancelling (press Ctrl-C again to cancel harder)...\n");

@@ -5,10 +5,16 @@
 #include "core/data/Dataset.h"
 #include "core/project/ProjectStore.h"
 #include "core/train/TrainerConfig.h"
+#include "core/train/TrainingJob.h"
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
+
+#include <unistd.h>
 
 namespace setscope::project {
 
@@ -121,6 +127,41 @@ void RunRecorder::finished(job::JobStatus status, const std::string& detail)
     }
     if (m_next)
         m_next->finished(status, detail);
+}
+
+std::string newRunCheckpointDir(const ProjectStore& store)
+{
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    std::tm utc{};
+    gmtime_r(&t, &utc);
+    char stamp[64];
+    std::snprintf(stamp, sizeof stamp, "run-%04d%02d%02d-%02d%02d%02d-%03lld-%lld", utc.tm_year + 1900, utc.tm_mon + 1,
+                  utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<long long>(ms),
+                  static_cast<long long>(::getpid()));
+    return (std::filesystem::path(store.checkpointDir()) / stamp).string();
+}
+
+TrainingRun prepareTrainingRun(std::shared_ptr<ProjectStore> store, std::int64_t datasetId,
+                               std::shared_ptr<const data::Dataset> dataset, train::TrainerConfig config,
+                               const plugin::Registry& registry, std::shared_ptr<const data::Dataset> external,
+                               train::TrainingSink* next)
+{
+    TrainingRun run;
+    if (store && config.checkpointDir.empty())
+        config.checkpointDir = newRunCheckpointDir(*store);
+    run.job = std::make_unique<train::TrainingJob>(std::move(dataset), std::move(config), registry, std::move(external));
+    run.sink = next;
+    if (store) {
+        try {
+            run.recorder = std::make_unique<RunRecorder>(std::move(store), datasetId, run.job->config(), next);
+            run.sink = run.recorder.get();
+        } catch (const std::exception& e) {
+            run.recordError = e.what();
+        }
+    }
+    return run;
 }
 
 } // namespace setscope::project

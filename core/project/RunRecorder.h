@@ -14,6 +14,10 @@ struct LabelSet;
 }
 namespace setscope::train {
 struct TrainerConfig;
+class TrainingJob;
+}
+namespace setscope::plugin {
+class Registry;
 }
 
 namespace setscope::project {
@@ -69,5 +73,32 @@ private:
     train::TrainingSink* m_next;
     std::int64_t m_runId = 0;
 };
+
+/// A training run as the CLI and the GUI start it: the job and, in a project, the recorder
+/// that it reports through.
+struct TrainingRun {
+    std::unique_ptr<train::TrainingJob> job;
+    std::unique_ptr<RunRecorder> recorder; ///< null without a project, or when recording failed
+    /// What to pass to job->start(): the recorder, or `next` when there is none.
+    train::TrainingSink* sink = nullptr;
+    /// Why the run is not recorded although a project was given ("" otherwise): the project
+    /// could not create the run's row. The caller decides whether to go on without it.
+    std::string recordError;
+};
+
+/// Sets up a training run; the one place where the CLI and the GUI do it. Builds the job for
+/// `config` on `dataset` (`external`: the dataset of a recipe's external stages, or null;
+/// throws std::invalid_argument for a bad configuration before anything is recorded). With a
+/// `store` (and the dataset's id there), the run is recorded: a run that names no checkpoint
+/// folder writes its checkpoints to newRunCheckpointDir(*store), and the stored
+/// configuration says so. `next` (may be null) gets every report. Blocking (one SQLite insert).
+TrainingRun prepareTrainingRun(std::shared_ptr<ProjectStore> store, std::int64_t datasetId,
+                               std::shared_ptr<const data::Dataset> dataset, train::TrainerConfig config,
+                               const plugin::Registry& registry, std::shared_ptr<const data::Dataset> external,
+                               train::TrainingSink* next);
+
+/// A new folder name for a recorded run's checkpoints:
+/// <store.checkpointDir()>/run-<UTC yyyymmdd-hhmmss-mmm>-<process id> (not created here).
+std::string newRunCheckpointDir(const ProjectStore& store);
 
 } // namespace setscope::project

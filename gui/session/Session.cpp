@@ -14,7 +14,6 @@
 #include "gui/bridge/QtProgressSink.h"
 #include "gui/session/BaselineJob.h"
 
-#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 
@@ -376,11 +375,7 @@ bool Session::startTraining(const train::TrainerConfig& config)
         Q_EMIT error(tr("A training run is still active; cancel it first."));
         return false;
     }
-    train::TrainerConfig cfg = config;
-    if (m_project && m_projectDatasetId && cfg.checkpointDir.empty())
-        cfg.checkpointDir = (QString::fromStdString(m_project->checkpointDir()) + QStringLiteral("/run-") +
-                             QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-hhmmss-zzz")))
-                                .toStdString();
+    const train::TrainerConfig& cfg = config;
     bool needsExternal = false;
     try {
         needsExternal = train::planRun(cfg, m_registry).needsExternal;
@@ -450,53 +445,52 @@ void Session::onExternalLoaded(int status, const QString& detail, const train::T
 
 bool Session::launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<const data::Dataset> external)
 {
-    std::unique_ptr<train::TrainingJob> job;
+    auto sink = std::make_unique<QtProgressSink>();
+    project::TrainingRun run;
     try {
-        job = std::make_unique<train::TrainingJob>(m_dataset, cfg, m_registry, std::move(external));
+        // Recorded in the project when one is open (the one place the CLI and the GUI set runs up).
+        const bool record = m_project && m_projectDatasetId;
+        run = project::prepareTrainingRun(record ? m_project : nullptr, m_projectDatasetId, m_dataset, cfg, m_registry,
+                                          std::move(external), sink.get());
     } catch (const std::exception& e) {
         Q_EMIT error(tr("Cannot start training: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
     retire(m_training);
     const quint64 gen = ++m_trainingGen;
-    m_training.sink = std::make_unique<QtProgressSink>();
-    QtProgressSink* sink = m_training.sink.get();
+    m_training.sink = std::move(sink);
+    QtProgressSink* qtSink = m_training.sink.get();
     auto current = [this, gen] { return gen == m_trainingGen; };
-    connect(sink, &QtProgressSink::progressReported, this, [this, current](qint64 d, qint64 t, const QString& w) {
+    connect(qtSink, &QtProgressSink::progressReported, this, [this, current](qint64 d, qint64 t, const QString& w) {
         if (current())
             Q_EMIT trainingProgress(d, t, w);
     });
-    connect(sink, &QtProgressSink::stepLossReported, this, [this, current](qint64 step, double loss) {
+    connect(qtSink, &QtProgressSink::stepLossReported, this, [this, current](qint64 step, double loss) {
         if (current())
             Q_EMIT stepLoss(step, loss);
     });
-    connect(sink, &QtProgressSink::epochMetricsReported, this, [this, current](const train::EpochMetrics& m) {
+    connect(qtSink, &QtProgressSink::epochMetricsReported, this, [this, current](const train::EpochMetrics& m) {
         if (current())
             Q_EMIT epochMetrics(m);
     });
-    connect(sink, &QtProgressSink::messageReported, this, [this, current](const QString& text) {
+    connect(qtSink, &QtProgressSink::messageReported, this, [this, current](const QString& text) {
         if (current())
             Q_EMIT message(text);
     });
-    connect(sink, &QtProgressSink::jobFinished, this, [this, current](int status, const QString& detail) {
+    connect(qtSink, &QtProgressSink::jobFinished, this, [this, current](int status, const QString& detail) {
         if (current())
             onTrainingFinished(status, detail);
     });
-    train::TrainingSink* jobSink = sink;
-    if (m_project && m_projectDatasetId) {
-        try {
-            m_training.recorder = std::make_unique<project::RunRecorder>(m_project, m_projectDatasetId, cfg, sink);
-            jobSink = m_training.recorder.get();
-            Q_EMIT message(tr("Recording run %1 in %2")
-                               .arg(static_cast<project::RunRecorder*>(m_training.recorder.get())->runId())
-                               .arg(projectPath()));
-        } catch (const std::exception& e) {
-            Q_EMIT error(tr("Project %1: %2 (this run is not recorded)").arg(projectPath(), QString::fromUtf8(e.what())));
-        }
-    }
+    if (!run.recordError.empty())
+        Q_EMIT error(tr("Project %1: %2 (this run is not recorded)").arg(projectPath(), QString::fromUtf8(run.recordError.c_str())));
+    if (run.recorder)
+        Q_EMIT message(tr("Recording run %1 in %2 (checkpoints in %3)")
+                           .arg(run.recorder->runId())
+                           .arg(projectPath(), QString::fromStdString(run.job->config().checkpointDir)));
     m_seenSnapshotSeq = 0;
-    job->start(jobSink);
-    m_training.job = std::move(job);
+    run.job->start(run.sink);
+    m_training.recorder = std::move(run.recorder);
+    m_training.job = std::move(run.job);
     setTrainingState(TrainingState::Running);
     updatePolling();
     return true;
