@@ -24,7 +24,6 @@
 #include <map>
 #include <thread>
 
-
 namespace setscope::cli {
 
 namespace {
@@ -100,6 +99,10 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         ->check(CLI::PositiveNumber);
     cmd->add_option("--max-steps", c.maxSteps, "stop after this many steps (0 = no limit)")->capture_default_str();
     cmd->add_option("--device", c.device, "auto | cpu | cuda | cuda:N")->capture_default_str();
+    cmd->add_option("--emd-cache", c.emdCache,
+                    "auto: read the batches' exact EMDs from a finished pairwise matrix of the dataset when the "
+                    "cache has one (setscope-cli emd-matrix computes it); off: always solve them")
+        ->capture_default_str();
     cmd->add_option("--label-set", c.labelSet, "labels that supervise and score the run")->capture_default_str();
     cmd->add_option("--embedding-dim", c.embeddingDim, "output dimension")->capture_default_str();
     cmd->add_option("--model-option", o->modelOptions, "encoder option key=value (repeatable; or its own flag below)");
@@ -147,7 +150,7 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
                      {"--sampler", "sampler"}, {"--optimizer", "optimizer"}, {"--schedule", "schedule"},
                      {"--preset", "preset"}, {"--label-fraction", "label_fraction"},
                      {"--validation-fraction", "validation_fraction"}, {"--external", "external_dataset"},
-                     {"--epochs", "epochs"}, {"--max-steps", "max_steps"}, {"--device", "device"},
+                     {"--epochs", "epochs"}, {"--max-steps", "max_steps"}, {"--device", "device"}, {"--emd-cache", "emd_cache"},
                      {"--label-set", "label_set"}, {"--embedding-dim", "embedding_dim"}, {"--seed", "seed"},
                      {"--threads", "threads"}, {"--checkpoint-dir", "checkpoint_dir"},
                      {"--checkpoint-every", "checkpoint_every"}, {"--resume", "resume_from"},

@@ -5,6 +5,8 @@
 #include "CliContext.h"
 #include "Commands.h"
 
+#include "core/util/OpenMpWait.h"
+
 #include <setscope/sdk/Errors.h>
 
 #include <iostream>
@@ -12,6 +14,8 @@
 
 int main(int argc, char** argv)
 {
+    // Before anything else: libgomp has read its wait policy already, so this may re-execute.
+    setscope::util::ensurePassiveOpenMpWait(argv);
     using namespace setscope::cli;
     CLI::App app{"setscope-cli: explore learned metrics on sets, documents, graphs and images (headless)"};
     app.set_version_flag("--version", std::string("setscope ") + SETSCOPE_VERSION);

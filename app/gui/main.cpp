@@ -8,6 +8,7 @@
 #include "core/layout/LayoutJob.h"
 #include "core/plugin/Registry.h"
 #include "core/train/TrainerConfig.h"
+#include "core/util/OpenMpWait.h"
 #include "gui/MainWindow.h"
 #include "gui/panels/TrainingPanel.h"
 #include "gui/session/Session.h"
@@ -191,6 +192,8 @@ private:
 
 int main(int argc, char** argv)
 {
+    // Before anything else: libgomp has read its wait policy already, so this may re-execute.
+    setscope::util::ensurePassiveOpenMpWait(argv);
     QCoreApplication::setApplicationName(QStringLiteral("setscope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(SETSCOPE_VERSION));
     QCoreApplication::setOrganizationName(QStringLiteral("setscope"));

@@ -57,6 +57,7 @@ nlohmann::json TrainerConfig::toJson() const
         {"embedding_dim", embeddingDim},
         {"seed", seed},
         {"device", device},
+        {"emd_cache", emdCache},
         {"threads", threads},
         {"checkpoint_dir", checkpointDir},
         {"checkpoint_every", checkpointEvery},
@@ -86,7 +87,7 @@ TrainerConfig TrainerConfig::fromJson(const nlohmann::json& j)
         "recipe", "recipe_options", "model", "model_options", "loss", "loss_options", "augmentation",
         "augmentation_options", "sampler", "sampler_options", "optimizer", "optimizer_options", "schedule", "preset",
         "label_set", "label_fraction", "validation_fraction", "external_dataset", "epochs", "max_steps",
-        "embedding_dim", "seed", "device", "threads", "checkpoint_dir", "checkpoint_every", "resume_from",
+        "embedding_dim", "seed", "device", "emd_cache", "threads", "checkpoint_dir", "checkpoint_every", "resume_from",
         "resume_overrides", "snapshot_every", "snapshot_items", "evaluate_each_epoch",
         // stored before recipes; read into item options below
         "margin", "batch_classes", "batch_per_class", "learning_rate", "weight_decay"};
@@ -118,6 +119,7 @@ TrainerConfig TrainerConfig::fromJson(const nlohmann::json& j)
         c.embeddingDim = j.value("embedding_dim", c.embeddingDim);
         c.seed = j.value("seed", c.seed);
         c.device = j.value("device", c.device);
+        c.emdCache = j.value("emd_cache", c.emdCache);
         c.threads = j.value("threads", c.threads);
         c.checkpointDir = j.value("checkpoint_dir", c.checkpointDir);
         c.checkpointEvery = j.value("checkpoint_every", c.checkpointEvery);
@@ -173,6 +175,8 @@ void TrainerConfig::validate() const
              "loss/augmentation/sampler (or drop the recipe)");
     if (threads < 0)
         fail("threads must be >= 0");
+    if (emdCache != "auto" && emdCache != "off")
+        fail("emd_cache must be auto or off, not '" + emdCache + "'");
     if (checkpointEvery < 0 || snapshotEvery < 0)
         fail("checkpoint_every and snapshot_every must be >= 0");
     if (snapshotItems < 1)

@@ -53,6 +53,11 @@ struct TrainerConfig {
     int embeddingDim = 64;
     std::uint64_t seed = 1;
     std::string device = "auto";       ///< auto | cpu | cuda | cuda:N
+    /// Where a step's exact EMDs come from when its loss or augmentation reads them: "auto" takes
+    /// them from a finished pairwise EMD matrix of the dataset in the cache (ot::findCachedMatrix;
+    /// `setscope-cli emd-matrix` computes one) when there is one, else solves the batch's pairs;
+    /// "off" always solves them. Cached values are float32 (relative rounding 6e-8).
+    std::string emdCache = "auto";
     int threads = 0;                   ///< intra-op threads (0 = LibTorch's default)
 
     std::string checkpointDir;         ///< "" = no checkpoints
@@ -98,7 +103,8 @@ struct ConfigDifference {
 ///    validation_fraction, external_dataset, seed, threads (the thread count changes
 ///    floating-point reductions);
 ///  - free: epochs and max_steps (extending a run is the point of resuming), device (a run
-///    may move between machines; numerics then differ anyway), checkpoint_dir,
+///    may move between machines; numerics then differ anyway), emd_cache (float32 cached
+///    EMDs against float64 solved ones: the last bits differ), checkpoint_dir,
 ///    checkpoint_every, snapshot_every, snapshot_items, evaluate_each_epoch (they do not
 ///    change the weights).
 std::vector<ConfigDifference> resumeDifferences(const TrainerConfig& checkpoint, const TrainerConfig& run);

@@ -8,10 +8,12 @@
 #include "core/plugin/Registry.h"
 #include "core/eval/Knn.h"
 #include "core/eval/Metrics.h"
+#include "core/ot/PairwiseMatrix.h"
 #include "core/train/BatchTransport.h"
 #include "core/train/RunPlan.h"
 #include "core/train/ModelHandle.h"
 #include "core/train/SnapshotSubset.h"
+#include "core/util/OpenMpWait.h"
 
 #include <setscope/sdk/Errors.h>
 #include <setscope/sdk/Model.h>
@@ -127,8 +129,20 @@ c10::IValue readValue(torch::serialize::InputArchive& ar, const std::string& key
     return v;
 }
 
+/// The best validation epoch of the last stage so far (model selection, seed 001 §6.2.2: keep
+/// the model with the best validation kNN accuracy), carried by every checkpoint so that a
+/// resumed run keeps it.
+struct BestEpoch {
+    double validation = -1.0;
+    std::int64_t step = -1; ///< -1: none yet
+    int epoch = 0;
+    std::string weights;    ///< the encoder's archive, serialized
+    std::string path;       ///< the best.pt written for it ("" when the run writes no checkpoints)
+};
+
 struct CheckpointHeader {
     TrainerConfig config;
+    BestEpoch best;
     int format = 2;
     std::int64_t stage = 0;
     std::int64_t step = 0;
@@ -156,6 +170,19 @@ CheckpointHeader readHeader(torch::serialize::InputArchive& ar, const std::strin
     h.epochLossCount = readValue(ar, "epoch_loss_count", path).toInt();
     for (const auto& m : nlohmann::json::parse(readValue(ar, "history", path).toStringRef()))
         h.history.push_back(metricsFromJson(m));
+    c10::IValue v;
+    if (ar.try_read("best_step", v)) { // absent before the best epoch was stored, and before the first
+        h.best.step = v.toInt();
+        h.best.validation = readValue(ar, "best_validation", path).toDouble();
+        h.best.epoch = static_cast<int>(readValue(ar, "best_epoch", path).toInt());
+        h.best.path = readValue(ar, "best_path", path).toStringRef();
+        torch::Tensor bytes;
+        if (!ar.try_read("best_model", bytes, /*is_buffer=*/true) || bytes.scalar_type() != torch::kUInt8 || bytes.dim() != 1)
+            throw sdk::InputError(path, "", "not a setscope checkpoint (best_step without best_model)");
+        bytes = bytes.contiguous();
+        h.best.weights.assign(reinterpret_cast<const char*>(bytes.data_ptr<std::uint8_t>()),
+                              static_cast<std::size_t>(bytes.numel()));
+    }
     return h;
 }
 
@@ -507,8 +534,12 @@ void TrainingJob::run()
     std::int64_t step = 0;
     double epochLossSum = 0.0;
     std::int64_t epochLossCount = 0;
+    // Model selection on the validation items (kNN against the training pool): the best epoch
+    // of the last stage so far. Checkpoints carry it, so a resumed run keeps it.
+    BestEpoch best;
     if (resumeArchive) {
         const CheckpointHeader& h = *resumeHeader;
+        best = h.best;
         torch::serialize::InputArchive m;
         resumeArchive->read("model", m);
         enc->load(m);
@@ -518,6 +549,26 @@ void TrainingJob::run()
         std::lock_guard lock(m_mutex);
         m_history = h.history;
     }
+
+    // Finished pairwise EMD matrices from the cache, per dataset a stage trains on (looked up
+    // once, when the first stage that reads EMDs starts).
+    std::map<const data::Dataset*, CachedEmd> emdCaches;
+    auto cachedEmds = [&](const data::Dataset& d) -> const CachedEmd& {
+        auto it = emdCaches.find(&d);
+        if (it != emdCaches.end())
+            return it->second;
+        CachedEmd lookup;
+        if (cfg.emdCache == "auto") {
+            std::string why;
+            ot::PairwiseOptions po; // exact EMD, Euclidean ground distance: what the batches solve
+            lookup = cachedEmdFrom(ot::findCachedMatrix(d, po, &why));
+            reportMessage("EMDs of '" + d.name() + "': " +
+                          (lookup ? why + " (the pairs of every batch are read from it)"
+                                  : why + "; the pairs of each batch are solved on all cores (`setscope-cli emd-matrix "
+                                          "--dataset ...` precomputes them once)"));
+        }
+        return emdCaches.emplace(&d, std::move(lookup)).first->second;
+    };
 
     // The stage being trained and what it built.
     std::size_t current = stages.size();
@@ -637,10 +688,59 @@ void TrainingJob::run()
             std::lock_guard lock(initMutex());
             ar.write("rng_cpu", cpuGeneratorState(), /*is_buffer=*/true);
         }
+        if (best.step >= 0) {
+            ar.write("best_step", c10::IValue(best.step));
+            ar.write("best_validation", c10::IValue(best.validation));
+            ar.write("best_epoch", c10::IValue(static_cast<std::int64_t>(best.epoch)));
+            ar.write("best_path", c10::IValue(best.path));
+            const torch::Tensor bytes =
+                torch::from_blob(best.weights.data(), {static_cast<std::int64_t>(best.weights.size())}, torch::kUInt8);
+            ar.write("best_model", bytes, /*is_buffer=*/true);
+        }
         const fs::path tmp = final.string() + ".partial";
         ar.save_to(tmp.string());
         fs::rename(tmp, final); // atomic on POSIX: a reader sees the old file set or the new one
     };
+    // A run resumed into another checkpoint folder takes the best.pt of its best epoch along:
+    // the file itself when it still holds that epoch (the old run may have gone on to a better
+    // one), else one written from the best weights the checkpoint carries.
+    if (best.step >= 0 && !cfg.checkpointDir.empty()) {
+        const fs::path target = fs::path(cfg.checkpointDir) / "best.pt";
+        std::error_code ec;
+        bool have = best.path == target.string() && fs::is_regular_file(target, ec);
+        if (!have && !best.path.empty() && fs::is_regular_file(best.path, ec)) {
+            try {
+                auto old = openArchive(best.path, torch::kCPU);
+                if (readHeader(old, best.path).step == best.step) {
+                    fs::create_directories(target.parent_path());
+                    have = fs::copy_file(best.path, target, fs::copy_options::overwrite_existing);
+                }
+            } catch (const std::exception&) {
+                have = false; // unreadable: written anew below
+            }
+        }
+        if (!have) {
+            std::ostringstream now;
+            {
+                torch::serialize::OutputArchive out;
+                enc->save(out);
+                out.save_to(now);
+            }
+            auto load = [&](const std::string& bytes) {
+                std::istringstream in(bytes);
+                torch::serialize::InputArchive ar;
+                ar.load_from(in, device);
+                enc->load(ar);
+            };
+            load(best.weights);
+            writeCheckpoint(best.step, target);
+            load(now.str());
+            reportMessage("best.pt of epoch " + std::to_string(best.epoch) + " written to " + target.string() +
+                          " from the checkpoint's best weights (its optimizer state is that of step " +
+                          std::to_string(step) + ")");
+        }
+        best.path = target.string();
+    }
     auto saveCheckpoint = [&](std::int64_t atStep) {
         if (cfg.checkpointDir.empty() || atStep == lastSaved || !opt)
             return;
@@ -716,15 +816,10 @@ void TrainingJob::run()
         m_snapshots.publish(std::move(s));
     };
 
-    // Model selection on the validation items (kNN against the training pool).
-    double bestValidation = -1.0;
-    std::string bestCheckpoint;
-    std::int64_t bestStep = -1;
-    int bestEpoch = 0;
-    std::ostringstream bestWeights;
     double stepEmdSeconds = 0.0;
-    double stageEmdSeconds = 0.0;
-    std::int64_t stageRealSlots = 0, stageSlots = 0;
+    double epochEmdSeconds = 0.0;
+    std::int64_t epochEmdSolved = 0, epochEmdCached = 0;
+    std::int64_t epochRealSlots = 0, epochSlots = 0;
 
     auto validationKnn = [&](const std::vector<float>& all, int dim) {
         std::vector<std::int64_t> refs;
@@ -750,10 +845,13 @@ void TrainingJob::run()
         m.meanLoss = meanLoss;
         m.stage = stageName;
         const bool bestRow = !finalStage && stageName.rfind("best", 0) == 0;
-        if (stageEmdSeconds > 0 && !bestRow)
-            m.extra.emplace_back("emd_seconds", stageEmdSeconds);
-        if (stageSlots > 0 && !bestRow)
-            m.extra.emplace_back("padding_share", 1.0 - static_cast<double>(stageRealSlots) / static_cast<double>(stageSlots));
+        if ((epochEmdSolved > 0 || epochEmdCached > 0) && !bestRow) {
+            m.extra.emplace_back("emd_seconds", epochEmdSeconds);
+            m.extra.emplace_back("emd_solved", static_cast<double>(epochEmdSolved));
+            m.extra.emplace_back("emd_cached", static_cast<double>(epochEmdCached));
+        }
+        if (epochSlots > 0 && !bestRow)
+            m.extra.emplace_back("padding_share", 1.0 - static_cast<double>(epochRealSlots) / static_cast<double>(epochSlots));
         if (cfg.evaluateEachEpoch && ls) {
             reportProgress(step, total, "evaluating epoch " + std::to_string(epoch));
             const std::vector<float> all = embedItems(*enc, ds, allItems(ds), device, &control());
@@ -772,17 +870,18 @@ void TrainingJob::run()
                 const double v = validationKnn(all, dim);
                 m.extra.emplace_back("validation_knn", v);
                 // The best validation epoch of the last stage is the run's model.
-                if (finalStage && v > bestValidation) {
-                    bestValidation = v;
-                    bestStep = step;
-                    bestEpoch = epoch;
-                    bestWeights.str({});
+                if (finalStage && v > best.validation) {
+                    best.validation = v;
+                    best.step = step;
+                    best.epoch = epoch;
+                    std::ostringstream weights;
                     torch::serialize::OutputArchive ar;
                     enc->save(ar);
-                    ar.save_to(bestWeights);
+                    ar.save_to(weights);
+                    best.weights = weights.str();
                     if (!cfg.checkpointDir.empty()) {
-                        bestCheckpoint = (fs::path(cfg.checkpointDir) / "best.pt").string();
-                        writeCheckpoint(step, bestCheckpoint);
+                        best.path = (fs::path(cfg.checkpointDir) / "best.pt").string();
+                        writeCheckpoint(step, best.path);
                     }
                 }
             }
@@ -800,7 +899,7 @@ void TrainingJob::run()
                   ds.name() + "': " + plan.describe() + "; " + std::to_string(total) + " steps, " +
                   (validation.empty() ? std::string("no validation split")
                                       : std::to_string(validation.size()) + " validation items") +
-                  ", device " + device.str() + ", " + threads);
+                  ", device " + device.str() + ", " + threads + ", OpenMP waiting " + util::openMpWaitPolicy());
     if (cfg.snapshotEvery > 0)
         publishSnapshot(step);
 
@@ -813,8 +912,6 @@ void TrainingJob::run()
         const std::size_t k = stageOf(step);
         if (k != current) {
             enterStage(k, false);
-            stageEmdSeconds = 0.0;
-            stageRealSlots = stageSlots = 0;
         }
         StageRun& st = stages[k];
         const std::int64_t local = step - st.firstStep;
@@ -838,6 +935,7 @@ void TrainingJob::run()
             BatchTransportOptions topt;
             topt.threads = cfg.threads;
             topt.control = &control();
+            topt.cached = cachedEmds(sds);
             transport = std::make_unique<ExactBatchTransport>(sds, items, topt);
         }
         // Augmentations work on the sets, before collation.
@@ -858,8 +956,8 @@ void TrainingJob::run()
         };
         // An augmentation that the loss does not compare against replaces the input.
         const sdk::SetBatch batch = augmentation && !needs.augmentedView ? viewBatch() : nn::collate(sds, items, device);
-        stageRealSlots += batch.mask.sum().item<std::int64_t>();
-        stageSlots += batch.mask.numel();
+        epochRealSlots += batch.mask.sum().item<std::int64_t>();
+        epochSlots += batch.mask.numel();
 
         opt->zero_grad();
         sdk::LossContext lctx;
@@ -880,7 +978,11 @@ void TrainingJob::run()
             lctx.augmented = enc->forward(vb);
         }
         stepEmdSeconds = transport ? transport->seconds() : 0.0;
-        stageEmdSeconds += stepEmdSeconds;
+        epochEmdSeconds += stepEmdSeconds;
+        if (transport) {
+            epochEmdSolved += transport->solved();
+            epochEmdCached += transport->cached();
+        }
         const sdk::LossOutput out = loss->forward(lctx);
         out.loss.backward();
         if (cfg.schedule == "cosine") {
@@ -919,24 +1021,28 @@ void TrainingJob::run()
             epochLossSum = 0.0;
             epochLossCount = 0;
             evaluateEpoch(static_cast<int>(globalEpoch), mean, st.plan->stage.name, k + 1 == stages.size());
+            // The EMD and padding figures of a row are its epoch's.
+            epochEmdSeconds = 0.0;
+            epochEmdSolved = epochEmdCached = 0;
+            epochRealSlots = epochSlots = 0;
         }
         if ((cfg.checkpointEvery > 0 && step % cfg.checkpointEvery == 0) || (cfg.checkpointEvery == 0 && epochEnd) ||
             step == total)
             saveCheckpoint(step);
     }
-    if (bestStep >= 0 && bestStep != step) {
+    if (best.step >= 0 && best.step != step) {
         // The run's model is the best validation epoch's: score it as the final row.
         torch::serialize::InputArchive ar;
-        std::istringstream in(bestWeights.str());
+        std::istringstream in(best.weights);
         ar.load_from(in, device);
         enc->load(ar);
-        reportMessage("best validation kNN " + std::to_string(bestValidation) + " at epoch " + std::to_string(bestEpoch) +
-                      (bestCheckpoint.empty() ? std::string() : " (" + bestCheckpoint + ")"));
-        evaluateEpoch(bestEpoch, 0.0, "best (epoch " + std::to_string(bestEpoch) + ")", false);
+        reportMessage("best validation kNN " + std::to_string(best.validation) + " at epoch " + std::to_string(best.epoch) +
+                      (best.path.empty() ? std::string() : " (" + best.path + ")"));
+        evaluateEpoch(best.epoch, 0.0, "best (epoch " + std::to_string(best.epoch) + ")", false);
     }
-    if (!bestCheckpoint.empty()) {
+    if (!best.path.empty()) {
         std::lock_guard lock(m_mutex);
-        m_bestCheckpoint = bestCheckpoint;
+        m_bestCheckpoint = best.path;
     }
     publishModel(step);
     reportMessage("finished after " + std::to_string(step) + " steps");

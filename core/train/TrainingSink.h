@@ -22,7 +22,9 @@ struct EpochMetrics {
     double seconds = 0.0;          ///< wall time since the job started
     std::string stage;             ///< the recipe stage ("pre-train", "fine-tune"; "train" without a recipe)
     /// Further named values: validation_knn, emd_seconds (EMD time of the epoch's steps, apart
-    /// from the step time), padding_share (padded slots / all slots of the epoch's batches).
+    /// from the step time), emd_solved / emd_cached (exact EMDs the epoch solved / read from a
+    /// cached pairwise matrix), padding_share (padded slots / all slots of the epoch's batches).
+    /// A run resumed mid-epoch counts that epoch's figures from the resume on.
     std::vector<std::pair<std::string, double>> extra;
 };
 

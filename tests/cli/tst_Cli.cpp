@@ -46,6 +46,7 @@ private Q_SLOTS:
     void infoPathOptions();
     void fetchFromLocalFixturePackages();
     void trainPrintsEpochLines();
+    void openMpWaitsPassivelyUnlessTold();
     void trainResumeChecksTheConfiguration();
     void trainRejectsUnavailableCuda();
     void evalRawAndCheckpoint();
@@ -226,6 +227,27 @@ void TestCli::trainPrintsEpochLines()
     QVERIFY(r.err.contains("progress: 100%")); // not a terminal: progress as lines
     QVERIFY(r.err.contains("last checkpoint: " + ckdir));
     QVERIFY(QDir(ckdir).entryList({"*.pt"}).size() >= 3);
+}
+
+// libgomp reads OMP_WAIT_POLICY when it is loaded: setscope-cli re-executes itself with
+// "passive" when the user set nothing (docs/BENCHMARKS.md: active waiting halved the encoder's
+// speed on a busy machine), and leaves the user's own choice alone.
+void TestCli::openMpWaitsPassivelyUnlessTold()
+{
+    const QStringList args{"train", "--dataset", "synthetic:dim=4,coarse=2,fine=1,points=20", "--model", "mlp",
+                           "--epochs", "1", "--max-steps", "1", "--no-baseline"};
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("OMP_WAIT_POLICY"); // the tests' own environment sets it
+    env.remove("SETSCOPE_OMP_WAIT_SET");
+    env.remove("SETSCOPE_NO_REEXEC");
+    const Run plain = cli(args, 120000, env);
+    QCOMPARE(plain.code, 0);
+    QVERIFY2(plain.err.contains("OpenMP waiting passive (set by setscope)"), qPrintable(plain.err));
+
+    env.insert("OMP_WAIT_POLICY", "active");
+    const Run told = cli(args, 120000, env);
+    QCOMPARE(told.code, 0);
+    QVERIFY2(told.err.contains("OpenMP waiting active (OMP_WAIT_POLICY from the environment)"), qPrintable(told.err));
 }
 
 // --resume continues a run exactly or not at all: another setting is refused at once (exit 2,

@@ -8,6 +8,7 @@
 #include "core/data/Dataset.h"
 #include "core/eval/Evaluate.h"
 #include "core/ot/Emd.h"
+#include "core/ot/PairwiseMatrix.h"
 #include "core/plugin/Registry.h"
 #include "core/train/TrainingJob.h"
 
@@ -203,6 +204,12 @@ std::string ckpt(const std::string& dir, std::int64_t step)
     return (fs::path(dir) / name).string();
 }
 
+QByteArray readBytes(const std::string& path)
+{
+    QFile f(QString::fromStdString(path));
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
 bool identical(const Weights& a, const Weights& b)
 {
     if (a.size() != b.size())
@@ -256,8 +263,10 @@ private Q_SLOTS:
     void lossParametersTrainAndResume();
     void augmentedViewReachesTheLoss();
     void emdMatrixIsTheBatchsExactEmd();
+    void batchEmdsComeFromTheCache();
     void bestValidationEpochIsTheModel();
     void bestValidationSurvivesResume();
+    void bestValidationSurvivesResumeWithoutItsFile();
 
 private:
     /// Runs `c` to the end; returns its history.
@@ -574,6 +583,87 @@ void TestRecipes::emdMatrixIsTheBatchsExactEmd()
     }
 }
 
+// With a finished pairwise EMD matrix of the dataset in the cache (emd_cache auto, the
+// default), every pair of every batch is read from it: the epoch rows count no solve, and the
+// loss gets the matrix's values. Without one, or with emd_cache off, or with a damaged file,
+// every pair is solved. The counts are checked against the pairs of the batches the loss saw.
+void TestRecipes::batchEmdsComeFromTheCache()
+{
+    QTemporaryDir cacheHome;
+    QVERIFY(cacheHome.isValid());
+    qputenv("XDG_CACHE_HOME", cacheHome.path().toUtf8()); // the trainer looks in the default cache
+    struct Restore {
+        ~Restore() { qunsetenv("XDG_CACHE_HOME"); }
+    } restore;
+
+    train::TrainerConfig c = tiny("");
+    c.loss = "recording";
+    c.lossOptions = {{"transport", "true"}};
+    c.samplerOptions = {{"batch-size", "8"}};
+    c.epochs = 1;
+    // The distinct pairs of the batches the loss saw in the last run.
+    auto pairsSeen = [&] {
+        double pairs = 0;
+        for (const Seen& s : m_recorder->steps)
+            for (std::size_t i = 0; i < s.items.size(); ++i)
+                for (std::size_t j = i + 1; j < s.items.size(); ++j)
+                    pairs += s.items[i] != s.items[j] ? 1 : 0;
+        return pairs;
+    };
+    auto runOnce = [&](const train::TrainerConfig& cfg, Sink& sink) {
+        m_recorder->steps.clear();
+        const auto h = run(cfg, &sink);
+        QVERIFY(!QTest::currentTestFailed());
+        QCOMPARE(h.size(), std::size_t(1));
+        QVERIFY(pairsSeen() > 0);
+    };
+
+    Sink none;
+    runOnce(c, none);
+    QVERIFY2(none.said("no cached emd matrix of this dataset"), qPrintable(none.all()));
+    QCOMPARE(extra(none.epochs.back(), "emd_solved"), pairsSeen());
+    QCOMPARE(extra(none.epochs.back(), "emd_cached"), 0.0);
+
+    ot::PairwiseJob pairwise(m_ds, ot::PairwiseOptions{});
+    QCOMPARE(pairwise.runHere(nullptr), job::JobStatus::Finished);
+    const auto matrix = pairwise.result();
+    QVERIFY(matrix);
+    QVERIFY(QString::fromStdString(pairwise.cachePath()).startsWith(cacheHome.path()));
+
+    Sink cached;
+    runOnce(c, cached);
+    QVERIFY2(cached.said("using " + pairwise.cachePath()), qPrintable(cached.all()));
+    QCOMPARE(extra(cached.epochs.back(), "emd_solved"), 0.0);
+    QCOMPARE(extra(cached.epochs.back(), "emd_cached"), pairsSeen());
+    for (const Seen& s : m_recorder->steps) {
+        const auto e = s.emd.accessor<float, 2>();
+        for (std::size_t i = 0; i < s.items.size(); ++i)
+            for (std::size_t j = 0; j < s.items.size(); ++j)
+                QCOMPARE(e[std::int64_t(i)][std::int64_t(j)], i == j ? 0.0f : matrix->at(s.items[i], s.items[j]));
+    }
+
+    train::TrainerConfig off = c;
+    off.emdCache = "off";
+    Sink solved;
+    runOnce(off, solved);
+    QVERIFY(!solved.said("EMDs of '"));
+    QCOMPARE(extra(solved.epochs.back(), "emd_solved"), pairsSeen());
+    QCOMPARE(extra(solved.epochs.back(), "emd_cached"), 0.0);
+
+    // A damaged file is not used (and not repaired by training).
+    {
+        QFile f(QString::fromStdString(pairwise.cachePath()));
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        const qint64 at = f.size() - 8; // a value of the last rows
+        QVERIFY(f.seek(at));
+        QVERIFY(f.write("\x01\x02\x03\x04", 4) == 4);
+    }
+    Sink damaged;
+    runOnce(c, damaged);
+    QVERIFY2(damaged.said("does not match its checksum") || damaged.said("not symmetric"), qPrintable(damaged.all()));
+    QCOMPARE(extra(damaged.epochs.back(), "emd_solved"), pairsSeen());
+}
+
 // Recipes hold out a validation share; the run's model is the weights of the best
 // validation epoch of the last stage: written to best.pt and scored as the final history row.
 void TestRecipes::bestValidationEpochIsTheModel()
@@ -636,11 +726,45 @@ void TestRecipes::bestValidationSurvivesResume()
     r.checkpointDir = dir("best-resumed");
     const auto g = run(r);
     QVERIFY(!QTest::currentTestFailed());
-    QEXPECT_FAIL("", "the best validation epoch is not restored on resume (TrainingJob::run: bestValidation starts at -1)",
-                 Continue);
     QCOMPARE(g.back().stage, want.stage);
-    QEXPECT_FAIL("", "the best validation epoch is not restored on resume", Continue);
-    QCOMPARE(stepOf((fs::path(r.checkpointDir) / "best.pt").string()), h[std::size_t(want.epoch - 1)].step);
+    QCOMPARE(g.back().epoch, want.epoch);
+    QCOMPARE(g.back().knnAccuracy, want.knnAccuracy);
+    const std::string best = (fs::path(r.checkpointDir) / "best.pt").string();
+    QCOMPARE(stepOf(best), h[std::size_t(want.epoch - 1)].step);
+    // The old folder's best.pt still held that epoch: it was taken along as it is.
+    QCOMPARE(readBytes(best), readBytes((fs::path(c.checkpointDir) / "best.pt").string()));
+}
+
+// The same when the old run's best.pt is gone: the resumed run writes it from the best weights
+// its checkpoint carries, and those are the weights of the uninterrupted run's best epoch.
+void TestRecipes::bestValidationSurvivesResumeWithoutItsFile()
+{
+    train::TrainerConfig c = tiny("tl");
+    c.epochs = 6;
+    c.evaluateEachEpoch = true;
+    c.samplerOptions = {{"classes", "3"}, {"per-class", "4"}};
+    c.optimizerOptions = {{"lr", "0.05"}};
+    c.checkpointDir = dir("best-gone");
+    const auto h = run(c);
+    QVERIFY(!QTest::currentTestFailed());
+    const train::EpochMetrics& want = h.back();
+    QVERIFY2(want.stage.rfind("best", 0) == 0, "the data no longer give an early best epoch");
+    const std::string oldBest = (fs::path(c.checkpointDir) / "best.pt").string();
+    const Weights bestWeights = encoderWeights(oldBest, m_registry, *m_ds);
+    QVERIFY(fs::remove(oldBest));
+
+    train::TrainerConfig r = c;
+    r.resumeFrom = ckpt(c.checkpointDir, h[std::size_t(want.epoch)].step);
+    r.checkpointDir = dir("best-gone-resumed");
+    Sink sink;
+    const auto g = run(r, &sink);
+    QVERIFY(!QTest::currentTestFailed());
+    QVERIFY2(sink.said("from the checkpoint's best weights"), qPrintable(sink.all()));
+    QCOMPARE(g.back().stage, want.stage);
+    QCOMPARE(g.back().knnAccuracy, want.knnAccuracy);
+    const std::string best = (fs::path(r.checkpointDir) / "best.pt").string();
+    QCOMPARE(stepOf(best), h[std::size_t(want.epoch - 1)].step);
+    QVERIFY(identical(encoderWeights(best, m_registry, *m_ds), bestWeights));
 }
 
 QTEST_GUILESS_MAIN(TestRecipes)
