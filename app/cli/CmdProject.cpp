@@ -3,6 +3,7 @@
 #include "CliContext.h"
 #include "Commands.h"
 
+#include "core/eval/Metrics.h"
 #include "core/project/ProjectStore.h"
 
 #include <cmath>
@@ -38,19 +39,26 @@ void addProjectCommand(CLI::App& app, ContextFn, int& rc)
             }
         }
         for (const auto& r : store->runs()) {
-            std::map<std::string, double> last;
-            int epoch = 0;
+            // The values of the last recorded row, in the order they were recorded (whatever
+            // their names: projects written before the values were named hold knn_accuracy,
+            // recall@K and mean_loss).
+            std::vector<project::MetricRecord> last;
             for (const auto& m : store->metrics(r.id)) {
-                last[m.name] = m.value;
-                epoch = m.epoch;
+                if (!last.empty() && (m.epoch != last.back().epoch || m.step != last.back().step))
+                    last.clear();
+                last.push_back(m);
             }
-            std::printf("run %lld  dataset %lld  %-9s started %s", static_cast<long long>(r.id),
+            std::printf("run %lld  dataset %lld  %-9s started %s\n", static_cast<long long>(r.id),
                         static_cast<long long>(r.datasetId), r.status.c_str(), r.startedAt.c_str());
-            if (!last.empty())
-                std::printf("  epoch %d loss %.5f kNN %.4f R@1 %.4f", epoch, last["mean_loss"],
-                            last.count("knn_accuracy") ? last["knn_accuracy"] : NAN,
-                            last.count("recall@1") ? last["recall@1"] : NAN);
-            std::printf("\n");
+            if (!last.empty()) {
+                std::string line = "  epoch " + std::to_string(last.front().epoch) + ":";
+                for (const auto& m : last) {
+                    char v[48];
+                    std::snprintf(v, sizeof v, " %.5g", m.value);
+                    line += " " + eval::shortMetricName(m.name) + v;
+                }
+                std::printf("%s\n", line.c_str());
+            }
             if (!r.note.empty())
                 std::printf("  note: %s\n", r.note.c_str());
             const auto cks = store->checkpoints(r.id);

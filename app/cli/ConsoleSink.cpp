@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "ConsoleSink.h"
 
+#include "core/eval/Metrics.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -65,14 +67,18 @@ std::string ConsoleSink::formatEpoch(const train::EpochMetrics& m)
                           m.meanLoss);
     if (!m.stage.empty() && m.stage != "train")
         n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  [%s]", m.stage.c_str());
-    if (m.knnAccuracy >= 0)
-        n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  kNN %.4f", m.knnAccuracy);
-    for (std::size_t i = 0; i < m.recallK.size() && i < m.recallAtK.size(); ++i)
-        n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  R@%d %.4f", m.recallK[i], m.recallAtK[i]);
-    for (const auto& [name, value] : m.extra)
-        n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  %s %.4g", name.c_str(), value);
-    std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  (%.1fs)", m.seconds);
-    return buf;
+    std::string line = buf;
+    for (const auto& [name, value] : m.values) {
+        // Shares (accuracies, recalls, precisions, the padding share) with four decimals,
+        // counts and seconds with four significant digits.
+        const std::string label = eval::shortMetricName(name);
+        const bool share = label != name || name == "validation-knn" || name == "padding-share";
+        char v[64];
+        std::snprintf(v, sizeof v, share ? "  %s %.4f" : "  %s %.4g", label.c_str(), value);
+        line += v;
+    }
+    std::snprintf(buf, sizeof buf, "  (%.1fs)", m.seconds);
+    return line + buf;
 }
 
 void ConsoleSink::epochMetrics(const train::EpochMetrics& m)

@@ -316,6 +316,53 @@ std::vector<MetricValue> evaluateMetrics(const data::Dataset& ds, const float* v
     return out;
 }
 
+MetricRequest standardMetrics()
+{
+    MetricRequest r;
+    r.metrics = {"knn-accuracy", "recall-hit", "recall-class", "precision"};
+    return r;
+}
+
+std::vector<MetricValue> evaluateRawMetrics(const data::Dataset& ds, const std::string& labelSet,
+                                            const MetricRequest& request, job::JobControl* control)
+{
+    if (!ds.isVectorDataset())
+        throw std::invalid_argument("raw-vector scores need a plain vector dataset; '" + ds.name() +
+                                    "' holds sets (compare them under EMD instead: setscope-cli emd-knn)");
+    return evaluateMetrics(ds, ds.values().data(), ds.dim(), labelSet, request, control);
+}
+
+std::string shortMetricName(const std::string& name)
+{
+    if (name == "knn-accuracy")
+        return "kNN";
+    for (const auto& [prefix, label] : {std::pair<const char*, const char*>{"recall-hit@", "R@"},
+                                        {"recall-class@", "RC@"},
+                                        {"precision@", "P@"}}) {
+        const std::string p = prefix;
+        if (name.rfind(p, 0) == 0)
+            return label + name.substr(p.size());
+    }
+    return name;
+}
+
+std::string describeMetric(const std::string& name, const MetricRegistry& registry)
+{
+    static const std::map<std::string, std::string> run{
+        {"validation-knn", "kNN accuracy of the held-out validation items against the training pool: picks the "
+                           "run's model (the best epoch of the last stage)"},
+        {"emd-seconds", "seconds the epoch's steps spent on exact EMDs (apart from the step time)"},
+        {"emd-solved", "exact EMDs the epoch's steps solved"},
+        {"emd-cached", "exact EMDs the epoch's steps read from a cached pairwise matrix"},
+        {"padding-share", "padded slots / all slots of the epoch's batches"}};
+    if (const auto it = run.find(name); it != run.end())
+        return it->second;
+    const auto at = name.find('@');
+    if (const MetricDefinition* d = registry.find(name.substr(0, at)))
+        return d->doc + (at == std::string::npos ? std::string() : ", at K = " + name.substr(at + 1));
+    return {};
+}
+
 PairDistance exactEmdOf(const data::Dataset& ds)
 {
     return [&ds](std::int64_t i, std::int64_t j) {

@@ -117,7 +117,7 @@ struct MetricRequest {
 };
 
 /// The named scores of an embedding (`vectors`: dataset.size() x dim, row-major) with the
-/// labels of `labelSet`, under evaluateEmbedding()'s protocol: with a train and a test
+/// labels of `labelSet`, under the papers' protocol (seed 000 §VI-A): with a train and a test
 /// split, test queries against train references ("test-vs-train"); otherwise every item
 /// against all the others ("leave-one-out"). Runs on the calling thread (plus workers for
 /// exact EMD); `control` may be null. Throws std::invalid_argument for an unknown label
@@ -125,6 +125,25 @@ struct MetricRequest {
 std::vector<MetricValue> evaluateMetrics(const data::Dataset& dataset, const float* vectors, int dim,
                                          const std::string& labelSet, const MetricRequest& request = {},
                                          job::JobControl* control = nullptr);
+
+/// The scores every training epoch and the raw-vector baseline report: knn-accuracy (k = 10),
+/// recall-hit@1/2/4/8, recall-class@1/2/4/8 and precision@1/2/4/8, in this order.
+MetricRequest standardMetrics();
+
+/// The same scores of a plain vector dataset's raw vectors: the baseline a learned metric must
+/// beat. Throws std::invalid_argument for a dataset of sets (compare under EMD instead).
+std::vector<MetricValue> evaluateRawMetrics(const data::Dataset& dataset, const std::string& labelSet,
+                                            const MetricRequest& request = standardMetrics(),
+                                            job::JobControl* control = nullptr);
+
+/// A short label for tables and console lines: knn-accuracy -> "kNN", recall-hit@K -> "R@K",
+/// recall-class@K -> "RC@K", precision@K -> "P@K"; any other name as it is.
+std::string shortMetricName(const std::string& name);
+
+/// One line saying what a named value is, for tooltips and listings: the registered metric's
+/// doc for an evaluation score (recall-class@4: the doc of recall-class, "at K = 4"), a fixed
+/// line for the run's own figures (validation-knn, emd-seconds, ...), "" when unknown.
+std::string describeMetric(const std::string& name, const MetricRegistry& registry = builtinMetrics());
 
 /// Exact EMD (ot::emd, seed 001 Eq. 2, Euclidean ground distance) between items i and j of
 /// `dataset`, which must outlive the function. Thread-safe. Throws ot::OtError for a bad

@@ -89,13 +89,8 @@ void RunRecorder::stepLoss(std::int64_t step, double loss)
 void RunRecorder::epochMetrics(const train::EpochMetrics& m)
 {
     try {
-        std::vector<std::pair<std::string, double>> values{{"mean_loss", m.meanLoss}, {"seconds", m.seconds}};
-        if (m.knnAccuracy >= 0)
-            values.emplace_back("knn_accuracy", m.knnAccuracy);
-        for (std::size_t i = 0; i < m.recallK.size() && i < m.recallAtK.size(); ++i)
-            values.emplace_back("recall@" + std::to_string(m.recallK[i]), m.recallAtK[i]);
-        for (const auto& kv : m.extra)
-            values.push_back(kv);
+        std::vector<std::pair<std::string, double>> values{{"mean-loss", m.meanLoss}, {"seconds", m.seconds}};
+        values.insert(values.end(), m.values.begin(), m.values.end());
         m_store->addMetrics(m_runId, m.epoch, m.step, values);
     } catch (const std::exception& e) {
         storeFailed(e);

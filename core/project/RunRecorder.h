@@ -44,7 +44,8 @@ struct AttachedDataset {
 AttachedDataset attachDataset(ProjectStore& store, const data::Dataset& dataset, const std::string& path);
 
 /// A ProgressSink that records a training run in the project store and forwards every call
-/// to `next` (may be null): per-epoch metrics (mean_loss, knn_accuracy, recall@K), every
+/// to `next` (may be null): per-epoch metrics (mean-loss, seconds and every named value of
+/// EpochMetrics: knn-accuracy, recall-hit@K, recall-class@K, ...), every
 /// checkpoint, and the final status. Created for one run (createRun is called here); runs on
 /// the job's worker thread like any sink. A store error is reported through next->message()
 /// and does not stop training: the run goes on, the record is incomplete, and the user is

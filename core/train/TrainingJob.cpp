@@ -3,7 +3,6 @@
 #include "core/train/TrainingJob.h"
 
 #include "core/data/Dataset.h"
-#include "core/eval/Evaluate.h"
 #include "core/nn/Collate.h"
 #include "core/plugin/Registry.h"
 #include "core/eval/Knn.h"
@@ -50,28 +49,41 @@ using Clock = std::chrono::steady_clock;
 
 nlohmann::json metricsToJson(const EpochMetrics& m)
 {
-    nlohmann::json extra = nlohmann::json::array();
-    for (const auto& [k, v] : m.extra)
-        extra.push_back({k, v});
-    return {{"epoch", m.epoch},          {"step", m.step},          {"mean_loss", m.meanLoss},
-            {"knn_accuracy", m.knnAccuracy}, {"recall_k", m.recallK}, {"recall", m.recallAtK},
-            {"seconds", m.seconds}, {"stage", m.stage}, {"extra", extra}};
+    nlohmann::json values = nlohmann::json::array();
+    for (const auto& [k, v] : m.values)
+        values.push_back({k, v});
+    return {{"epoch", m.epoch}, {"step", m.step},     {"mean_loss", m.meanLoss},
+            {"seconds", m.seconds}, {"stage", m.stage}, {"values", values}};
 }
 
+/// A history row of a checkpoint; rows written before the values were named (knn_accuracy,
+/// recall_k / recall, extra with validation_knn, emd_seconds, padding_share) are read under
+/// the names of today.
 EpochMetrics metricsFromJson(const nlohmann::json& j)
 {
     EpochMetrics m;
     m.epoch = j.at("epoch").get<int>();
     m.step = j.at("step").get<std::int64_t>();
     m.meanLoss = j.at("mean_loss").get<double>();
-    m.knnAccuracy = j.at("knn_accuracy").get<double>();
-    m.recallK = j.at("recall_k").get<std::vector<int>>();
-    m.recallAtK = j.at("recall").get<std::vector<double>>();
     m.seconds = j.at("seconds").get<double>();
     m.stage = j.value("stage", std::string());
+    if (j.contains("values")) {
+        for (const auto& e : j.at("values"))
+            m.values.emplace_back(e.at(0).get<std::string>(), e.at(1).get<double>());
+        return m;
+    }
+    if (const double knn = j.value("knn_accuracy", -1.0); knn >= 0)
+        m.values.emplace_back("knn-accuracy", knn);
+    const auto ks = j.value("recall_k", std::vector<int>());
+    const auto rs = j.value("recall", std::vector<double>());
+    for (std::size_t i = 0; i < ks.size() && i < rs.size(); ++i)
+        m.values.emplace_back("recall-hit@" + std::to_string(ks[i]), rs[i]);
     if (j.contains("extra"))
-        for (const auto& e : j.at("extra"))
-            m.extra.emplace_back(e.at(0).get<std::string>(), e.at(1).get<double>());
+        for (const auto& e : j.at("extra")) {
+            std::string name = e.at(0).get<std::string>();
+            std::replace(name.begin(), name.end(), '_', '-');
+            m.values.emplace_back(name, e.at(1).get<double>());
+        }
     return m;
 }
 
@@ -845,30 +857,18 @@ void TrainingJob::run()
         m.meanLoss = meanLoss;
         m.stage = stageName;
         const bool bestRow = !finalStage && stageName.rfind("best", 0) == 0;
-        if ((epochEmdSolved > 0 || epochEmdCached > 0) && !bestRow) {
-            m.extra.emplace_back("emd_seconds", epochEmdSeconds);
-            m.extra.emplace_back("emd_solved", static_cast<double>(epochEmdSolved));
-            m.extra.emplace_back("emd_cached", static_cast<double>(epochEmdCached));
-        }
-        if (epochSlots > 0 && !bestRow)
-            m.extra.emplace_back("padding_share", 1.0 - static_cast<double>(epochRealSlots) / static_cast<double>(epochSlots));
         if (cfg.evaluateEachEpoch && ls) {
             reportProgress(step, total, "evaluating epoch " + std::to_string(epoch));
             const std::vector<float> all = embedItems(*enc, ds, allItems(ds), device, &control());
             const int dim = static_cast<int>(enc->outputDim());
-            const eval::Evaluation ev = eval::evaluateEmbedding(ds, all.data(), dim, cfg.labelSet, &control());
-            m.knnAccuracy = ev.knnAccuracy;
-            m.recallK = ev.ks;
-            m.recallAtK = ev.recallAtK;
-            // The papers' Recall@K (share of the query's class in its K nearest, seed 000 Table II,
-            // seed 001 Table 9) and precision@K as named values beside the "at least one" R@K.
-            eval::MetricRequest req;
-            req.metrics = {"recall-class", "precision"};
-            for (const eval::MetricValue& v : eval::evaluateMetrics(ds, all.data(), dim, cfg.labelSet, req, &control()))
-                m.extra.emplace_back(v.name, v.value);
+            // kNN accuracy, both Recall@K (the papers' share of the class, seed 000 Table II /
+            // seed 001 Table 9, and "at least one") and precision@K, by their registry names.
+            for (const eval::MetricValue& v :
+                 eval::evaluateMetrics(ds, all.data(), dim, cfg.labelSet, eval::standardMetrics(), &control()))
+                m.values.emplace_back(v.name, v.value);
             if (!validation.empty()) {
                 const double v = validationKnn(all, dim);
-                m.extra.emplace_back("validation_knn", v);
+                m.values.emplace_back("validation-knn", v);
                 // The best validation epoch of the last stage is the run's model.
                 if (finalStage && v > best.validation) {
                     best.validation = v;
@@ -886,6 +886,13 @@ void TrainingJob::run()
                 }
             }
         }
+        if ((epochEmdSolved > 0 || epochEmdCached > 0) && !bestRow) {
+            m.values.emplace_back("emd-seconds", epochEmdSeconds);
+            m.values.emplace_back("emd-solved", static_cast<double>(epochEmdSolved));
+            m.values.emplace_back("emd-cached", static_cast<double>(epochEmdCached));
+        }
+        if (epochSlots > 0 && !bestRow)
+            m.values.emplace_back("padding-share", 1.0 - static_cast<double>(epochRealSlots) / static_cast<double>(epochSlots));
         m.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
         {
             std::lock_guard lock(m_mutex);

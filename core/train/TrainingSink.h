@@ -5,27 +5,38 @@
 #include "core/job/ProgressSink.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace setscope::train {
 
-/// Metrics at the end of an epoch (or of an evaluation).
+/// What a run reports at the end of an epoch (or of an evaluation).
 struct EpochMetrics {
     int epoch = 0;                 ///< 1-based; 0 = before training
     std::int64_t step = 0;
     double meanLoss = 0.0;
-    double knnAccuracy = -1.0;     ///< distance-weighted kNN (k=10) on the test split, -1 = not computed
-    std::vector<int> recallK;      ///< K of recallAtK
-    std::vector<double> recallAtK; ///< Recall@K within the test split
     double seconds = 0.0;          ///< wall time since the job started
     std::string stage;             ///< the recipe stage ("pre-train", "fine-tune"; "train" without a recipe)
-    /// Further named values: validation_knn, emd_seconds (EMD time of the epoch's steps, apart
-    /// from the step time), emd_solved / emd_cached (exact EMDs the epoch solved / read from a
-    /// cached pairwise matrix), padding_share (padded slots / all slots of the epoch's batches).
-    /// A run resumed mid-epoch counts that epoch's figures from the resume on.
-    std::vector<std::pair<std::string, double>> extra;
+    /// Named values, in a stable order: first the evaluation's scores under the names of eval's
+    /// metric registry (knn-accuracy, recall-hit@K, recall-class@K, precision@K; docs/METRICS.md),
+    /// then the run's own figures: validation-knn (the model-selection score), emd-seconds (EMD
+    /// time of the epoch's steps, apart from the step time), emd-solved / emd-cached (exact EMDs
+    /// the epoch solved / read from a cached pairwise matrix), padding-share (padded slots / all
+    /// slots of the epoch's batches). A run resumed mid-epoch counts that epoch's figures from
+    /// the resume on. The console, the project store and the GUI show whatever is here.
+    std::vector<std::pair<std::string, double>> values;
+
+    /// The value named `name`, if there is one.
+    std::optional<double> value(std::string_view name) const
+    {
+        for (const auto& [k, v] : values)
+            if (k == name)
+                return v;
+        return std::nullopt;
+    }
 };
 
 /// What a training job reports beyond any job's progress: losses, metrics, checkpoints.

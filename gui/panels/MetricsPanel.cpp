@@ -3,16 +3,19 @@
 #include "gui/panels/MetricsPanel.h"
 
 #include "core/data/Dataset.h"
+#include "core/eval/Metrics.h"
 #include "core/train/TrainingSink.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <optional>
 
 namespace setscope::gui {
 
@@ -33,23 +36,19 @@ MetricsPanel::MetricsPanel(QWidget* parent)
     : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
-    m_table = new QTableWidget(0, ColumnCount);
+    m_table = new QTableWidget(0, FixedColumns + 1);
     m_table->setObjectName(QStringLiteral("metricsTable"));
-    const QStringList headers = {tr("Epoch"), tr("Mean loss"), tr("kNN acc."), tr("R@1"),
-                                 tr("R@2"),   tr("R@4"),       tr("R@8"),      tr("Time (s)")};
-    m_table->setHorizontalHeaderLabels(headers);
-    const QString knnTip = tr("k-nearest-neighbour classification accuracy (k = 10, votes weighted by inverse "
-                              "distance): test items classified by their neighbours in the train split");
-    const QString recallTip = tr("Recall@K: fraction of test queries with at least one item of the same label "
-                                 "among their K nearest neighbours in the test split");
-    m_table->horizontalHeaderItem(Knn)->setToolTip(knnTip);
-    for (int c : {R1, R2, R4, R8})
-        m_table->horizontalHeaderItem(c)->setToolTip(recallTip);
+    m_table->setHorizontalHeaderLabels({tr("Epoch"), tr("Stage"), tr("Mean loss"), tr("Time (s)")});
+    m_table->horizontalHeaderItem(Stage)->setToolTip(tr("The stage of the method the epoch belongs to; \"best (epoch N)\" "
+                                                        "is the run's model, the weights of its best validation epoch"));
     m_table->horizontalHeaderItem(MeanLoss)->setToolTip(tr("Mean training loss over the epoch's steps"));
-    m_table->horizontalHeaderItem(Time)->setToolTip(tr("Wall time since the run started"));
+    m_table->horizontalHeaderItem(FixedColumns)->setToolTip(tr("Wall time since the run started"));
     m_table->verticalHeader()->setVisible(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table->horizontalHeader(), &QWidget::customContextMenuRequested, this, &MetricsPanel::showHeaderMenu);
     layout->addWidget(m_table, 1);
 
     auto* row = new QHBoxLayout;
@@ -66,9 +65,56 @@ MetricsPanel::MetricsPanel(QWidget* parent)
     setDataset(nullptr);
 }
 
+int MetricsPanel::columnOf(const QString& name) const
+{
+    const int i = m_valueNames.indexOf(name);
+    return i < 0 ? -1 : FixedColumns + i;
+}
+
+int MetricsPanel::timeColumn() const { return FixedColumns + static_cast<int>(m_valueNames.size()); }
+
+int MetricsPanel::ensureColumn(const std::string& name)
+{
+    const QString n = QString::fromStdString(name);
+    if (const int c = columnOf(n); c >= 0)
+        return c;
+    const int c = timeColumn();
+    m_table->insertColumn(c);
+    m_valueNames << n;
+    auto* header = new QTableWidgetItem(QString::fromStdString(eval::shortMetricName(name)));
+    header->setToolTip(n + QStringLiteral(": ") + QString::fromStdString(eval::describeMetric(name)));
+    m_table->setHorizontalHeaderItem(c, header);
+    // Shown by default: the scores the papers' tables report; the rest on request.
+    const bool hidden = n.startsWith(QLatin1String("precision@")) || n.startsWith(QLatin1String("emd-")) ||
+                        n == QLatin1String("padding-share");
+    m_table->setColumnHidden(c, hidden);
+    for (int r = 0; r < m_table->rowCount(); ++r)
+        m_table->setItem(r, c, cell(QStringLiteral("–")));
+    return c;
+}
+
+void MetricsPanel::showHeaderMenu(const QPoint& at)
+{
+    QMenu menu(this);
+    for (int c = 0; c < m_table->columnCount(); ++c) {
+        if (c == Epoch)
+            continue;
+        QAction* a = menu.addAction(m_table->horizontalHeaderItem(c)->text());
+        a->setCheckable(true);
+        a->setChecked(!m_table->isColumnHidden(c));
+        a->setToolTip(m_table->horizontalHeaderItem(c)->toolTip());
+        connect(a, &QAction::toggled, this, [this, c](bool on) { m_table->setColumnHidden(c, !on); });
+    }
+    menu.exec(m_table->horizontalHeader()->mapToGlobal(at));
+}
+
 void MetricsPanel::setDataset(const data::Dataset* dataset)
 {
     m_table->setRowCount(0);
+    while (!m_valueNames.isEmpty()) {
+        m_table->removeColumn(FixedColumns);
+        m_valueNames.removeFirst();
+    }
     m_hasBaseline = false;
     m_vectorDataset = dataset && dataset->isVectorDataset();
     m_baselineButton->setEnabled(m_vectorDataset);
@@ -86,20 +132,20 @@ void MetricsPanel::setDataset(const data::Dataset* dataset)
 
 void MetricsPanel::fillRow(int row, const train::EpochMetrics& m, bool baseline)
 {
+    for (const auto& [name, value] : m.values)
+        ensureColumn(name);
     m_table->setItem(row, Epoch, cell(baseline ? tr("raw vectors") : QString::number(m.epoch), baseline));
+    m_table->setItem(row, Stage, cell(baseline || m.stage == "train" ? QString() : QString::fromStdString(m.stage), false));
     m_table->setItem(row, MeanLoss, cell(baseline ? QStringLiteral("–") : QString::number(m.meanLoss, 'f', 4)));
-    m_table->setItem(row, Knn, cell(score(m.knnAccuracy)));
-    const int ks[] = {1, 2, 4, 8};
-    for (int j = 0; j < 4; ++j) {
-        double v = -1.0;
-        for (std::size_t k = 0; k < m.recallK.size() && k < m.recallAtK.size(); ++k)
-            if (m.recallK[k] == ks[j])
-                v = m.recallAtK[k];
-        m_table->setItem(row, R1 + j, cell(score(v)));
+    for (int i = 0; i < m_valueNames.size(); ++i) {
+        const std::optional<double> v = m.value(m_valueNames[i].toStdString());
+        const bool count = m_valueNames[i].startsWith(QLatin1String("emd-"));
+        m_table->setItem(row, FixedColumns + i,
+                         cell(!v ? QStringLiteral("–") : count ? QString::number(*v, 'g', 5) : score(*v)));
     }
-    m_table->setItem(row, Time, cell(baseline ? QStringLiteral("–") : QString::number(m.seconds, 'f', 1)));
+    m_table->setItem(row, timeColumn(), cell(baseline ? QStringLiteral("–") : QString::number(m.seconds, 'f', 1)));
     if (baseline)
-        for (int c = 0; c < ColumnCount; ++c)
+        for (int c = 0; c < m_table->columnCount(); ++c)
             if (QTableWidgetItem* it = m_table->item(row, c)) {
                 QFont f = it->font();
                 f.setItalic(true);

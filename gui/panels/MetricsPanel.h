@@ -2,12 +2,15 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
+#include <QStringList>
 #include <QWidget>
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 class QLabel;
+class QPoint;
 class QPushButton;
 class QTableWidget;
 
@@ -20,16 +23,20 @@ struct EpochMetrics;
 
 namespace setscope::gui {
 
-/// Scores of the current run, one row per epoch: epoch, mean loss, kNN accuracy (k = 10,
-/// distance-weighted, test queries against train references), Recall@1/2/4/8 and the wall
-/// time. A first row holds the raw-vector baseline of a vector dataset: computed
-/// automatically (on a worker, by the Session) for datasets of at most
-/// kAutoBaselineMaxItems items, on request ("Score raw vectors") for larger ones.
+/// Scores of the current run, one row per epoch: epoch, stage, mean loss, then one column per
+/// named value the run reports (EpochMetrics::values: kNN accuracy, both Recall@K, precision@K,
+/// validation kNN, EMD figures, ...), added as values with new names arrive, headed by their
+/// short names (eval::shortMetricName) with the metric's description as tooltip, and the wall
+/// time last. A first row holds the raw-vector baseline of a vector dataset: computed
+/// automatically (on a worker, by the Session) for datasets of at most kAutoBaselineMaxItems
+/// items, on request ("Score raw vectors") for larger ones. The header's context menu hides and
+/// shows columns (hidden by default: precision@K and the EMD and padding figures).
 class MetricsPanel final : public QWidget {
     Q_OBJECT
 public:
     static constexpr std::size_t kAutoBaselineMaxItems = 20000;
-    enum Column { Epoch, MeanLoss, Knn, R1, R2, R4, R8, Time, ColumnCount };
+    /// The fixed columns; the named values sit between MeanLoss and the time column.
+    enum Column { Epoch, Stage, MeanLoss, FixedColumns };
 
     explicit MetricsPanel(QWidget* parent = nullptr);
 
@@ -40,6 +47,9 @@ public:
     QPushButton* baselineButton() const { return m_baselineButton; }
     /// Row of the baseline (-1 when there is none).
     int baselineRow() const { return m_hasBaseline ? 0 : -1; }
+    /// The column of a named value (-1 when no row had it), and of the wall time.
+    int columnOf(const QString& name) const;
+    int timeColumn() const;
 
 public Q_SLOTS:
     void addEpoch(const setscope::train::EpochMetrics& m);
@@ -53,10 +63,13 @@ Q_SIGNALS:
 
 private:
     void fillRow(int row, const train::EpochMetrics& m, bool baseline);
+    int ensureColumn(const std::string& name);
+    void showHeaderMenu(const QPoint& at);
 
     QTableWidget* m_table = nullptr;
     QPushButton* m_baselineButton = nullptr;
     QLabel* m_note = nullptr;
+    QStringList m_valueNames; ///< the named value of each column from FixedColumns on
     bool m_vectorDataset = false;
     bool m_hasBaseline = false;
 };

@@ -14,7 +14,7 @@ BaselineJob::BaselineJob(std::shared_ptr<const data::Dataset> dataset, std::stri
 
 BaselineJob::~BaselineJob() { stopAndWait(); }
 
-eval::Evaluation BaselineJob::result() const
+std::vector<eval::MetricValue> BaselineJob::result() const
 {
     std::lock_guard lock(m_mutex);
     return m_result;
@@ -23,9 +23,9 @@ eval::Evaluation BaselineJob::result() const
 void BaselineJob::run()
 {
     reportProgress(0, 0, "scoring raw vectors of '" + m_dataset->name() + "' (" + m_labelSet + ")");
-    eval::Evaluation ev = eval::evaluateRaw(*m_dataset, m_labelSet, &control());
+    std::vector<eval::MetricValue> values = eval::evaluateRawMetrics(*m_dataset, m_labelSet, eval::standardMetrics(), &control());
     std::lock_guard lock(m_mutex);
-    m_result = std::move(ev);
+    m_result = std::move(values);
 }
 
 } // namespace setscope::gui

@@ -2,12 +2,13 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/eval/Evaluate.h"
+#include "core/eval/Metrics.h"
 #include "core/job/Job.h"
 
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace setscope::data {
 class Dataset;
@@ -15,8 +16,8 @@ class Dataset;
 
 namespace setscope::gui {
 
-/// Scores the raw vectors of a plain vector dataset (eval::evaluateRaw: kNN accuracy and
-/// Recall@K), the baseline a learned metric must beat, on a worker thread. Takes seconds
+/// Scores the raw vectors of a plain vector dataset (eval::evaluateRawMetrics: kNN accuracy,
+/// both Recall@K, precision@K), the baseline a learned metric must beat, on a worker thread. Takes seconds
 /// to tens of seconds (Fashion-MNIST: 10 000 test queries against 60 000 references);
 /// cancellable between chunks. result() is valid once status() is Finished.
 class BaselineJob final : public job::Job {
@@ -25,7 +26,8 @@ public:
     ~BaselineJob() override;
 
     const std::string& labelSet() const { return m_labelSet; }
-    eval::Evaluation result() const;
+    /// The standard scores of the raw vectors (eval::standardMetrics()), once finished.
+    std::vector<eval::MetricValue> result() const;
 
 protected:
     void run() override;
@@ -34,7 +36,7 @@ private:
     std::shared_ptr<const data::Dataset> m_dataset;
     std::string m_labelSet;
     mutable std::mutex m_mutex;
-    eval::Evaluation m_result;
+    std::vector<eval::MetricValue> m_result;
 };
 
 } // namespace setscope::gui

@@ -576,14 +576,12 @@ void Session::onBaselineFinished(int status, const QString& detail)
 {
     auto* job = static_cast<BaselineJob*>(m_baseline.job.get());
     if (job && toStatus(status) == job::JobStatus::Finished) {
-        const eval::Evaluation ev = job->result();
         train::EpochMetrics m;
         m.epoch = 0;
-        m.knnAccuracy = ev.knnAccuracy;
-        m.recallK = ev.ks;
-        m.recallAtK = ev.recallAtK;
+        for (const eval::MetricValue& v : job->result())
+            m.values.emplace_back(v.name, v.value);
         Q_EMIT baselineReady(m);
-        Q_EMIT message(tr("Raw-vector baseline: kNN accuracy %1").arg(ev.knnAccuracy, 0, 'f', 4));
+        Q_EMIT message(tr("Raw-vector baseline: kNN accuracy %1").arg(m.value("knn-accuracy").value_or(-1.0), 0, 'f', 4));
     } else if (toStatus(status) == job::JobStatus::Failed) {
         Q_EMIT error(tr("Baseline failed: %1").arg(detail));
     }

@@ -295,14 +295,36 @@ void TestCli::evalRawAndCheckpoint()
     const QString ds = "synthetic:dim=5,coarse=2,fine=2,points=30";
     const Run raw = cli({"eval", "--dataset", ds});
     QCOMPARE(raw.code, 0);
-    QVERIFY(raw.out.contains("protocol     test-vs-train"));
-    QVERIFY(raw.out.contains(QRegularExpression(R"(Recall@8 +[01]\.\d{4})")));
+    QVERIFY(raw.out.startsWith("raw vectors on '"));
+    QVERIFY2(raw.out.contains(QRegularExpression(R"(knn-accuracy +[01]\.\d{4} +distance-weighted kNN, k=10, test-vs-train)")),
+             qPrintable(raw.out));
+    for (const char* name : {"recall-hit@8", "recall-class@1", "precision@4"})
+        QVERIFY2(raw.out.contains(QRegularExpression(QStringLiteral(R"(^%1 +[01]\.\d{4} )").arg(name),
+                                                     QRegularExpression::MultilineOption)),
+                 qPrintable(raw.out));
+    // A chosen metric with an option; the JSON form; -k is knn-accuracy's k.
+    const Run some = cli({"eval", "--dataset", ds, "--metrics", "recall-class,knn-accuracy", "--option",
+                          "recall-class.ks=3", "-k", "1", "--json"});
+    QCOMPARE(some.code, 0);
+    const QJsonArray values = QJsonDocument::fromJson(some.out.toUtf8()).object()["values"].toArray();
+    QCOMPARE(values.size(), 2);
+    QCOMPARE(values[0].toObject()["name"].toString(), QStringLiteral("recall-class@3"));
+    QCOMPARE(values[1].toObject()["name"].toString(), QStringLiteral("knn-accuracy"));
+    QVERIFY(values[1].toObject()["doc"].toString().contains("k=1,"));
+    const Run unknown = cli({"eval", "--dataset", ds, "--metrics", "nope"});
+    QCOMPARE(unknown.code, 1);
+    QVERIFY2(unknown.err.contains("unknown metric 'nope' (known: knn-accuracy, recall-hit"), qPrintable(unknown.err));
+    const Run badOption = cli({"eval", "--dataset", ds, "--option", "knn-accuracy.k=0"});
+    QCOMPARE(badOption.code, 1);
+    QVERIFY2(badOption.err.contains("metric knn-accuracy"), qPrintable(badOption.err));
+    QVERIFY(cli({"eval", "--list"}).out.contains("kde-discrepancy"));
     const QString ck = m_dir.filePath("eval-ck");
     QCOMPARE(cli({"train", "--dataset", ds, "--epochs", "1", "--checkpoint-dir", ck, "--no-baseline"}).code, 0);
     const QString file = ck + "/" + QDir(ck).entryList({"*.pt"}).last();
     const Run emb = cli({"eval", "--dataset", ds, "--checkpoint", file});
     QCOMPARE(emb.code, 0);
-    QVERIFY(emb.out.startsWith(file));
+    QVERIFY(emb.out.startsWith(file + " on '"));
+    QVERIFY(emb.out.contains(QRegularExpression(R"(knn-accuracy +[01]\.\d{4} )")));
     // A checkpoint for other data is refused, naming both sides.
     const Run wrong = cli({"eval", "--dataset", "synthetic:dim=7", "--checkpoint", file});
     QCOMPARE(wrong.code, 1);
@@ -374,7 +396,7 @@ void TestCli::projectRecordsRunsAndSuppliesLabels()
         QVERIFY(QString::fromStdString(runs[0].configJson).contains("\"loss\":\"triplet\""));
         int knn = 0;
         for (const auto& m : store->metrics(runs[0].id))
-            knn += m.name == "knn_accuracy";
+            knn += m.name == "knn-accuracy";
         QCOMPARE(knn, 2); // one per epoch
         QCOMPARE(store->checkpoints(runs[0].id).size(), std::size_t(2));
         QVERIFY(QFile::exists(QString::fromStdString(store->checkpoints(runs[0].id).back().path)));
@@ -402,6 +424,9 @@ void TestCli::projectRecordsRunsAndSuppliesLabels()
     QCOMPARE(show.code, 0);
     QVERIFY(show.out.contains("label set fine       4 classes, 1 edits (0 undone)"));
     QVERIFY(show.out.contains("integrity: ok"));
+    // The first run's last row, every named value by its short name.
+    QVERIFY2(show.out.contains(QRegularExpression(R"(  epoch 2: mean-loss [-0-9.e]+ seconds [-0-9.e]+ kNN [0-9.e-]+ R@1 [0-9.e-]+ )")),
+             qPrintable(show.out));
 }
 
 void TestCli::emdOnePairWithFlows()

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/Dataset.h"
-#include "core/eval/Evaluate.h"
+#include "core/eval/Metrics.h"
 #include "core/eval/Knn.h"
 #include "core/job/Job.h"
 
@@ -245,11 +245,12 @@ void TestKnn::evaluateProtocols()
     for (int i = 0; i < 6; ++i)
         b.setLabel("fine", b.addItem(&pts[i], nullptr, 1, i < 4 ? data::Split::Train : data::Split::Test), lab[i]);
     const data::Dataset ds = b.finish();
-    const auto ev = eval::evaluateRaw(ds, "fine");
-    QCOMPARE(QString::fromStdString(ev.protocol), QString("test-vs-train"));
-    QCOMPARE(ev.queries, std::int64_t(2));
-    QCOMPARE(ev.knnAccuracy, 1.0);
-    QCOMPARE(ev.recallAtK[0], 0.0); // within the test split the only other item has the other label
+    const auto v = eval::evaluateRawMetrics(ds, "fine");
+    QCOMPARE(v.at(0).name, std::string("knn-accuracy"));
+    QVERIFY2(v.at(0).doc.find("test-vs-train, 2 queries") != std::string::npos, v.at(0).doc.c_str());
+    QCOMPARE(v.at(0).value, 1.0);
+    QCOMPARE(v.at(1).name, std::string("recall-hit@1"));
+    QCOMPARE(v.at(1).value, 0.0); // within the test split the only other item has the other label
 }
 
 void TestKnn::cancel()

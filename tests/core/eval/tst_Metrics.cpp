@@ -2,7 +2,6 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
-#include "core/eval/Evaluate.h"
 #include "core/eval/Metrics.h"
 
 #include <QtTest>
@@ -55,7 +54,7 @@ private Q_SLOTS:
     void registryRefusesBadDefinitions();
     void unknownMetricOrOption();
     void testVsTrainHandSolved();
-    void agreesWithEvaluateEmbedding();
+    void standardScoresAreKnnOnTheSplits();
     void leaveOneOutWithoutTestSplit();
     void emdMetricsNeedTheCallable();
     void exactEmdOfDataset();
@@ -154,15 +153,28 @@ void TestMetrics::testVsTrainHandSolved()
                  x.doc.c_str());
 }
 
-void TestMetrics::agreesWithEvaluateEmbedding()
+void TestMetrics::standardScoresAreKnnOnTheSplits()
 {
-    // The defaults reproduce the existing API's numbers (k = 10, Recall@1/2/4/8 the hit kind).
+    // The standard scores are the classifier and recall of Knn.h on the test split against the
+    // train split (k = 10, Recall@1/2/4/8 the hit kind), whatever the request plumbing does.
     const data::Dataset ds = data::makeHierarchicalGaussians(data::SyntheticSpec::parse("dim=4,coarse=3,fine=2,points=40"));
-    const auto ev = eval::evaluateEmbedding(ds, ds.values().data(), ds.dim(), "fine");
-    const auto m = byName(eval::evaluateMetrics(ds, ds.values().data(), ds.dim(), "fine"));
-    QCOMPARE(m.at("knn-accuracy"), ev.knnAccuracy);
-    for (std::size_t t = 0; t < ev.ks.size(); ++t)
-        QCOMPARE(m.at("recall-hit@" + std::to_string(ev.ks[t])), ev.recallAtK[t]);
+    const auto m = byName(eval::evaluateRawMetrics(ds, "fine"));
+    const auto tr = ds.indices(data::Split::Train), te = ds.indices(data::Split::Test);
+    const eval::MatrixView all{ds.values().data(), std::int64_t(ds.size()), ds.dim()};
+    const auto trX = eval::gatherRows(all, tr), teX = eval::gatherRows(all, te);
+    std::vector<std::int32_t> trY, teY;
+    for (auto i : tr)
+        trY.push_back(ds.labelSet("fine")->labels[std::size_t(i)]);
+    for (auto i : te)
+        teY.push_back(ds.labelSet("fine")->labels[std::size_t(i)]);
+    const auto knn = eval::knnClassify({trX.data(), std::int64_t(tr.size()), ds.dim()}, trY,
+                                       {teX.data(), std::int64_t(te.size()), ds.dim()}, teY, 10, false);
+    QCOMPARE(m.at("knn-accuracy"), knn.accuracy);
+    const std::vector<int> ks{1, 2, 4, 8};
+    const auto r = eval::recallAtK({teX.data(), std::int64_t(te.size()), ds.dim()}, teY, ks);
+    for (std::size_t t = 0; t < ks.size(); ++t)
+        QCOMPARE(m.at("recall-hit@" + std::to_string(ks[t])), r[t]);
+    QCOMPARE(m.size(), std::size_t(13)); // knn-accuracy and three families of four
     QVERIFY(!m.count("emd-mse"));
 }
 

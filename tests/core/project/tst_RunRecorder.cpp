@@ -134,7 +134,7 @@ void TestRunRecorder::recordedRunGetsItsFolderAndRow()
     }
     std::set<int> epochsWithKnn;
     for (const auto& m : s->metrics(run.recorder->runId()))
-        if (m.name == "knn_accuracy")
+        if (m.name == "knn-accuracy")
             epochsWithKnn.insert(m.epoch);
     QCOMPARE(epochsWithKnn, (std::set<int>{1, 2}));
 }

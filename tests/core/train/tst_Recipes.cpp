@@ -6,7 +6,7 @@
 // loss registered in the test's registry shows the trainer's LossContext.
 #include "Builtin.h"
 #include "core/data/Dataset.h"
-#include "core/eval/Evaluate.h"
+#include "core/eval/Metrics.h"
 #include "core/ot/Emd.h"
 #include "core/ot/PairwiseMatrix.h"
 #include "core/plugin/Registry.h"
@@ -243,10 +243,7 @@ struct Sink : train::TrainingSink {
 
 double extra(const train::EpochMetrics& m, const std::string& key)
 {
-    for (const auto& [k, v] : m.extra)
-        if (k == key)
-            return v;
-    return -1.0;
+    return m.value(key).value_or(-1.0);
 }
 
 } // namespace
@@ -621,8 +618,8 @@ void TestRecipes::batchEmdsComeFromTheCache()
     Sink none;
     runOnce(c, none);
     QVERIFY2(none.said("no cached emd matrix of this dataset"), qPrintable(none.all()));
-    QCOMPARE(extra(none.epochs.back(), "emd_solved"), pairsSeen());
-    QCOMPARE(extra(none.epochs.back(), "emd_cached"), 0.0);
+    QCOMPARE(extra(none.epochs.back(), "emd-solved"), pairsSeen());
+    QCOMPARE(extra(none.epochs.back(), "emd-cached"), 0.0);
 
     ot::PairwiseJob pairwise(m_ds, ot::PairwiseOptions{});
     QCOMPARE(pairwise.runHere(nullptr), job::JobStatus::Finished);
@@ -633,8 +630,8 @@ void TestRecipes::batchEmdsComeFromTheCache()
     Sink cached;
     runOnce(c, cached);
     QVERIFY2(cached.said("using " + pairwise.cachePath()), qPrintable(cached.all()));
-    QCOMPARE(extra(cached.epochs.back(), "emd_solved"), 0.0);
-    QCOMPARE(extra(cached.epochs.back(), "emd_cached"), pairsSeen());
+    QCOMPARE(extra(cached.epochs.back(), "emd-solved"), 0.0);
+    QCOMPARE(extra(cached.epochs.back(), "emd-cached"), pairsSeen());
     for (const Seen& s : m_recorder->steps) {
         const auto e = s.emd.accessor<float, 2>();
         for (std::size_t i = 0; i < s.items.size(); ++i)
@@ -647,8 +644,8 @@ void TestRecipes::batchEmdsComeFromTheCache()
     Sink solved;
     runOnce(off, solved);
     QVERIFY(!solved.said("EMDs of '"));
-    QCOMPARE(extra(solved.epochs.back(), "emd_solved"), pairsSeen());
-    QCOMPARE(extra(solved.epochs.back(), "emd_cached"), 0.0);
+    QCOMPARE(extra(solved.epochs.back(), "emd-solved"), pairsSeen());
+    QCOMPARE(extra(solved.epochs.back(), "emd-cached"), 0.0);
 
     // A damaged file is not used (and not repaired by training).
     {
@@ -661,7 +658,7 @@ void TestRecipes::batchEmdsComeFromTheCache()
     Sink damaged;
     runOnce(c, damaged);
     QVERIFY2(damaged.said("does not match its checksum") || damaged.said("not symmetric"), qPrintable(damaged.all()));
-    QCOMPARE(extra(damaged.epochs.back(), "emd_solved"), pairsSeen());
+    QCOMPARE(extra(damaged.epochs.back(), "emd-solved"), pairsSeen());
 }
 
 // Recipes hold out a validation share; the run's model is the weights of the best
@@ -684,14 +681,15 @@ void TestRecipes::bestValidationEpochIsTheModel()
     // The first epoch with the highest validation kNN accuracy.
     const train::EpochMetrics* top = nullptr;
     for (const auto& m : h)
-        if (m.stage == "supervised" && (!top || extra(m, "validation_knn") > extra(*top, "validation_knn")))
+        if (m.stage == "supervised" && (!top || extra(m, "validation-knn") > extra(*top, "validation-knn")))
             top = &m;
     QVERIFY(top);
-    QVERIFY(extra(*top, "validation_knn") >= 0);
+    QVERIFY(extra(*top, "validation-knn") >= 0);
     const train::EpochMetrics& final = h.back();
     QCOMPARE(final.epoch, top->epoch);
-    QCOMPARE(final.knnAccuracy, top->knnAccuracy);
-    QCOMPARE(final.recallAtK, top->recallAtK);
+    QCOMPARE(extra(final, "knn-accuracy"), extra(*top, "knn-accuracy"));
+    for (const char* k : {"recall-hit@1", "recall-hit@8", "recall-class@4", "precision@2"})
+        QCOMPARE(extra(final, k), extra(*top, k));
     if (top != &final) {
         QCOMPARE(QString::fromStdString(final.stage), QStringLiteral("best (epoch %1)").arg(top->epoch));
         QCOMPARE(h.size(), std::size_t(9));
@@ -701,9 +699,10 @@ void TestRecipes::bestValidationEpochIsTheModel()
     QCOMPARE(stepOf(best), top->step);
     // best.pt holds those weights: the same scores from the file.
     const auto e = train::embedWithCheckpoint(best, *m_ds, m_registry);
-    const auto ev = eval::evaluateEmbedding(*m_ds, e.data.data(), e.dim, "fine");
-    QCOMPARE(ev.knnAccuracy, final.knnAccuracy);
-    qInfo("best epoch %d of 8 (validation kNN %.3f)", top->epoch, extra(*top, "validation_knn"));
+    const auto ev = eval::evaluateMetrics(*m_ds, e.data.data(), e.dim, "fine", eval::standardMetrics());
+    QCOMPARE(ev.front().name, std::string("knn-accuracy"));
+    QCOMPARE(ev.front().value, extra(final, "knn-accuracy"));
+    qInfo("best epoch %d of 8 (validation kNN %.3f)", top->epoch, extra(*top, "validation-knn"));
 }
 
 // A run resumed after its best validation epoch keeps that epoch as its model: the same
@@ -728,7 +727,7 @@ void TestRecipes::bestValidationSurvivesResume()
     QVERIFY(!QTest::currentTestFailed());
     QCOMPARE(g.back().stage, want.stage);
     QCOMPARE(g.back().epoch, want.epoch);
-    QCOMPARE(g.back().knnAccuracy, want.knnAccuracy);
+    QCOMPARE(extra(g.back(), "knn-accuracy"), extra(want, "knn-accuracy"));
     const std::string best = (fs::path(r.checkpointDir) / "best.pt").string();
     QCOMPARE(stepOf(best), h[std::size_t(want.epoch - 1)].step);
     // The old folder's best.pt still held that epoch: it was taken along as it is.
@@ -761,7 +760,7 @@ void TestRecipes::bestValidationSurvivesResumeWithoutItsFile()
     QVERIFY(!QTest::currentTestFailed());
     QVERIFY2(sink.said("from the checkpoint's best weights"), qPrintable(sink.all()));
     QCOMPARE(g.back().stage, want.stage);
-    QCOMPARE(g.back().knnAccuracy, want.knnAccuracy);
+    QCOMPARE(extra(g.back(), "knn-accuracy"), extra(want, "knn-accuracy"));
     const std::string best = (fs::path(r.checkpointDir) / "best.pt").string();
     QCOMPARE(stepOf(best), h[std::size_t(want.epoch - 1)].step);
     QVERIFY(identical(encoderWeights(best, m_registry, *m_ds), bestWeights));

@@ -72,9 +72,8 @@ private Q_SLOTS:
             m.epoch = 2;
             m.step = 200;
             m.meanLoss = 0.125;
-            m.knnAccuracy = 0.75;
-            m.recallK = {1, 8};
-            m.recallAtK = {0.5, 0.875};
+            m.stage = "fine-tune";
+            m.values = {{"knn-accuracy", 0.75}, {"recall-hit@1", 0.5}, {"recall-hit@8", 0.875}};
             m.seconds = 3.5;
             s->epochMetrics(m);
             s->finished(JobStatus::Failed, "disk full");
@@ -97,9 +96,8 @@ private Q_SLOTS:
         QCOMPARE(got.epoch, 2);
         QCOMPARE(got.step, 200);
         QCOMPARE(got.meanLoss, 0.125);
-        QCOMPARE(got.knnAccuracy, 0.75);
-        QCOMPARE(got.recallK, std::vector<int>({1, 8}));
-        QCOMPARE(got.recallAtK, std::vector<double>({0.5, 0.875}));
+        QCOMPARE(got.stage, std::string("fine-tune"));
+        QCOMPARE(got.values, (std::vector<std::pair<std::string, double>>{{"knn-accuracy", 0.75}, {"recall-hit@1", 0.5}, {"recall-hit@8", 0.875}}));
         QCOMPARE(got.seconds, 3.5);
         QCOMPARE(status, static_cast<int>(JobStatus::Failed));
         QCOMPARE(detail, QStringLiteral("disk full"));
