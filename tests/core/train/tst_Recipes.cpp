@@ -262,8 +262,8 @@ private Q_SLOTS:
     void emdMatrixIsTheBatchsExactEmd();
     void batchEmdsComeFromTheCache();
     void bestValidationEpochIsTheModel();
+    void bestValidationSurvivesResume_data();
     void bestValidationSurvivesResume();
-    void bestValidationSurvivesResumeWithoutItsFile();
 
 private:
     /// Runs `c` to the end; returns its history.
@@ -706,64 +706,53 @@ void TestRecipes::bestValidationEpochIsTheModel()
 }
 
 // A run resumed after its best validation epoch keeps that epoch as its model: the same
-// final row and best.pt as the uninterrupted run.
+// final row and best.pt as the uninterrupted run. Resumed into another folder, it takes the
+// old best.pt along as it is; when that file is gone, it writes it from the best weights its
+// checkpoint carries, and those are the weights of the uninterrupted run's best epoch.
+void TestRecipes::bestValidationSurvivesResume_data()
+{
+    QTest::addColumn<bool>("oldFileKept");
+    QTest::newRow("best.pt taken along") << true;
+    QTest::newRow("best.pt gone") << false;
+}
+
 void TestRecipes::bestValidationSurvivesResume()
 {
+    QFETCH(bool, oldFileKept);
+    const QString tag = oldFileKept ? "kept" : "gone";
     train::TrainerConfig c = tiny("tl");
     c.epochs = 6;
     c.evaluateEachEpoch = true;
     c.samplerOptions = {{"classes", "3"}, {"per-class", "4"}};
     c.optimizerOptions = {{"lr", "0.05"}};
-    c.checkpointDir = dir("best-full");
+    c.checkpointDir = dir("best-full-" + tag);
     const auto h = run(c);
     QVERIFY(!QTest::currentTestFailed());
     const train::EpochMetrics& want = h.back();
     QVERIFY2(want.stage.rfind("best", 0) == 0, "the data no longer give an early best epoch");
     QVERIFY(want.epoch < 5);
+    const std::string oldBest = (fs::path(c.checkpointDir) / "best.pt").string();
+    const QByteArray oldBytes = readBytes(oldBest);
+    const Weights bestWeights = encoderWeights(oldBest, m_registry, *m_ds);
+    if (!oldFileKept)
+        QVERIFY(fs::remove(oldBest));
+
     train::TrainerConfig r = c;
     r.resumeFrom = ckpt(c.checkpointDir, h[std::size_t(want.epoch)].step); // after the best epoch
-    r.checkpointDir = dir("best-resumed");
-    const auto g = run(r);
+    r.checkpointDir = dir("best-resumed-" + tag);
+    Sink sink;
+    const auto g = run(r, &sink);
     QVERIFY(!QTest::currentTestFailed());
     QCOMPARE(g.back().stage, want.stage);
     QCOMPARE(g.back().epoch, want.epoch);
     QCOMPARE(extra(g.back(), "knn-accuracy"), extra(want, "knn-accuracy"));
     const std::string best = (fs::path(r.checkpointDir) / "best.pt").string();
     QCOMPARE(stepOf(best), h[std::size_t(want.epoch - 1)].step);
-    // The old folder's best.pt still held that epoch: it was taken along as it is.
-    QCOMPARE(readBytes(best), readBytes((fs::path(c.checkpointDir) / "best.pt").string()));
-}
-
-// The same when the old run's best.pt is gone: the resumed run writes it from the best weights
-// its checkpoint carries, and those are the weights of the uninterrupted run's best epoch.
-void TestRecipes::bestValidationSurvivesResumeWithoutItsFile()
-{
-    train::TrainerConfig c = tiny("tl");
-    c.epochs = 6;
-    c.evaluateEachEpoch = true;
-    c.samplerOptions = {{"classes", "3"}, {"per-class", "4"}};
-    c.optimizerOptions = {{"lr", "0.05"}};
-    c.checkpointDir = dir("best-gone");
-    const auto h = run(c);
-    QVERIFY(!QTest::currentTestFailed());
-    const train::EpochMetrics& want = h.back();
-    QVERIFY2(want.stage.rfind("best", 0) == 0, "the data no longer give an early best epoch");
-    const std::string oldBest = (fs::path(c.checkpointDir) / "best.pt").string();
-    const Weights bestWeights = encoderWeights(oldBest, m_registry, *m_ds);
-    QVERIFY(fs::remove(oldBest));
-
-    train::TrainerConfig r = c;
-    r.resumeFrom = ckpt(c.checkpointDir, h[std::size_t(want.epoch)].step);
-    r.checkpointDir = dir("best-gone-resumed");
-    Sink sink;
-    const auto g = run(r, &sink);
-    QVERIFY(!QTest::currentTestFailed());
-    QVERIFY2(sink.said("from the checkpoint's best weights"), qPrintable(sink.all()));
-    QCOMPARE(g.back().stage, want.stage);
-    QCOMPARE(extra(g.back(), "knn-accuracy"), extra(want, "knn-accuracy"));
-    const std::string best = (fs::path(r.checkpointDir) / "best.pt").string();
-    QCOMPARE(stepOf(best), h[std::size_t(want.epoch - 1)].step);
     QVERIFY(identical(encoderWeights(best, m_registry, *m_ds), bestWeights));
+    if (oldFileKept)
+        QCOMPARE(readBytes(best), oldBytes);
+    else
+        QVERIFY2(sink.said("from the checkpoint's best weights"), qPrintable(sink.all()));
 }
 
 QTEST_GUILESS_MAIN(TestRecipes)
