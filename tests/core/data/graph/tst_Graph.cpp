@@ -84,7 +84,7 @@ void TestGraph::optionsParse()
     QCOMPARE(d.randomWalkSteps, 4);
     QCOMPARE(d.folds, 10);
     QCOMPARE(d.fold, 0);
-    const GraphOptions o = GraphOptions::parse("repr=adjacency, fold=3,seed=9&rw=2,folds=5");
+    const GraphOptions o = GraphOptions::parse("repr=adjacency, fold=3,seed=9,rw=2,folds=5");
     QVERIFY(o.representation == GraphRepresentation::Adjacency);
     QCOMPARE(o.fold, 3);
     QCOMPARE(o.seed, std::uint64_t(9));
@@ -100,14 +100,18 @@ void TestGraph::badOptions_data()
 {
     QTest::addColumn<QString>("spec");
     QTest::addColumn<QString>("expect");
-    QTest::newRow("unknown repr") << "repr=laplacian" << "expected features or adjacency";
+    QTest::newRow("unknown repr") << "repr=laplacian" << "option repr=laplacian: not one of features|adjacency";
     QTest::newRow("fold out of range") << "fold=10" << "expected 0..9";
     QTest::newRow("fold beyond folds") << "folds=5,fold=7" << "expected 0..4";
-    QTest::newRow("unknown key") << "bogus=1" << "unknown graph option 'bogus'";
+    QTest::newRow("unknown key") << "bogus=1"
+                                 << "no option 'bogus' (it has: repr, rw, folds, fold, seed, class, threshold)";
     QTest::newRow("threshold without class") << "threshold=7" << "needs class=PROPERTY";
-    QTest::newRow("no value") << "fold" << "expected key=value";
-    QTest::newRow("non-numeric") << "rw=four" << "expected an integer";
-    QTest::newRow("one fold") << "folds=1" << "expected an integer in 2..1000";
+    QTest::newRow("threshold not a number") << "class=A,threshold=high" << "threshold=high: expected a number";
+    QTest::newRow("no value") << "fold" << "option 'fold' is not key=value";
+    QTest::newRow("non-numeric") << "rw=four" << "option rw=four: not a whole number";
+    QTest::newRow("one fold") << "folds=1" << "option folds=1: outside [2, 1000]";
+    QTest::newRow("too many walk steps") << "rw=65" << "option rw=65: outside [0, 64]";
+    QTest::newRow("'&' is not a separator") << "fold=3&rw=2" << "option fold=3&rw=2: not a whole number";
 }
 
 void TestGraph::badOptions()
