@@ -12,6 +12,7 @@
 #include "core/fetch/Catalog.h"
 #include "core/fetch/Command.h"
 #include "core/job/Job.h"
+#include "core/job/JobLoadContext.h"
 #include "core/data/Synthetic.h"
 #include "core/data/Transform.h"
 #include "core/plugin/Registry.h"
@@ -110,7 +111,8 @@ Dataset openPath(const std::string& spec, const plugin::Registry& registry, cons
         o.finish();
         loadKusnerMat(path, b, k);
     } else if (loader.name == "pointcloud-folder") {
-        mesh::loadPointCloudFolder(path, b, pointCloudOptions(path, options), context.sink, context.control);
+        job::JobLoadContext jobContext(context.sink, context.control);
+        mesh::loadPointCloudFolder(path, b, pointCloudOptions(path, options), &jobContext);
     } else {
         if (!options.empty())
             throw std::invalid_argument("'" + spec + "': the " + loader.name + " loader takes no options");
@@ -195,7 +197,8 @@ Dataset openDocuments(const std::string& name, const std::string& corpusPath, co
             FastTextOptions ft;
             ft.dim = ftDim;
             ft.epoch = ftEpochs;
-            return trainWordVectors(tokenizeCorpus(corpus, d), ft, "", context.control, context.sink);
+            job::JobLoadContext jobContext(context.sink, context.control);
+            return trainWordVectors(tokenizeCorpus(corpus, d), ft, "", &jobContext);
         }
         const std::string path = vectors == "glove-100d" ? (fs::path(fetchedDir("glove-100d")) / "vectors.bin").string()
                                                          : vectors;
@@ -264,7 +267,8 @@ Dataset openFetched(const std::string& name, const std::string& options, const p
             merged += (merged.empty() ? "" : ",") + k + "=" + v;
         loadSdf((fs::path(dir) / "bzr.sdf").string(), b, GraphOptions::parse(merged));
     } else if (name == "furniture") {
-        mesh::loadPointCloudFolder(dir, b, pointCloudOptions(name, options), context.sink, context.control);
+        job::JobLoadContext jobContext(context.sink, context.control);
+        mesh::loadPointCloudFolder(dir, b, pointCloudOptions(name, options), &jobContext);
     } else {
         if (!options.empty())
             throw std::invalid_argument("'" + name + "' takes no options");

@@ -76,13 +76,13 @@ void registerBuiltins(sdk::Registrar& r)
                  {".tsv"},
                  [](const std::string& p) { return util::lowerExtension(p) == ".tsv"; },
                  [](const std::string& p, sdk::DatasetSink& s) {
-                     data::loadDocuments(p, data::DocumentSource::fromEnvironment(), {}, s, nullptr, nullptr);
+                     data::loadDocuments(p, data::DocumentSource::fromEnvironment(), {}, s);
                  }});
     r.addLoader({"corpus-folder", "documents as sets of word vectors: a folder root/<class>/[train|test/]*.txt",
                  {""},
                  [](const std::string& p) { return data::looksLikeCorpusFolder(p); },
                  [](const std::string& p, sdk::DatasetSink& s) {
-                     data::loadDocuments(p, data::DocumentSource::fromEnvironment(), {}, s, nullptr, nullptr);
+                     data::loadDocuments(p, data::DocumentSource::fromEnvironment(), {}, s);
                  }});
     r.addLoader({"wmd-mat", "Kusner's WMD documents (.mat: X, BOW_X, Y, TR, TE, words; split 1), MATLAB v5/v7/v7.3",
                  {".mat"},

@@ -152,7 +152,7 @@ bool looksLikePointCloudFolder(const std::string& path)
 }
 
 void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, const PointCloudOptions& options,
-                          job::ProgressSink* progress, job::JobControl* control)
+                          sdk::LoadContext* context)
 {
     const fs::path root(rootPath);
     std::error_code ec;
@@ -160,8 +160,8 @@ void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, c
         throw InputError(rootPath, "", "not a folder (expected root/<category>/[train|test]/*.off ...)");
     if (options.sampling.points < 1)
         throw std::invalid_argument("loadPointCloudFolder: points must be positive");
-    if (control)
-        control->checkpoint(); // cancel before any work; waits while paused
+    if (context)
+        context->checkpoint(); // cancel before any work; waits while paused
 
     // 1. The file list, in (category, split folder, file name) order.
     std::vector<std::string> categories;
@@ -214,7 +214,7 @@ void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, c
     nThreads = std::max(1u, std::min<unsigned>(nThreads, static_cast<unsigned>(total)));
     auto worker = [&] {
         for (;;) {
-            while (control && control->paused() && !stop.load())
+            while (context && context->paused() && !stop.load())
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
             if (stop.load())
                 return;
@@ -241,15 +241,16 @@ void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, c
         std::unique_lock lock(mutex);
         while (done.load() < total) {
             finished.wait_for(lock, std::chrono::milliseconds(100));
-            if (progress)
-                progress->progress(static_cast<std::int64_t>(done.load()), static_cast<std::int64_t>(total),
-                                   "sampling point clouds");
-            if (control && control->cancelRequested()) {
+            if (context)
+                context->progress(static_cast<std::int64_t>(done.load()), static_cast<std::int64_t>(total),
+                                  "sampling point clouds");
+            if (context && context->cancelRequested()) {
                 stop.store(true);
                 lock.unlock();
                 for (auto& th : threads)
                     th.join();
-                throw job::Cancelled();
+                context->checkpoint();
+                throw job::Cancelled(); // a context whose checkpoint() did not throw
             }
         }
     }
@@ -305,8 +306,8 @@ void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, c
         sink.note(std::to_string(skippedFaces) + " faces with fewer than 3 corners (lines, points) were skipped");
     if (!warnings.empty())
         sink.note(std::to_string(warnings.size()) + " warnings; first: " + joinFirst(warnings, quoted));
-    if (progress)
-        progress->progress(static_cast<std::int64_t>(total), static_cast<std::int64_t>(total), "sampling point clouds");
+    if (context)
+        context->progress(static_cast<std::int64_t>(total), static_cast<std::int64_t>(total), "sampling point clouds");
 }
 
 } // namespace setscope::data::mesh

@@ -5,13 +5,9 @@
 #include "core/data/mesh/SurfaceSampler.h"
 
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/LoadContext.h>
 
 #include <string>
-
-namespace setscope::job {
-class ProgressSink;
-class JobControl;
-} // namespace setscope::job
 
 namespace setscope::data::mesh {
 
@@ -44,10 +40,10 @@ bool looksLikePointCloudFolder(const std::string& path);
 ///
 /// Files that cannot be read are skipped, counted and the first few errors noted; the load
 /// throws InputError when none loads or more than options.maxFailedFraction fail.
-/// Work is spread over options.threads threads; `progress` (may be null) is called on the
-/// calling thread about 10 times a second, and `control` (may be null) is polled there for
-/// cancel (throws job::Cancelled) and pause.
+/// Work is spread over options.threads threads; `context` (may be null) gets progress on the
+/// calling thread about 10 times a second and is polled there for cancel (its checkpoint()
+/// throws; job::Cancelled when it does not) and by the workers for pause.
 void loadPointCloudFolder(const std::string& root, sdk::DatasetSink& sink, const PointCloudOptions& options = {},
-                          job::ProgressSink* progress = nullptr, job::JobControl* control = nullptr);
+                          sdk::LoadContext* context = nullptr);
 
 } // namespace setscope::data::mesh

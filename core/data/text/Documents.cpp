@@ -2,9 +2,6 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/text/Documents.h"
 
-#include "core/job/Job.h"
-#include "core/job/ProgressSink.h"
-
 #include <setscope/sdk/Errors.h>
 
 #include <algorithm>
@@ -334,18 +331,18 @@ DocumentSource DocumentSource::fromEnvironment()
 }
 
 DocumentStats loadDocuments(const std::string& corpusPath, const DocumentSource& vectors, const DocumentOptions& options,
-                            sdk::DatasetSink& sink, job::JobControl* control, job::ProgressSink* progress)
+                            sdk::DatasetSink& sink, sdk::LoadContext* context)
 {
-    if (progress)
-        progress->message("reading corpus " + corpusPath);
+    if (context)
+        context->progress(0, 0, "reading corpus " + corpusPath);
     const Corpus corpus = readCorpus(corpusPath);
-    if (control)
-        control->checkpoint();
+    if (context)
+        context->checkpoint();
     WordVectors wv;
     std::string origin;
     if (vectors.kind == DocumentSource::Kind::File) {
-        if (progress)
-            progress->message("loading word vectors " + vectors.path);
+        if (context)
+            context->progress(0, 0, "reading word vectors " + vectors.path);
         wv = loadWordVectors(vectors.path, vectors.file);
         origin = "word vectors: " + vectors.path + " (" + wordVectorFormatName(wv.format()) + ", "
                  + std::to_string(wv.size()) + " words, " + std::to_string(wv.dim()) + "-d"
@@ -354,12 +351,14 @@ DocumentStats loadDocuments(const std::string& corpusPath, const DocumentSource&
             origin += "; " + std::to_string(wv.duplicates()) + " duplicate words ignored (first kept)";
     } else {
         const auto docs = tokenizeCorpus(corpus, options);
-        wv = trainWordVectors(docs, vectors.fastText, vectors.cacheDir, control, progress);
+        wv = trainWordVectors(docs, vectors.fastText, vectors.cacheDir, context);
         origin = "word vectors: fastText skip-gram trained on this corpus (" + std::to_string(wv.size()) + " words, "
                  + std::to_string(wv.dim()) + "-d, " + (wv.fromCache() ? "from the cache" : "trained now") + ")";
     }
-    if (control)
-        control->checkpoint();
+    if (context) {
+        context->checkpoint();
+        context->progress(0, 0, "building documents");
+    }
     DocumentOptions opts = options;
     if (opts.name.empty())
         opts.name = fs::path(corpusPath).filename() == "corpus.tsv"

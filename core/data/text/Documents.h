@@ -8,15 +8,11 @@
 #include "core/data/text/WordVectors.h"
 
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/LoadContext.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
-
-namespace setscope::job {
-class JobControl;
-class ProgressSink;
-} // namespace setscope::job
 
 namespace setscope::data {
 
@@ -91,10 +87,11 @@ struct DocumentSource {
 };
 
 /// Reads a corpus (readCorpus: a .tsv file or a class folder), obtains word vectors from
-/// `vectors` and writes the documents into `sink`. Blocking; `control` and `progress` may
-/// be null. Notes give the vectors' origin and the OOV figures.
+/// `vectors` and writes the documents into `sink`. Blocking; `context` (may be null) gets
+/// progress and is polled for cancel. Notes give the vectors' origin and the OOV figures.
 DocumentStats loadDocuments(const std::string& corpusPath, const DocumentSource& vectors, const DocumentOptions& options,
-                            sdk::DatasetSink& sink, job::JobControl* control, job::ProgressSink* progress);
+                            sdk::DatasetSink& sink, sdk::LoadContext* context = nullptr);
+
 
 /// The stratified split buildDocuments draws: `labels[i]` is a class id; returns one
 /// split per item. Exposed for tests.

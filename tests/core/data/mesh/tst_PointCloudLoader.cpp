@@ -6,6 +6,7 @@
 #include "core/data/mesh/PointCloudLoader.h"
 #include "core/plugin/Registry.h"
 #include "core/job/Job.h"
+#include "core/job/JobLoadContext.h"
 #include "Builtin.h"
 
 #include <QtTest>
@@ -30,7 +31,8 @@ Dataset loadFolder(const QString& root, const PointCloudOptions& opt = {}, setsc
                    setscope::job::JobControl* c = nullptr)
 {
     DatasetBuilder b(root.toStdString());
-    loadPointCloudFolder(root.toStdString(), b, opt, p, c);
+    setscope::job::JobLoadContext context(p, c);
+    loadPointCloudFolder(root.toStdString(), b, opt, &context);
     return b.finish();
 }
 
@@ -215,8 +217,9 @@ void TestPointCloudLoader::progressAndCancel()
     setscope::job::JobControl control;
     control.requestCancel();
     DatasetBuilder b;
+    setscope::job::JobLoadContext context(nullptr, &control);
     QVERIFY_THROWS_EXCEPTION(setscope::job::Cancelled,
-                             loadPointCloudFolder(m_dir.filePath("prog").toStdString(), b, {}, nullptr, &control));
+                             loadPointCloudFolder(m_dir.filePath("prog").toStdString(), b, {}, &context));
 }
 
 void TestPointCloudLoader::singleFileAndRegistry()

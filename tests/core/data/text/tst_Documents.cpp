@@ -330,7 +330,7 @@ void TestDocuments::loadWithTrainedFastText()
     DocumentOptions o;
     o.appendTermFrequency = true;
     DatasetBuilder b;
-    const DocumentStats st = loadDocuments(tsv.string(), src, o, b, nullptr, nullptr);
+    const DocumentStats st = loadDocuments(tsv.string(), src, o, b);
     const Dataset ds = b.finish();
     QCOMPARE(ds.size(), std::size_t(40));
     QCOMPARE(ds.dim(), 11);
@@ -341,7 +341,7 @@ void TestDocuments::loadWithTrainedFastText()
     QCOMPARE(ds.requireLabelSet("fine").classNames, (std::vector<std::string>{"pets", "weather"}));
     // Second load: the vectors come from the cache.
     DatasetBuilder b2;
-    loadDocuments(tsv.string(), src, o, b2, nullptr, nullptr);
+    loadDocuments(tsv.string(), src, o, b2);
     const Dataset again = b2.finish();
     QVERIFY2(hasNote(again, "from the cache"), qPrintable(notes(again)));
     QCOMPARE(again.contentHash(), ds.contentHash());
