@@ -3,8 +3,6 @@
 #include "core/util/SpecOptions.h"
 
 #include <algorithm>
-#include <cmath>
-#include <sstream>
 #include <stdexcept>
 
 namespace setscope::util {
@@ -18,102 +16,6 @@ std::string trimmed(const std::string& s)
     return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 } // namespace
-
-SpecOptions::SpecOptions(std::string what, const std::string& text)
-    : m_what(std::move(what))
-{
-    std::stringstream ss(text);
-    std::string kv;
-    while (std::getline(ss, kv, ',')) {
-        if (kv.empty())
-            continue;
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw std::invalid_argument(m_what + ": option '" + kv + "' is not key=value");
-        const std::string key = kv.substr(0, eq);
-        if (!m_values.emplace(key, kv.substr(eq + 1)).second)
-            throw std::invalid_argument(m_what + ": option '" + key + "' given twice");
-    }
-}
-
-const std::string* SpecOptions::lookup(const std::string& key)
-{
-    if (std::find(m_asked.begin(), m_asked.end(), key) == m_asked.end())
-        m_asked.push_back(key);
-    const auto it = m_values.find(key);
-    return it == m_values.end() ? nullptr : &it->second;
-}
-
-std::string SpecOptions::string(const std::string& key, const std::string& fallback)
-{
-    const std::string* v = lookup(key);
-    return v ? *v : fallback;
-}
-
-std::int64_t SpecOptions::integer(const std::string& key, std::int64_t fallback, std::int64_t lo, std::int64_t hi)
-{
-    const std::string* v = lookup(key);
-    if (!v)
-        return fallback;
-    std::size_t used = 0;
-    long long x = 0;
-    try {
-        x = std::stoll(*v, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used == 0 || used != v->size() || x < lo || x > hi)
-        throw std::invalid_argument(m_what + ": option '" + key + "' must be an integer in [" + std::to_string(lo) +
-                                    ", " + std::to_string(hi) + "], not '" + *v + "'");
-    return x;
-}
-
-double SpecOptions::number(const std::string& key, double fallback, double lo, double hi)
-{
-    const std::string* v = lookup(key);
-    if (!v)
-        return fallback;
-    std::size_t used = 0;
-    double x = 0;
-    try {
-        x = std::stod(*v, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used == 0 || used != v->size() || !std::isfinite(x) || x < lo || x > hi) {
-        std::ostringstream os;
-        os << m_what << ": option '" << key << "' must be a number in [" << lo << ", " << hi << "], not '" << *v << "'";
-        throw std::invalid_argument(os.str());
-    }
-    return x;
-}
-
-bool SpecOptions::flag(const std::string& key, bool fallback)
-{
-    const std::string* v = lookup(key);
-    if (!v)
-        return fallback;
-    if (*v == "1" || *v == "true" || *v == "yes" || *v == "on")
-        return true;
-    if (*v == "0" || *v == "false" || *v == "no" || *v == "off")
-        return false;
-    throw std::invalid_argument(m_what + ": option '" + key + "' must be 1 or 0 (true/false), not '" + *v + "'");
-}
-
-void SpecOptions::finish() const
-{
-    std::string unknown;
-    for (const auto& [k, v] : m_values)
-        if (std::find(m_asked.begin(), m_asked.end(), k) == m_asked.end())
-            unknown += (unknown.empty() ? "'" : ", '") + k + "'";
-    if (unknown.empty())
-        return;
-    std::string known;
-    for (const auto& k : m_asked)
-        known += (known.empty() ? "" : ", ") + k;
-    throw std::invalid_argument(m_what + ": unknown option " + unknown +
-                                (known.empty() ? std::string(" (it takes no options)") : " (options: " + known + ")"));
-}
 
 std::pair<std::string, std::string> splitSpec(const std::string& spec)
 {

@@ -151,6 +151,37 @@ bool looksLikePointCloudFolder(const std::string& path)
     return false;
 }
 
+sdk::OptionSchema PointCloudOptions::fileSchema()
+{
+    using sdk::OptionSpec;
+    const SamplingOptions d;
+    return {
+        OptionSpec::integer("points", d.points, 1, 1 << 20, "points sampled per shape (area-weighted on the surface)"),
+        OptionSpec::integer("seed", static_cast<std::int64_t>(d.seed), 0, 9.0e15,
+                            "seeds the sampling (mixed with each file's path)"),
+        OptionSpec::flag("jitter", d.jitter, "add clipped Gaussian noise after normalising (PointNet's)"),
+    };
+}
+
+sdk::OptionSchema PointCloudOptions::folderSchema()
+{
+    sdk::OptionSchema s = fileSchema();
+    s.push_back(sdk::OptionSpec::integer("threads", 0, 0, 1024,
+                                         "worker threads (0: all cores); the result does not depend on it"));
+    return s;
+}
+
+PointCloudOptions PointCloudOptions::fromValues(const sdk::OptionValues& v)
+{
+    PointCloudOptions p;
+    p.sampling.points = static_cast<int>(v.integer("points"));
+    p.sampling.seed = static_cast<std::uint64_t>(v.integer("seed"));
+    p.sampling.jitter = v.flag("jitter");
+    if (v.values().count("threads"))
+        p.threads = static_cast<int>(v.integer("threads"));
+    return p;
+}
+
 void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, const PointCloudOptions& options,
                           sdk::LoadContext* context)
 {

@@ -6,6 +6,7 @@
 
 #include <setscope/sdk/DatasetSink.h>
 #include <setscope/sdk/LoadContext.h>
+#include <setscope/sdk/Options.h>
 
 #include <string>
 
@@ -20,6 +21,13 @@ struct PointCloudOptions {
     double maxFailedFraction = 0.10;
     /// How many of the failures are quoted in the dataset's notes.
     int quotedFailures = 5;
+
+    /// The mesh loader's options (one file): points, seed, jitter. Defaults as above.
+    static sdk::OptionSchema fileSchema();
+    /// The pointcloud-folder loader's options: fileSchema() and threads.
+    static sdk::OptionSchema folderSchema();
+    /// From values resolved against fileSchema() or folderSchema().
+    static PointCloudOptions fromValues(const sdk::OptionValues& values);
 };
 
 /// One mesh / point file as a dataset of one item: options.sampling.points 3-D points of

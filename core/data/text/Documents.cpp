@@ -335,7 +335,9 @@ DocumentStats loadDocuments(const std::string& corpusPath, const DocumentSource&
 {
     if (context)
         context->progress(0, 0, "reading corpus " + corpusPath);
-    const Corpus corpus = readCorpus(corpusPath);
+    Corpus corpus = readCorpus(corpusPath);
+    if (options.maxPerClass > 0)
+        corpus = capPerClass(corpus, options.maxPerClass, options.splitSeed);
     if (context)
         context->checkpoint();
     WordVectors wv;
@@ -366,6 +368,49 @@ DocumentStats loadDocuments(const std::string& corpusPath, const DocumentSource&
                         : fs::path(corpusPath).stem().string();
     sink.note(origin);
     return buildDocuments(corpus, wv, opts, sink);
+}
+
+sdk::OptionSchema CorpusLoaderOptions::schema()
+{
+    using sdk::OptionSpec;
+    const DocumentOptions d;
+    return {
+        OptionSpec::text("vectors", "",
+                         "word vectors: glove-100d (fetched), train (fastText skip-gram on the corpus, cached) or a "
+                         "word-vector file; empty: $SETSCOPE_WORD_VECTORS, else train"),
+        OptionSpec::flag("tf", d.appendTermFrequency,
+                         "append each word's normalised frequency as one more feature (the papers' 300 + 1)"),
+        OptionSpec::integer("min-count", d.minCount, 1, 1000000, "words occurring fewer times in the corpus are removed"),
+        OptionSpec::choice("numbers", "drop", {"drop", "keep", "hash"},
+                           "number tokens: dropped, kept as written, or each digit as '#' (GoogleNews word2vec: 1999 -> ####)"),
+        OptionSpec::text("stopwords", d.tok.stopWordFile,
+                         "a stop-word file (one word per line) replacing the built-in English list"),
+        OptionSpec::integer("balanced", 0, 0, 2147483647,
+                            "at most N documents per class, chosen by a seeded hash of their ids (0: all)"),
+        OptionSpec::real("test", d.testFraction, 0.0, 0.95,
+                         "test fraction of the stratified split drawn when the corpus has none"),
+        OptionSpec::integer("seed", static_cast<std::int64_t>(d.splitSeed), 0, 9.0e15,
+                            "seeds the drawn split and the balanced subset"),
+        OptionSpec::integer("dim", 100, 2, 1000, "dimension of vectors trained on the corpus (vectors=train)"),
+        OptionSpec::integer("epochs", 5, 1, 1000, "fastText epochs for vectors trained on the corpus (vectors=train)"),
+    };
+}
+
+CorpusLoaderOptions CorpusLoaderOptions::fromValues(const sdk::OptionValues& v)
+{
+    CorpusLoaderOptions c;
+    c.vectors = v.text("vectors");
+    DocumentOptions& d = c.documents;
+    d.appendTermFrequency = v.flag("tf");
+    d.minCount = static_cast<int>(v.integer("min-count"));
+    d.tok.numbers = parseNumberMode(v.text("numbers"));
+    d.tok.stopWordFile = v.text("stopwords");
+    d.maxPerClass = static_cast<std::size_t>(v.integer("balanced"));
+    d.testFraction = v.real("test");
+    d.splitSeed = static_cast<std::uint64_t>(v.integer("seed"));
+    c.fastText.dim = static_cast<int>(v.integer("dim"));
+    c.fastText.epoch = static_cast<int>(v.integer("epochs"));
+    return c;
 }
 
 } // namespace setscope::data
