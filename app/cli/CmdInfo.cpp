@@ -105,9 +105,13 @@ void addPluginsCommand(CLI::App& app, ContextFn ctx, int& rc)
             std::printf("  %s %s  (%s)\n", p.name.c_str(), p.version.c_str(), p.path.c_str());
         for (const auto& e : c.pluginErrors)
             std::printf("  REFUSED: %s\n", e.c_str());
-        std::printf("loaders:\n");
-        for (const auto& l : c.registry.loaders())
-            std::printf("  %-10s %s\n", l.name.c_str(), l.description.c_str());
+        // Loaders take their options after the path: PATH?key=value,...
+        std::printf("loaders (options: PATH?key=value,...):\n");
+        for (const auto& l : c.registry.loaders()) {
+            std::printf("  %-17s %s\n", l.name.c_str(), l.description.c_str());
+            for (const sdk::OptionSpec& o : l.options)
+                std::printf("  %-17s   ?%s\n", "", sdk::describeOption(o).c_str());
+        }
         // Every kind with its declared options (the flags `train` accepts for them).
         const std::vector<plugin::ItemRef> items = c.registry.trainingItems();
         for (const auto& [kind, title] : plugin::kTrainingKinds) {

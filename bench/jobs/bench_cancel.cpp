@@ -15,6 +15,7 @@
 #include "core/data/Synthetic.h"
 #include "core/data/text/FastTextTrainer.h"
 #include "core/fetch/Command.h"
+#include "core/job/JobLoadContext.h"
 #include "core/layout/LayoutJob.h"
 #include "core/ot/PairwiseMatrix.h"
 #include "core/plugin/Registry.h"
@@ -166,9 +167,10 @@ int main(int argc, char** argv)
                              void progress(std::int64_t, std::int64_t, const std::string&) override { reported = true; }
                          } sink;
                          std::atomic<bool> cancelled{false};
+                         job::JobLoadContext context(&sink, &control);
                          std::thread worker([&] {
                              try {
-                                 data::trainWordVectors(docs, o, (tmp / "ft").string(), &control, &sink);
+                                 data::trainWordVectors(docs, o, (tmp / "ft").string(), &context);
                              } catch (const job::Cancelled&) {
                                  cancelled = true;
                              }

@@ -73,11 +73,11 @@ int main(int argc, char** argv)
         const std::string cache = "/tmp/bench_text_ft";
         std::filesystem::remove_all(cache);
         auto t = Clock::now();
-        WordVectors wv = trainWordVectors(docs, o, cache, nullptr, nullptr);
+        WordVectors wv = trainWordVectors(docs, o, cache);
         std::printf("%zu documents, %zu tokens, %zu words, %d-d, %d threads: trained in %.1f s\n", docs.size(), tokens,
                     wv.size(), wv.dim(), o.threads, since(t));
         t = Clock::now();
-        WordVectors again = trainWordVectors(docs, o, cache, nullptr, nullptr);
+        WordVectors again = trainWordVectors(docs, o, cache);
         std::printf("second call from the cache: %.2f s (fromCache=%d)\n", since(t), int(again.fromCache()));
         return 0;
     }

@@ -3,27 +3,18 @@
 #include "core/catalog/DatasetCatalog.h"
 
 #include "core/data/IdxLoader.h"
-#include "core/data/KusnerMat.h"
-#include "core/util/SpecOptions.h"
-#include "core/data/graph/Sdf.h"
-#include "core/data/graph/TuDataset.h"
-#include "core/data/mesh/PointCloudLoader.h"
-#include "core/data/text/Documents.h"
-#include "core/fetch/Catalog.h"
-#include "core/fetch/Command.h"
-#include "core/job/Job.h"
 #include "core/data/Synthetic.h"
 #include "core/data/Transform.h"
+#include "core/data/text/Documents.h"
+#include "core/fetch/Catalog.h"
+#include "core/job/JobLoadContext.h"
 #include "core/plugin/Registry.h"
-
-#include <cstdint>
-#include <cstdlib>
-#include <xxhash.h>
+#include "core/util/SpecOptions.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <numeric>
+#include <stdexcept>
 
 namespace fs = std::filesystem;
 
@@ -64,22 +55,31 @@ std::vector<BuiltinDataset> builtinDatasets()
 
 namespace {
 
-mesh::PointCloudOptions pointCloudOptions(const std::string& what, const std::string& text)
+/// Reads `path` with `loader`: `optionText` ("key=value,...") is resolved against the
+/// options the loader declares, with `defaults` in place of the loader's own where given.
+/// `what` names the input in messages (the path, or the built-in source's name); `name`, when
+/// given, replaces the name the loader gave the dataset.
+Dataset openWith(const sdk::LoaderInfo& loader, const std::string& path, const std::string& optionText,
+                 const std::map<std::string, std::string>& defaults, const std::string& what, const OpenContext& context,
+                 const std::string& name = {})
 {
-    util::SpecOptions o(what, text);
-    mesh::PointCloudOptions p;
-    p.sampling.points = static_cast<int>(o.integer("points", p.sampling.points, 1, 1 << 20));
-    p.sampling.seed = static_cast<std::uint64_t>(o.integer("seed", 1, 0, INT64_MAX));
-    p.sampling.jitter = o.flag("jitter", p.sampling.jitter);
-    p.threads = static_cast<int>(o.integer("threads", 0, 0, 1024));
-    o.finish();
-    return p;
+    const std::string owner = what + ": loader " + loader.name;
+    const sdk::OptionValues values =
+        util::resolveSpecOptions(util::withDefaults(loader.options, defaults, owner), optionText, owner);
+    DatasetBuilder b(path);
+    job::JobLoadContext jobContext(context.sink, context.control);
+    try {
+        loader.load(path, values, b, jobContext);
+    } catch (const std::invalid_argument& e) {
+        // A loader's own checks of its options (fold < folds, threshold a number) name it too.
+        throw std::invalid_argument(owner + ": " + e.what());
+    }
+    if (!name.empty())
+        b.setName(name);
+    return b.finish();
 }
 
-Dataset openDocuments(const std::string& name, const std::string& corpusPath, const std::string& defaultVectors,
-                      const std::string& optionText, const OpenContext& context);
-
-/// A file or folder, with "?options" for the loaders that take them.
+/// A file or folder, with "?options" for its loader.
 Dataset openPath(const std::string& spec, const plugin::Registry& registry, const OpenContext& context)
 {
     std::string path = spec, options;
@@ -88,35 +88,7 @@ Dataset openPath(const std::string& spec, const plugin::Registry& registry, cons
         path = spec.substr(0, q);
         options = spec.substr(q + 1);
     }
-    const sdk::LoaderInfo& loader = registry.loaderFor(path);
-    DatasetBuilder b(path);
-    if (loader.name == "tudataset") {
-        loadTuDataset(path, b, GraphOptions::parse(options));
-    } else if (loader.name == "sdf") {
-        loadSdf(path, b, GraphOptions::parse(options));
-    } else if (loader.name == "mesh") {
-        mesh::loadMeshFile(path, b, pointCloudOptions(path, options));
-    } else if ((loader.name == "corpus-tsv" || loader.name == "corpus-folder") && !options.empty()) {
-        // Without options the registered loader runs ($SETSCOPE_WORD_VECTORS or fastText).
-        const DocumentSource env = DocumentSource::fromEnvironment();
-        const std::string vectors = env.kind == DocumentSource::Kind::File ? env.path : "train";
-        std::string name = fs::path(path).stem().string();
-        return openDocuments(name.empty() ? std::string("documents") : name, path, vectors, options, context);
-    } else if (loader.name == "wmd-mat") {
-        util::SpecOptions o(path, options);
-        KusnerMatOptions k;
-        k.split = static_cast<int>(o.integer("split", k.split, 1, 1000));
-        k.appendTermFrequency = o.flag("tf", k.appendTermFrequency);
-        o.finish();
-        loadKusnerMat(path, b, k);
-    } else if (loader.name == "pointcloud-folder") {
-        mesh::loadPointCloudFolder(path, b, pointCloudOptions(path, options), context.sink, context.control);
-    } else {
-        if (!options.empty())
-            throw std::invalid_argument("'" + spec + "': the " + loader.name + " loader takes no options");
-        loader.load(path, b);
-    }
-    return b.finish();
+    return openWith(registry.loaderFor(path), path, options, {}, path, context);
 }
 
 /// The folder of a fetched built-in source; a clear error naming the fetch command when
@@ -130,99 +102,14 @@ std::string fetchedDir(const std::string& name)
     return fetch::fetchedLocation(name);
 }
 
-/// At most `perClass` documents per class, chosen by a seeded hash of their ids (not the
-/// first ones in the file), in corpus order.
-Corpus capPerClass(const Corpus& c, std::size_t perClass, std::uint64_t seed)
-{
-    std::vector<std::size_t> order(c.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::vector<std::uint64_t> key(c.size());
-    for (std::size_t i = 0; i < c.size(); ++i)
-        key[i] = XXH3_64bits_withSeed(c.ids[i].data(), c.ids[i].size(), seed);
-    std::stable_sort(order.begin(), order.end(), [&key](std::size_t a, std::size_t b) { return key[a] < key[b]; });
-    std::map<std::string, std::size_t> taken;
-    std::vector<bool> keep(c.size(), false);
-    for (std::size_t i : order)
-        if (taken[c.labels[i]]++ < perClass)
-            keep[i] = true;
-    Corpus out;
-    out.sourceFiles = c.sourceFiles;
-    out.notes = c.notes;
-    for (std::size_t i = 0; i < c.size(); ++i) {
-        if (!keep[i])
-            continue;
-        out.ids.push_back(c.ids[i]);
-        out.labels.push_back(c.labels[i]);
-        out.texts.push_back(c.texts[i]);
-        if (c.hasSplits())
-            out.splits.push_back(c.splits[i]);
-    }
-    out.notes.push_back("balanced subset: at most " + std::to_string(perClass) + " documents per class (" +
-                        std::to_string(out.size()) + " of " + std::to_string(c.size()) + ")");
-    return out;
-}
-
-/// A text corpus (corpus.tsv or a class folder) as documents: options vectors (glove-100d | train | a file),
-/// tf, min-count, numbers, stopwords, balanced, test, seed, dim (fastText).
-Dataset openDocuments(const std::string& name, const std::string& corpusPath, const std::string& defaultVectors,
-                      const std::string& optionText, const OpenContext& context)
-{
-    util::SpecOptions o(name, optionText);
-    const std::string vectors = o.string("vectors", defaultVectors);
-    DocumentOptions d;
-    d.name = name;
-    d.appendTermFrequency = o.flag("tf", false);
-    d.minCount = static_cast<int>(o.integer("min-count", 1, 1, 1000000));
-    d.tok.numbers = parseNumberMode(o.string("numbers", "drop"));
-    d.tok.stopWordFile = o.string("stopwords", "");
-    d.testFraction = o.number("test", 0.3, 0.0, 0.95);
-    d.splitSeed = static_cast<std::uint64_t>(o.integer("seed", 1, 0, INT64_MAX));
-    const auto balanced = static_cast<std::size_t>(o.integer("balanced", 0, 0, INT32_MAX));
-    const int ftDim = static_cast<int>(o.integer("dim", 100, 2, 1000));
-    const int ftEpochs = static_cast<int>(o.integer("epochs", 5, 1, 1000));
-    o.finish();
-
-    if (context.sink)
-        context.sink->progress(0, 0, "reading " + corpusPath);
-    Corpus corpus = readCorpus(corpusPath);
-    if (balanced > 0)
-        corpus = capPerClass(corpus, balanced, d.splitSeed);
-    if (context.control)
-        context.control->checkpoint();
-
-    WordVectors wv = [&] {
-        if (vectors == "train" || vectors == "fasttext") {
-            FastTextOptions ft;
-            ft.dim = ftDim;
-            ft.epoch = ftEpochs;
-            return trainWordVectors(tokenizeCorpus(corpus, d), ft, "", context.control, context.sink);
-        }
-        const std::string path = vectors == "glove-100d" ? (fs::path(fetchedDir("glove-100d")) / "vectors.bin").string()
-                                                         : vectors;
-        if (context.sink)
-            context.sink->progress(0, 0, "reading word vectors " + path);
-        return loadWordVectors(path);
-    }();
-    if (context.control)
-        context.control->checkpoint();
-    if (context.sink)
-        context.sink->progress(0, 0, "building documents");
-    DatasetBuilder b(corpusPath);
-    buildDocuments(corpus, wv, d, b); // its counts (OOV, dropped documents) arrive as notes
-    b.note("word vectors: " + (vectors == "train" || vectors == "fasttext" ? std::string("fastText skip-gram trained on the corpus")
-                                                                          : vectors) +
-           ", " + std::to_string(wv.size()) + " words of dimension " + std::to_string(wv.dim()));
-    return b.finish();
-}
-
 /// The glove-100d vectors as a dataset of words (one element each, the word as its text),
 /// in the file's order (by frequency); option words=N keeps the first N.
 Dataset openWordVectors(const std::string& name, const std::string& optionText, const OpenContext& context)
 {
+    const sdk::OptionValues o = util::resolveSpecOptions(
+        {sdk::OptionSpec::integer("words", 0, 0, 9.0e15, "keep the N most frequent words (0: all)")}, optionText, name);
+    const auto limit = static_cast<std::size_t>(o.integer("words"));
     const std::string path = (fs::path(fetchedDir(name)) / "vectors.bin").string();
-    util::SpecOptions o(name, optionText);
-    const auto limit = static_cast<std::size_t>(o.integer("words", 0, 0, INT64_MAX));
-    o.finish();
     if (context.sink)
         context.sink->progress(0, 0, "reading word vectors " + path);
     const WordVectors wv = loadWordVectors(path);
@@ -240,38 +127,17 @@ Dataset openWordVectors(const std::string& name, const std::string& optionText, 
     return b.finish();
 }
 
-/// Opens a fetched built-in source by name (with options after a colon).
-Dataset openFetched(const std::string& name, const std::string& options, const plugin::Registry& registry,
+/// Opens a fetched built-in source by name (with options after a colon): its entry, read by
+/// the loader that accepts it, with the source's option defaults.
+Dataset openFetched(const fetch::SourceInfo& src, const std::string& options, const plugin::Registry& registry,
                     const OpenContext& context)
 {
-    const fetch::SourceInfo* src = fetch::findSource(name);
-    if (src->kind == "documents")
-        return openDocuments(name, (fs::path(fetchedDir(name)) / "corpus.tsv").string(), "glove-100d", options, context);
-    if (src->kind == "word-vectors")
-        return openWordVectors(name, options, context);
-    const std::string dir = fetchedDir(name);
-    DatasetBuilder b(dir);
-    if (name == "bzr") {
-        // setscope's own class: ACTIVITY (pIC50-like) >= 7 is "active"; both can be changed.
-        std::map<std::string, std::string> kv{{"class", "ACTIVITY"}, {"threshold", "7"}};
-        util::SpecOptions given(name, options);
-        for (const char* k : {"repr", "rw", "folds", "fold", "seed", "class", "threshold"})
-            if (given.has(k))
-                kv[k] = given.string(k, "");
-        given.finish();
-        std::string merged;
-        for (const auto& [k, v] : kv)
-            merged += (merged.empty() ? "" : ",") + k + "=" + v;
-        loadSdf((fs::path(dir) / "bzr.sdf").string(), b, GraphOptions::parse(merged));
-    } else if (name == "furniture") {
-        mesh::loadPointCloudFolder(dir, b, pointCloudOptions(name, options), context.sink, context.control);
-    } else {
-        if (!options.empty())
-            throw std::invalid_argument("'" + name + "' takes no options");
-        registry.loaderFor(dir).load(dir, b);
-    }
-    b.setName(name);
-    return b.finish();
+    if (src.kind == "word-vectors")
+        return openWordVectors(src.name, options, context);
+    const std::string dir = fetchedDir(src.name);
+    const std::string path = src.entry.empty() ? dir : (fs::path(dir) / src.entry).string();
+    return openWith(registry.loaderFor(path), path, options, util::parseSpecOptions(src.name, src.optionDefaults),
+                    src.name, context, src.name);
 }
 
 } // namespace
@@ -305,10 +171,7 @@ Dataset openDataset(const std::string& spec, const plugin::Registry& registry, c
             throw sdk::InputError(dir, "", "Fashion-MNIST is not here; run: setscope-cli fetch fashion-mnist, or "
                                            "apt-get install dataset-fashion-mnist (or set SETSCOPE_FASHION_MNIST_DIR "
                                            "to a folder with its IDX files)");
-        DatasetBuilder b(dir);
-        registry.loaderFor(dir).load(dir, b);
-        b.setName("fashion-mnist");
-        return b.finish();
+        return openWith(registry.loaderFor(dir), dir, "", {}, spec, context, spec);
     }
     if (spec == "synthetic" || spec.rfind("synthetic:", 0) == 0)
         return makeHierarchicalGaussians(SyntheticSpec::parse(spec.size() > 10 ? spec.substr(10) : std::string()));
@@ -316,10 +179,23 @@ Dataset openDataset(const std::string& spec, const plugin::Registry& registry, c
     {
         const auto [name, options] = util::splitSpec(spec);
         std::error_code ec;
-        if (fetch::findSource(name) && !fs::exists(spec, ec))
-            return openFetched(name, options, registry, context);
+        if (const fetch::SourceInfo* src = fetch::findSource(name); src && !fs::exists(spec, ec))
+            return openFetched(*src, options, registry, context);
     }
     return openPath(spec, registry, context);
+}
+
+DocumentSource wordVectorSource(const std::string& spec)
+{
+    if (spec.empty())
+        return DocumentSource::fromEnvironment();
+    if (spec == "glove-100d") {
+        DocumentSource s;
+        s.kind = DocumentSource::Kind::File;
+        s.path = (fs::path(fetchedDir(spec)) / "vectors.bin").string();
+        return s;
+    }
+    return DocumentSource::parse(spec);
 }
 
 } // namespace setscope::catalog

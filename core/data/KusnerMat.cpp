@@ -770,6 +770,23 @@ void Reader::load(sdk::DatasetSink& sink)
 
 } // namespace
 
+sdk::OptionSchema KusnerMatOptions::schema()
+{
+    const KusnerMatOptions d;
+    return {sdk::OptionSpec::integer("split", d.split, 1, 1000,
+                                     "which train/test split: row S of TR and TE (the files hold five)"),
+            sdk::OptionSpec::flag("tf", d.appendTermFrequency,
+                                  "append each word's normalised frequency as one more feature (the papers' 300 + 1)")};
+}
+
+KusnerMatOptions KusnerMatOptions::fromValues(const sdk::OptionValues& v)
+{
+    KusnerMatOptions k;
+    k.split = static_cast<int>(v.integer("split"));
+    k.appendTermFrequency = v.flag("tf");
+    return k;
+}
+
 bool looksLikeKusnerMat(const std::string& path) { return util::lowerExtension(path) == ".mat"; }
 
 void loadKusnerMat(const std::string& path, sdk::DatasetSink& sink, const KusnerMatOptions& options)

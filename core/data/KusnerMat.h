@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/Options.h>
 
 #include <string>
 
@@ -17,6 +18,11 @@ struct KusnerMatOptions {
     /// Append each word's normalised term frequency (its weight) as one more feature:
     /// the papers' 300 + 1 = 301-d input (seed 001 §6.2.1).
     bool appendTermFrequency = false;
+
+    /// The wmd-mat loader's options: split, tf. Defaults as above.
+    static sdk::OptionSchema schema();
+    /// From values resolved against schema().
+    static KusnerMatOptions fromValues(const sdk::OptionValues& values);
 };
 
 /// True for a file whose name ends in .mat (case-insensitive). Cheap: does not open it.

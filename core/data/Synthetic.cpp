@@ -14,23 +14,44 @@
 
 namespace setscope::data {
 
-SyntheticSpec SyntheticSpec::parse(const std::string& text)
+sdk::OptionSchema SyntheticSpec::schema()
+{
+    using sdk::OptionSpec;
+    const SyntheticSpec d;
+    constexpr double kMaxCount = 100000000;
+    return {
+        OptionSpec::integer("dim", d.dim, 1, 1 << 20, "dimension of the points"),
+        OptionSpec::integer("coarse", d.coarseClasses, 1, kMaxCount, "coarse classes"),
+        OptionSpec::integer("fine", d.finePerCoarse, 1, kMaxCount, "fine classes per coarse class"),
+        OptionSpec::integer("points", d.pointsPerFine, 1, kMaxCount, "items per fine class"),
+        OptionSpec::integer("set", d.setSize, 1, kMaxCount, "points per item (1: plain vectors)"),
+        OptionSpec::real("coarse_spread", d.coarseSpread, -1e30, 1e30, "standard deviation of the coarse centres"),
+        OptionSpec::real("fine_spread", d.fineSpread, -1e30, 1e30, "standard deviation of the fine centres around theirs"),
+        OptionSpec::real("point_spread", d.pointSpread, -1e30, 1e30, "standard deviation of the points around their fine centre"),
+        OptionSpec::real("test", d.testFraction, 0.0, std::nextafter(1.0, 0.0), "fraction of each fine class in the test split"),
+        OptionSpec::integer("seed", static_cast<std::int64_t>(d.seed), 0, 9.0e15, "seeds the generator"),
+    };
+}
+
+SyntheticSpec SyntheticSpec::fromValues(const sdk::OptionValues& v)
 {
     SyntheticSpec s;
-    util::SpecOptions o("synthetic", text);
-    constexpr std::int64_t kMaxCount = 100000000;
-    s.dim = static_cast<int>(o.integer("dim", s.dim, 1, 1 << 20));
-    s.coarseClasses = static_cast<int>(o.integer("coarse", s.coarseClasses, 1, kMaxCount));
-    s.finePerCoarse = static_cast<int>(o.integer("fine", s.finePerCoarse, 1, kMaxCount));
-    s.pointsPerFine = static_cast<int>(o.integer("points", s.pointsPerFine, 1, kMaxCount));
-    s.setSize = static_cast<int>(o.integer("set", s.setSize, 1, kMaxCount));
-    s.coarseSpread = o.number("coarse_spread", s.coarseSpread, -1e30, 1e30);
-    s.fineSpread = o.number("fine_spread", s.fineSpread, -1e30, 1e30);
-    s.pointSpread = o.number("point_spread", s.pointSpread, -1e30, 1e30);
-    s.testFraction = o.number("test", s.testFraction, 0.0, std::nextafter(1.0, 0.0));
-    s.seed = static_cast<std::uint64_t>(o.integer("seed", static_cast<std::int64_t>(s.seed), 0, INT64_MAX));
-    o.finish();
+    s.dim = static_cast<int>(v.integer("dim"));
+    s.coarseClasses = static_cast<int>(v.integer("coarse"));
+    s.finePerCoarse = static_cast<int>(v.integer("fine"));
+    s.pointsPerFine = static_cast<int>(v.integer("points"));
+    s.setSize = static_cast<int>(v.integer("set"));
+    s.coarseSpread = v.real("coarse_spread");
+    s.fineSpread = v.real("fine_spread");
+    s.pointSpread = v.real("point_spread");
+    s.testFraction = v.real("test");
+    s.seed = static_cast<std::uint64_t>(v.integer("seed"));
     return s;
+}
+
+SyntheticSpec SyntheticSpec::parse(const std::string& text)
+{
+    return fromValues(util::resolveSpecOptions(schema(), text, "synthetic"));
 }
 
 namespace {

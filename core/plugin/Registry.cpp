@@ -74,6 +74,7 @@ void Registry::addLoader(sdk::LoaderInfo info)
 {
     if (info.name.empty() || !info.load || !info.canLoad)
         throw PluginError("a loader needs a name, canLoad and load");
+    checkSchema("loader", info.name, info.options);
     m_loaders.push_back(std::move(info));
 }
 

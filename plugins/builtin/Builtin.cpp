@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "Builtin.h"
 
+#include "core/catalog/DatasetCatalog.h"
 #include "core/data/IdxLoader.h"
 #include "core/data/KusnerMat.h"
 #include "core/data/VectorLoaders.h"
@@ -34,60 +35,88 @@ namespace setscope::builtin {
 
 void registerBuiltins(sdk::Registrar& r)
 {
+    using sdk::DatasetSink;
+    using sdk::LoadContext;
+    using sdk::OptionValues;
     r.addLoader({"idx", "IDX images and labels (MNIST / Fashion-MNIST layout, .gz or raw, or their folder)",
                  {".gz", ".idx3-ubyte", ""},
+                 {},
                  [](const std::string& p) { return data::looksLikeIdx(p); },
-                 [](const std::string& p, sdk::DatasetSink& s) { data::loadIdx(p, s); }});
+                 [](const std::string& p, const OptionValues&, DatasetSink& s, LoadContext&) { data::loadIdx(p, s); }});
     r.addLoader({"npy", "NumPy .npy vectors (N x D) or sets (N x S x D), labels from a .csv beside it",
                  {".npy"},
+                 {},
                  [](const std::string& p) { return util::lowerExtension(p) == ".npy"; },
-                 [](const std::string& p, sdk::DatasetSink& s) { data::loadNpy(p, s); }});
+                 [](const std::string& p, const OptionValues&, DatasetSink& s, LoadContext&) { data::loadNpy(p, s); }});
     r.addLoader({"csv", "CSV table of vectors with label / coarse / split columns",
                  {".csv"},
+                 {},
                  [](const std::string& p) { return util::lowerExtension(p) == ".csv"; },
-                 [](const std::string& p, sdk::DatasetSink& s) { data::loadCsvVectors(p, s); }});
+                 [](const std::string& p, const OptionValues&, DatasetSink& s, LoadContext&) {
+                     data::loadCsvVectors(p, s);
+                 }});
     r.addLoader({"mesh", "one mesh or point file (OFF, PLY, OBJ, STL, XYZ) as a point cloud of 1024 points in the unit sphere",
                  data::mesh::meshExtensions(),
+                 data::mesh::PointCloudOptions::fileSchema(),
                  [](const std::string& p) {
                      std::error_code ec;
                      return data::mesh::isMeshFile(p) && std::filesystem::is_regular_file(p, ec);
                  },
-                 [](const std::string& p, sdk::DatasetSink& s) { data::mesh::loadMeshFile(p, s); }});
+                 [](const std::string& p, const OptionValues& o, DatasetSink& s, LoadContext&) {
+                     data::mesh::loadMeshFile(p, s, data::mesh::PointCloudOptions::fromValues(o));
+                 }});
     r.addLoader({"pointcloud-folder",
                  "folder per category of meshes (ModelNet40 layout root/<category>/[train|test]/*.off) as point clouds",
                  {""},
+                 data::mesh::PointCloudOptions::folderSchema(),
                  [](const std::string& p) { return data::mesh::looksLikePointCloudFolder(p); },
-                 [](const std::string& p, sdk::DatasetSink& s) { data::mesh::loadPointCloudFolder(p, s); }});
+                 [](const std::string& p, const OptionValues& o, DatasetSink& s, LoadContext& c) {
+                     data::mesh::loadPointCloudFolder(p, s, data::mesh::PointCloudOptions::fromValues(o), &c);
+                 }});
 
     r.addLoader({"tudataset",
                  "TUDataset graphs (folder or DS_A.txt): sets of node vectors (label one-hot, attributes, degree, "
                  "random-walk return probabilities), 10 stratified CV folds, fold 0 as test",
                  {".txt", ""},
+                 data::GraphOptions::schema(),
                  [](const std::string& p) { return data::looksLikeTuDataset(p); },
-                 [](const std::string& p, sdk::DatasetSink& s) { data::loadTuDataset(p, s); }});
+                 [](const std::string& p, const OptionValues& o, DatasetSink& s, LoadContext&) {
+                     data::loadTuDataset(p, s, data::GraphOptions::fromValues(o));
+                 }});
     r.addLoader({"sdf", "MDL SD / V2000 molfile molecules: atoms as node vectors, bonds as edges (unlabelled by default)",
                  {".sdf", ".sd", ".mol"},
+                 data::GraphOptions::sdfSchema(),
                  [](const std::string& p) { return data::looksLikeSdf(p); },
-                 [](const std::string& p, sdk::DatasetSink& s) { data::loadSdf(p, s); }});
+                 [](const std::string& p, const OptionValues& o, DatasetSink& s, LoadContext&) {
+                     data::loadSdf(p, s, data::GraphOptions::fromValues(o));
+                 }});
 
-    // Documents: word vectors from $SETSCOPE_WORD_VECTORS ("file PATH", a path, or "train
-    // fasttext"), else fastText skip-gram trained on the corpus itself (cached).
+    // Documents: word vectors from the option vectors= (glove-100d, train, a file), else
+    // $SETSCOPE_WORD_VECTORS ("file PATH", a path, or "train fasttext"), else fastText
+    // skip-gram trained on the corpus itself (cached).
+    auto loadCorpus = [](const std::string& p, const OptionValues& o, DatasetSink& s, LoadContext& c) {
+        const data::CorpusLoaderOptions co = data::CorpusLoaderOptions::fromValues(o);
+        data::DocumentSource vectors = catalog::wordVectorSource(co.vectors);
+        vectors.fastText = co.fastText;
+        data::loadDocuments(p, vectors, co.documents, s, &c);
+    };
     r.addLoader({"corpus-tsv", "documents as sets of word vectors: corpus.tsv lines 'label<TAB>text[<TAB>split]'",
                  {".tsv"},
+                 data::CorpusLoaderOptions::schema(),
                  [](const std::string& p) { return util::lowerExtension(p) == ".tsv"; },
-                 [](const std::string& p, sdk::DatasetSink& s) {
-                     data::loadDocuments(p, data::DocumentSource::fromEnvironment(), {}, s, nullptr, nullptr);
-                 }});
+                 loadCorpus});
     r.addLoader({"corpus-folder", "documents as sets of word vectors: a folder root/<class>/[train|test/]*.txt",
                  {""},
+                 data::CorpusLoaderOptions::schema(),
                  [](const std::string& p) { return data::looksLikeCorpusFolder(p); },
-                 [](const std::string& p, sdk::DatasetSink& s) {
-                     data::loadDocuments(p, data::DocumentSource::fromEnvironment(), {}, s, nullptr, nullptr);
-                 }});
+                 loadCorpus});
     r.addLoader({"wmd-mat", "Kusner's WMD documents (.mat: X, BOW_X, Y, TR, TE, words; split 1), MATLAB v5/v7/v7.3",
                  {".mat"},
+                 data::KusnerMatOptions::schema(),
                  [](const std::string& p) { return data::looksLikeKusnerMat(p); },
-                 [](const std::string& p, sdk::DatasetSink& s) { data::loadKusnerMat(p, s); }});
+                 [](const std::string& p, const OptionValues& o, DatasetSink& s, LoadContext&) {
+                     data::loadKusnerMat(p, s, data::KusnerMatOptions::fromValues(o));
+                 }});
 
     r.addEncoder({"mlp", "fully connected d-128-128-64-64-out on the weighted mean of each set (seed 003 §4.3)",
                   nn::MlpEncoderImpl::schema(),

@@ -99,13 +99,16 @@ void TestCli::infoPathOptions()
     QVERIFY(r.out.contains("dimension    3"));
     r = cli({"info", cube + "?pionts=64"});
     QCOMPARE(r.code, 1);
-    QVERIFY2(r.err.contains("unknown option 'pionts' (options: points, seed, jitter, threads)"), qPrintable(r.err));
+    QVERIFY2(r.err.contains(cube + ": loader mesh has no option 'pionts' (it has: points, seed, jitter)"), qPrintable(r.err));
+    r = cli({"info", cube + "?points=0"});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(cube + ": loader mesh: option points=0: outside [1, 1048576]"), qPrintable(r.err));
     // Loaders without options refuse them instead of ignoring them.
     const QString csv = m_dir.filePath("plain.csv");
     std::ofstream(csv.toStdString()) << "a,b,label\n1,2,x\n3,4,y\n";
     r = cli({"info", csv + "?fold=2"});
     QCOMPARE(r.code, 1);
-    QVERIFY2(r.err.contains("the csv loader takes no options"), qPrintable(r.err));
+    QVERIFY2(r.err.contains(csv + ": loader csv has no option 'fold' (it has none)"), qPrintable(r.err));
 }
 
 namespace {
@@ -370,6 +373,10 @@ void TestCli::pluginsListsExample()
     QVERIFY2(r.out.contains("libsvm-loader 1.0"), qPrintable(r.out)); // found in the build tree
     QVERIFY(r.out.contains("triplet"));
     QVERIFY(r.out.contains("mlp"));
+    // Loaders with the options they take after the path, the plugin's as the built-ins'.
+    QVERIFY2(r.out.contains("?points (integer in [1, 1048576], default 1024)"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("?repr (choice: features|adjacency, default features)"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("?zero-based (flag, default false)"), qPrintable(r.out));
 }
 
 void TestCli::usageErrors()

@@ -3,7 +3,7 @@
 #include "core/data/graph/Graph.h"
 
 #include "core/data/graph/TextLines.h"
-#include "core/util/Text.h"
+#include "core/util/SpecOptions.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -30,56 +30,54 @@ std::vector<int> Graph::degrees() const
     return d;
 }
 
-GraphOptions GraphOptions::parse(const std::string& spec)
+sdk::OptionSchema GraphOptions::schema()
+{
+    using sdk::OptionSpec;
+    const GraphOptions d;
+    return {
+        OptionSpec::choice("repr", "features", {"features", "adjacency"},
+                           "a node's vector: features (one-hot label, attributes, degree, random-walk return "
+                           "probabilities) or adjacency (its row of the adjacency matrix, zero-padded: the papers')"),
+        OptionSpec::integer("rw", d.randomWalkSteps, 0, 64, "random-walk return probabilities per node (repr=features)"),
+        OptionSpec::integer("folds", d.folds, 2, 1000, "stratified cross-validation folds"),
+        OptionSpec::integer("fold", d.fold, 0, 999, "the fold that is the test split (0 .. folds-1)"),
+        OptionSpec::integer("seed", static_cast<std::int64_t>(d.seed), 0, 9.0e15, "seeds the fold assignment"),
+    };
+}
+
+sdk::OptionSchema GraphOptions::sdfSchema()
+{
+    sdk::OptionSchema s = schema();
+    s.push_back(sdk::OptionSpec::text("class", "", "the data item that gives a molecule's class (empty: unlabelled)"));
+    s.push_back(sdk::OptionSpec::text("threshold", "",
+                                      "a number T: the class becomes NAME >= T or NAME < T (empty: the value itself is the class)"));
+    return s;
+}
+
+GraphOptions GraphOptions::fromValues(const sdk::OptionValues& v)
 {
     GraphOptions o;
-    std::string s = spec;
-    std::replace(s.begin(), s.end(), '&', ',');
-    for (std::string_view item : splitFields(s, ',')) {
-        if (item.empty())
-            continue;
-        const std::size_t eq = item.find('=');
-        if (eq == std::string_view::npos)
-            throw std::invalid_argument("graph option '" + std::string(item) + "': expected key=value");
-        const std::string key = util::toLower(std::string(trimmed(item.substr(0, eq))));
-        const std::string_view value = trimmed(item.substr(eq + 1));
-        auto integer = [&](long long lo, long long hi) {
-            long long v = 0;
-            if (!parseInteger(value, v) || v < lo || v > hi)
-                throw std::invalid_argument("graph option " + key + "=" + std::string(value) + ": expected an integer in " +
-                                            std::to_string(lo) + ".." + std::to_string(hi));
-            return v;
-        };
-        if (key == "repr" || key == "representation") {
-            const std::string v = util::toLower(std::string(value));
-            if (v == "features")
-                o.representation = GraphRepresentation::Features;
-            else if (v == "adjacency")
-                o.representation = GraphRepresentation::Adjacency;
-            else
-                throw std::invalid_argument("graph option repr=" + std::string(value) + ": expected features or adjacency");
-        } else if (key == "rw") {
-            o.randomWalkSteps = static_cast<int>(integer(0, 64));
-        } else if (key == "folds") {
-            o.folds = static_cast<int>(integer(2, 1000));
-        } else if (key == "fold") {
-            o.fold = static_cast<int>(integer(0, 999));
-        } else if (key == "seed") {
-            o.seed = static_cast<std::uint64_t>(integer(0, std::numeric_limits<long long>::max()));
-        } else if (key == "class") {
-            o.classProperty = std::string(value);
-        } else if (key == "threshold") {
-            double t = 0;
-            if (!parseReal(value, t))
-                throw std::invalid_argument("graph option threshold=" + std::string(value) + ": expected a number");
-            o.threshold = t;
-        } else {
-            throw std::invalid_argument("unknown graph option '" + key +
-                                        "' (known: repr, rw, folds, fold, seed, class, threshold)");
-        }
+    o.representation = v.text("repr") == "adjacency" ? GraphRepresentation::Adjacency : GraphRepresentation::Features;
+    o.randomWalkSteps = static_cast<int>(v.integer("rw"));
+    o.folds = static_cast<int>(v.integer("folds"));
+    o.fold = static_cast<int>(v.integer("fold"));
+    o.seed = static_cast<std::uint64_t>(v.integer("seed"));
+    if (v.values().count("class"))
+        o.classProperty = v.text("class");
+    if (v.values().count("threshold") && !v.text("threshold").empty()) {
+        const std::string& text = v.text("threshold");
+        double t = 0;
+        if (!parseReal(text, t) || !std::isfinite(t))
+            throw std::invalid_argument("graph option threshold=" + text + ": expected a number");
+        o.threshold = t;
     }
     o.validate();
     return o;
+}
+
+GraphOptions GraphOptions::parse(const std::string& spec)
+{
+    return fromValues(util::resolveSpecOptions(sdfSchema(), spec, "graph options"));
 }
 
 void GraphOptions::validate() const

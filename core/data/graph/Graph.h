@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/Options.h>
 
 #include <cstdint>
 #include <optional>
@@ -61,7 +62,8 @@ enum class GraphRepresentation {
     Adjacency,
 };
 
-/// Options of the graph loaders; parse() reads "repr=adjacency,fold=3,..." (see docs/DATASETS.md).
+/// Options of the graph loaders (see docs/DATASETS.md): declared by schema() and
+/// sdfSchema(), which the tudataset and sdf loaders register, and read back by fromValues().
 struct GraphOptions {
     GraphRepresentation representation = GraphRepresentation::Features;
     int randomWalkSteps = 4;   ///< K of the Features representation (0 = none)
@@ -71,8 +73,17 @@ struct GraphOptions {
     std::string classProperty; ///< SDF: the data item that gives the class ("" = unlabelled)
     std::optional<double> threshold; ///< SDF: class = value >= threshold (else the value is the class)
 
-    /// Keys: repr (features|adjacency), rw (K), folds, fold, seed, class, threshold;
-    /// separated by ',' or '&'. Throws std::invalid_argument naming the bad key or value.
+    /// The tudataset loader's options: repr (features|adjacency), rw (K), folds, fold, seed,
+    /// with the defaults above.
+    static sdk::OptionSchema schema();
+    /// The sdf loader's options: schema() and class, threshold (text: "" = none, else a number).
+    static sdk::OptionSchema sdfSchema();
+    /// From values resolved against schema() or sdfSchema(), checked together (validate()).
+    /// Throws std::invalid_argument naming the option and value (threshold not a number,
+    /// fold beyond folds, threshold without class).
+    static GraphOptions fromValues(const sdk::OptionValues& values);
+    /// "repr=adjacency,fold=3,..." resolved against sdfSchema() (util::resolveSpecOptions),
+    /// then fromValues(). Throws std::invalid_argument naming the bad key or value.
     static GraphOptions parse(const std::string& spec);
     /// Throws std::invalid_argument when a value is out of range.
     void validate() const;

@@ -151,8 +151,39 @@ bool looksLikePointCloudFolder(const std::string& path)
     return false;
 }
 
+sdk::OptionSchema PointCloudOptions::fileSchema()
+{
+    using sdk::OptionSpec;
+    const SamplingOptions d;
+    return {
+        OptionSpec::integer("points", d.points, 1, 1 << 20, "points sampled per shape (area-weighted on the surface)"),
+        OptionSpec::integer("seed", static_cast<std::int64_t>(d.seed), 0, 9.0e15,
+                            "seeds the sampling (mixed with each file's path)"),
+        OptionSpec::flag("jitter", d.jitter, "add clipped Gaussian noise after normalising (PointNet's)"),
+    };
+}
+
+sdk::OptionSchema PointCloudOptions::folderSchema()
+{
+    sdk::OptionSchema s = fileSchema();
+    s.push_back(sdk::OptionSpec::integer("threads", 0, 0, 1024,
+                                         "worker threads (0: all cores); the result does not depend on it"));
+    return s;
+}
+
+PointCloudOptions PointCloudOptions::fromValues(const sdk::OptionValues& v)
+{
+    PointCloudOptions p;
+    p.sampling.points = static_cast<int>(v.integer("points"));
+    p.sampling.seed = static_cast<std::uint64_t>(v.integer("seed"));
+    p.sampling.jitter = v.flag("jitter");
+    if (v.values().count("threads"))
+        p.threads = static_cast<int>(v.integer("threads"));
+    return p;
+}
+
 void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, const PointCloudOptions& options,
-                          job::ProgressSink* progress, job::JobControl* control)
+                          sdk::LoadContext* context)
 {
     const fs::path root(rootPath);
     std::error_code ec;
@@ -160,8 +191,8 @@ void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, c
         throw InputError(rootPath, "", "not a folder (expected root/<category>/[train|test]/*.off ...)");
     if (options.sampling.points < 1)
         throw std::invalid_argument("loadPointCloudFolder: points must be positive");
-    if (control)
-        control->checkpoint(); // cancel before any work; waits while paused
+    if (context)
+        context->checkpoint(); // cancel before any work; waits while paused
 
     // 1. The file list, in (category, split folder, file name) order.
     std::vector<std::string> categories;
@@ -214,7 +245,7 @@ void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, c
     nThreads = std::max(1u, std::min<unsigned>(nThreads, static_cast<unsigned>(total)));
     auto worker = [&] {
         for (;;) {
-            while (control && control->paused() && !stop.load())
+            while (context && context->paused() && !stop.load())
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
             if (stop.load())
                 return;
@@ -241,15 +272,16 @@ void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, c
         std::unique_lock lock(mutex);
         while (done.load() < total) {
             finished.wait_for(lock, std::chrono::milliseconds(100));
-            if (progress)
-                progress->progress(static_cast<std::int64_t>(done.load()), static_cast<std::int64_t>(total),
-                                   "sampling point clouds");
-            if (control && control->cancelRequested()) {
+            if (context)
+                context->progress(static_cast<std::int64_t>(done.load()), static_cast<std::int64_t>(total),
+                                  "sampling point clouds");
+            if (context && context->cancelRequested()) {
                 stop.store(true);
                 lock.unlock();
                 for (auto& th : threads)
                     th.join();
-                throw job::Cancelled();
+                context->checkpoint();
+                throw job::Cancelled(); // a context whose checkpoint() did not throw
             }
         }
     }
@@ -305,8 +337,8 @@ void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, c
         sink.note(std::to_string(skippedFaces) + " faces with fewer than 3 corners (lines, points) were skipped");
     if (!warnings.empty())
         sink.note(std::to_string(warnings.size()) + " warnings; first: " + joinFirst(warnings, quoted));
-    if (progress)
-        progress->progress(static_cast<std::int64_t>(total), static_cast<std::int64_t>(total), "sampling point clouds");
+    if (context)
+        context->progress(static_cast<std::int64_t>(total), static_cast<std::int64_t>(total), "sampling point clouds");
 }
 
 } // namespace setscope::data::mesh

@@ -5,13 +5,10 @@
 #include "core/data/mesh/SurfaceSampler.h"
 
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/LoadContext.h>
+#include <setscope/sdk/Options.h>
 
 #include <string>
-
-namespace setscope::job {
-class ProgressSink;
-class JobControl;
-} // namespace setscope::job
 
 namespace setscope::data::mesh {
 
@@ -24,6 +21,13 @@ struct PointCloudOptions {
     double maxFailedFraction = 0.10;
     /// How many of the failures are quoted in the dataset's notes.
     int quotedFailures = 5;
+
+    /// The mesh loader's options (one file): points, seed, jitter. Defaults as above.
+    static sdk::OptionSchema fileSchema();
+    /// The pointcloud-folder loader's options: fileSchema() and threads.
+    static sdk::OptionSchema folderSchema();
+    /// From values resolved against fileSchema() or folderSchema().
+    static PointCloudOptions fromValues(const sdk::OptionValues& values);
 };
 
 /// One mesh / point file as a dataset of one item: options.sampling.points 3-D points of
@@ -44,10 +48,10 @@ bool looksLikePointCloudFolder(const std::string& path);
 ///
 /// Files that cannot be read are skipped, counted and the first few errors noted; the load
 /// throws InputError when none loads or more than options.maxFailedFraction fail.
-/// Work is spread over options.threads threads; `progress` (may be null) is called on the
-/// calling thread about 10 times a second, and `control` (may be null) is polled there for
-/// cancel (throws job::Cancelled) and pause.
+/// Work is spread over options.threads threads; `context` (may be null) gets progress on the
+/// calling thread about 10 times a second and is polled there for cancel (its checkpoint()
+/// throws; job::Cancelled when it does not) and by the workers for pause.
 void loadPointCloudFolder(const std::string& root, sdk::DatasetSink& sink, const PointCloudOptions& options = {},
-                          job::ProgressSink* progress = nullptr, job::JobControl* control = nullptr);
+                          sdk::LoadContext* context = nullptr);
 
 } // namespace setscope::data::mesh

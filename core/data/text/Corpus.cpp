@@ -7,11 +7,15 @@
 
 #include <setscope/sdk/Errors.h>
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <numeric>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -210,6 +214,36 @@ bool looksLikeCorpusFolder(const std::string& path)
         }
     }
     return anyTxt;
+}
+
+Corpus capPerClass(const Corpus& c, std::size_t perClass, std::uint64_t seed)
+{
+    std::vector<std::size_t> order(c.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::vector<std::uint64_t> key(c.size());
+    for (std::size_t i = 0; i < c.size(); ++i)
+        key[i] = XXH3_64bits_withSeed(c.ids[i].data(), c.ids[i].size(), seed);
+    std::stable_sort(order.begin(), order.end(), [&key](std::size_t a, std::size_t b) { return key[a] < key[b]; });
+    std::map<std::string, std::size_t> taken;
+    std::vector<bool> keep(c.size(), false);
+    for (std::size_t i : order)
+        if (taken[c.labels[i]]++ < perClass)
+            keep[i] = true;
+    Corpus out;
+    out.sourceFiles = c.sourceFiles;
+    out.notes = c.notes;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        if (!keep[i])
+            continue;
+        out.ids.push_back(c.ids[i]);
+        out.labels.push_back(c.labels[i]);
+        out.texts.push_back(c.texts[i]);
+        if (c.hasSplits())
+            out.splits.push_back(c.splits[i]);
+    }
+    out.notes.push_back("balanced subset: at most " + std::to_string(perClass) + " documents per class (" +
+                        std::to_string(out.size()) + " of " + std::to_string(c.size()) + ")");
+    return out;
 }
 
 } // namespace setscope::data

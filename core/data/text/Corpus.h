@@ -4,6 +4,7 @@
 
 #include <setscope/sdk/DatasetSink.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,11 @@ Corpus readCorpusFolder(const std::string& root);
 
 /// readCorpusFolder for a directory, readCorpusTsv otherwise.
 Corpus readCorpus(const std::string& path);
+
+/// At most `perClass` documents of each class, chosen by a seeded hash (XXH3-64) of their
+/// ids rather than the first ones in the file, in corpus order; a note says how many were
+/// kept.
+Corpus capPerClass(const Corpus& corpus, std::size_t perClass, std::uint64_t seed);
 
 /// True for a directory whose sub-folders hold .txt files (a class-folder corpus) and that
 /// has no regular files of its own other than hidden ones and a README.

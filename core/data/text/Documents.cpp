@@ -2,9 +2,6 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/text/Documents.h"
 
-#include "core/job/Job.h"
-#include "core/job/ProgressSink.h"
-
 #include <setscope/sdk/Errors.h>
 
 #include <algorithm>
@@ -334,18 +331,20 @@ DocumentSource DocumentSource::fromEnvironment()
 }
 
 DocumentStats loadDocuments(const std::string& corpusPath, const DocumentSource& vectors, const DocumentOptions& options,
-                            sdk::DatasetSink& sink, job::JobControl* control, job::ProgressSink* progress)
+                            sdk::DatasetSink& sink, sdk::LoadContext* context)
 {
-    if (progress)
-        progress->message("reading corpus " + corpusPath);
-    const Corpus corpus = readCorpus(corpusPath);
-    if (control)
-        control->checkpoint();
+    if (context)
+        context->progress(0, 0, "reading corpus " + corpusPath);
+    Corpus corpus = readCorpus(corpusPath);
+    if (options.maxPerClass > 0)
+        corpus = capPerClass(corpus, options.maxPerClass, options.splitSeed);
+    if (context)
+        context->checkpoint();
     WordVectors wv;
     std::string origin;
     if (vectors.kind == DocumentSource::Kind::File) {
-        if (progress)
-            progress->message("loading word vectors " + vectors.path);
+        if (context)
+            context->progress(0, 0, "reading word vectors " + vectors.path);
         wv = loadWordVectors(vectors.path, vectors.file);
         origin = "word vectors: " + vectors.path + " (" + wordVectorFormatName(wv.format()) + ", "
                  + std::to_string(wv.size()) + " words, " + std::to_string(wv.dim()) + "-d"
@@ -354,12 +353,14 @@ DocumentStats loadDocuments(const std::string& corpusPath, const DocumentSource&
             origin += "; " + std::to_string(wv.duplicates()) + " duplicate words ignored (first kept)";
     } else {
         const auto docs = tokenizeCorpus(corpus, options);
-        wv = trainWordVectors(docs, vectors.fastText, vectors.cacheDir, control, progress);
+        wv = trainWordVectors(docs, vectors.fastText, vectors.cacheDir, context);
         origin = "word vectors: fastText skip-gram trained on this corpus (" + std::to_string(wv.size()) + " words, "
                  + std::to_string(wv.dim()) + "-d, " + (wv.fromCache() ? "from the cache" : "trained now") + ")";
     }
-    if (control)
-        control->checkpoint();
+    if (context) {
+        context->checkpoint();
+        context->progress(0, 0, "building documents");
+    }
     DocumentOptions opts = options;
     if (opts.name.empty())
         opts.name = fs::path(corpusPath).filename() == "corpus.tsv"
@@ -367,6 +368,49 @@ DocumentStats loadDocuments(const std::string& corpusPath, const DocumentSource&
                         : fs::path(corpusPath).stem().string();
     sink.note(origin);
     return buildDocuments(corpus, wv, opts, sink);
+}
+
+sdk::OptionSchema CorpusLoaderOptions::schema()
+{
+    using sdk::OptionSpec;
+    const DocumentOptions d;
+    return {
+        OptionSpec::text("vectors", "",
+                         "word vectors: glove-100d (fetched), train (fastText skip-gram on the corpus, cached) or a "
+                         "word-vector file; empty: $SETSCOPE_WORD_VECTORS, else train"),
+        OptionSpec::flag("tf", d.appendTermFrequency,
+                         "append each word's normalised frequency as one more feature (the papers' 300 + 1)"),
+        OptionSpec::integer("min-count", d.minCount, 1, 1000000, "words occurring fewer times in the corpus are removed"),
+        OptionSpec::choice("numbers", "drop", {"drop", "keep", "hash"},
+                           "number tokens: dropped, kept as written, or each digit as '#' (GoogleNews word2vec: 1999 -> ####)"),
+        OptionSpec::text("stopwords", d.tok.stopWordFile,
+                         "a stop-word file (one word per line) replacing the built-in English list"),
+        OptionSpec::integer("balanced", 0, 0, 2147483647,
+                            "at most N documents per class, chosen by a seeded hash of their ids (0: all)"),
+        OptionSpec::real("test", d.testFraction, 0.0, 0.95,
+                         "test fraction of the stratified split drawn when the corpus has none"),
+        OptionSpec::integer("seed", static_cast<std::int64_t>(d.splitSeed), 0, 9.0e15,
+                            "seeds the drawn split and the balanced subset"),
+        OptionSpec::integer("dim", 100, 2, 1000, "dimension of vectors trained on the corpus (vectors=train)"),
+        OptionSpec::integer("epochs", 5, 1, 1000, "fastText epochs for vectors trained on the corpus (vectors=train)"),
+    };
+}
+
+CorpusLoaderOptions CorpusLoaderOptions::fromValues(const sdk::OptionValues& v)
+{
+    CorpusLoaderOptions c;
+    c.vectors = v.text("vectors");
+    DocumentOptions& d = c.documents;
+    d.appendTermFrequency = v.flag("tf");
+    d.minCount = static_cast<int>(v.integer("min-count"));
+    d.tok.numbers = parseNumberMode(v.text("numbers"));
+    d.tok.stopWordFile = v.text("stopwords");
+    d.maxPerClass = static_cast<std::size_t>(v.integer("balanced"));
+    d.testFraction = v.real("test");
+    d.splitSeed = static_cast<std::uint64_t>(v.integer("seed"));
+    c.fastText.dim = static_cast<int>(v.integer("dim"));
+    c.fastText.epoch = static_cast<int>(v.integer("epochs"));
+    return c;
 }
 
 } // namespace setscope::data

@@ -8,15 +8,12 @@
 #include "core/data/text/WordVectors.h"
 
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/LoadContext.h>
+#include <setscope/sdk/Options.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
-
-namespace setscope::job {
-class JobControl;
-class ProgressSink;
-} // namespace setscope::job
 
 namespace setscope::data {
 
@@ -35,6 +32,9 @@ struct DocumentOptions {
     /// splitSeed on every platform.
     std::uint64_t splitSeed = 1;
     double testFraction = 0.3;
+    /// loadDocuments keeps at most this many documents per class (0 = all), chosen by
+    /// capPerClass with splitSeed.
+    std::size_t maxPerClass = 0;
     std::string name;         ///< dataset name ("" = the corpus file's stem)
     int exampleCount = 5;     ///< examples given in notes (OOV words, dropped documents)
 };
@@ -90,11 +90,30 @@ struct DocumentSource {
     static DocumentSource fromEnvironment();
 };
 
-/// Reads a corpus (readCorpus: a .tsv file or a class folder), obtains word vectors from
-/// `vectors` and writes the documents into `sink`. Blocking; `control` and `progress` may
-/// be null. Notes give the vectors' origin and the OOV figures.
+/// Reads a corpus (readCorpus: a .tsv file or a class folder), keeps options.maxPerClass
+/// documents per class, obtains word vectors from `vectors` and writes the documents into
+/// `sink`. Blocking; `context` (may be null) gets progress and is polled for cancel. Notes
+/// give the vectors' origin and the OOV figures.
 DocumentStats loadDocuments(const std::string& corpusPath, const DocumentSource& vectors, const DocumentOptions& options,
-                            sdk::DatasetSink& sink, job::JobControl* control, job::ProgressSink* progress);
+                            sdk::DatasetSink& sink, sdk::LoadContext* context = nullptr);
+
+/// The options of the corpus loaders (corpus-tsv, corpus-folder) and of the built-in
+/// corpora (brown, ...), as they declare them (docs/DATASETS.md).
+struct CorpusLoaderOptions {
+    /// tf, min-count, numbers, stopwords, test, seed and balanced (maxPerClass).
+    DocumentOptions documents;
+    /// As given: "glove-100d", "train" (fastText on the corpus), a word-vector file, or ""
+    /// ($SETSCOPE_WORD_VECTORS, else train). The catalogue turns it into a DocumentSource.
+    std::string vectors;
+    /// For vectors trained on the corpus: fastText's settings with the options' dim and
+    /// epochs (100 and 5 unless given).
+    FastTextOptions fastText;
+
+    /// vectors, tf, min-count, numbers, stopwords, balanced, test, seed, dim, epochs.
+    static sdk::OptionSchema schema();
+    /// From values resolved against schema().
+    static CorpusLoaderOptions fromValues(const sdk::OptionValues& values);
+};
 
 /// The stratified split buildDocuments draws: `labels[i]` is a class id; returns one
 /// split per item. Exposed for tests.

@@ -3,7 +3,6 @@
 #include "core/data/text/FastTextTrainer.h"
 
 #include "core/job/Job.h"
-#include "core/job/ProgressSink.h"
 #include "core/util/Hash.h"
 
 #include <setscope/sdk/Errors.h>
@@ -57,7 +56,7 @@ std::string fastTextCachePath(const std::vector<std::vector<std::string>>& docs,
 }
 
 WordVectors trainWordVectors(const std::vector<std::vector<std::string>>& docs, const FastTextOptions& options,
-                             const std::string& cacheDir, job::JobControl* control, job::ProgressSink* sink)
+                             const std::string& cacheDir, sdk::LoadContext* context)
 {
     const std::string cachePath = fastTextCachePath(docs, options, cacheDir);
     if (fs::is_regular_file(cachePath)) {
@@ -66,16 +65,16 @@ WordVectors trainWordVectors(const std::vector<std::vector<std::string>>& docs, 
             wo.format = WordVectorFormat::Cache;
             WordVectors wv = loadWordVectors(cachePath, wo);
             if (wv.dim() == options.dim) {
-                if (sink)
-                    sink->message("fastText vectors from the cache " + cachePath);
+                if (context)
+                    context->message("fastText vectors from the cache " + cachePath);
                 return wv;
             }
         } catch (const sdk::InputError&) {
             // A damaged cache is trained again and replaced.
         }
     }
-    if (control)
-        control->checkpoint();
+    if (context)
+        context->checkpoint();
 
     const fs::path folder = cacheFolder(cacheDir);
     fs::create_directories(folder);
@@ -130,25 +129,29 @@ WordVectors trainWordVectors(const std::vector<std::vector<std::string>>& docs, 
     std::mutex reportMutex;
     auto callback = [&](float progress, float /*loss*/, double /*wst*/, double /*lr*/, std::int64_t /*eta*/) {
         std::lock_guard<std::mutex> lock(reportMutex);
-        if (control && control->cancelRequested())
-            ft.abort();
-        if (!sink)
+        if (!context)
             return;
+        if (context->cancelRequested())
+            ft.abort();
         const auto now = std::chrono::steady_clock::now();
         if (now - lastReport > std::chrono::milliseconds(100)) {
             lastReport = now;
-            sink->progress(static_cast<std::int64_t>(progress * 1000.0f), 1000, "training fastText word vectors");
+            context->progress(static_cast<std::int64_t>(progress * 1000.0f), 1000, "training fastText word vectors");
         }
     };
     try {
         ft.train(args, callback);
     } catch (const fasttext::FastText::AbortError&) {
-        throw job::Cancelled();
+        if (context)
+            context->checkpoint(); // only a cancel aborts: this throws the host's exception
+        throw job::Cancelled();    // (or a context whose checkpoint() did not)
     } catch (const std::invalid_argument& e) {
         throw sdk::InputError("", "", std::string("cannot train fastText vectors on this corpus: ") + e.what());
     }
-    if (control && control->cancelRequested())
+    if (context && context->cancelRequested()) {
+        context->checkpoint();
         throw job::Cancelled();
+    }
 
     const auto dict = ft.getDictionary();
     const int dim = ft.getDimension();
@@ -174,15 +177,15 @@ WordVectors trainWordVectors(const std::vector<std::vector<std::string>>& docs, 
     try {
         writeWordVectorCache(wv, cachePath, cacheKey(docs, options));
     } catch (const std::exception& e) {
-        if (sink)
-            sink->message(std::string("fastText vectors not cached: ") + e.what());
+        if (context)
+            context->message(std::string("fastText vectors not cached: ") + e.what());
     }
-    if (sink) {
+    if (context) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "fastText skip-gram: %zu words, %d-d, %lld tokens, %.1f s", wv.size(), dim,
                       static_cast<long long>(dict->ntokens()), seconds);
-        sink->message(buf);
-        sink->progress(1000, 1000, "training fastText word vectors");
+        context->message(buf);
+        context->progress(1000, 1000, "training fastText word vectors");
     }
     return wv;
 }

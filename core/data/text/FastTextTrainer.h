@@ -4,14 +4,11 @@
 
 #include "core/data/text/WordVectors.h"
 
+#include <setscope/sdk/LoadContext.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-namespace setscope::job {
-class JobControl;
-class ProgressSink;
-} // namespace setscope::job
 
 namespace setscope::data {
 
@@ -36,12 +33,13 @@ struct FastTextOptions {
 /// in-process through libfasttext, or loads them from `cacheDir` ("" = the default
 /// setscopeCacheDir()/fasttext) when the same tokens and options were trained before (the
 /// cache key is an xxh3-128 hash of every token, the document boundaries and the options).
-/// Blocking, on the caller's thread; libfasttext runs max(10, options.threads) threads (see the .cpp). `control`
-/// (may be null) cancels within a fraction of a second: job::Cancelled is thrown.
-/// `sink` (may be null) receives progress (per mille) and a message with the seconds taken.
+/// Blocking, on the caller's thread; libfasttext runs max(10, options.threads) threads (see the .cpp).
+/// `context` (may be null) cancels within a fraction of a second (its checkpoint() throws;
+/// job::Cancelled when it does not) and receives progress (per mille) and messages (the
+/// cache used, the seconds taken).
 /// Throws sdk::InputError when the corpus has no word with minCount occurrences.
 WordVectors trainWordVectors(const std::vector<std::vector<std::string>>& tokenisedDocs, const FastTextOptions& options,
-                             const std::string& cacheDir, job::JobControl* control, job::ProgressSink* sink);
+                             const std::string& cacheDir, sdk::LoadContext* context = nullptr);
 
 /// The cache file trainWordVectors would use for these inputs.
 std::string fastTextCachePath(const std::vector<std::vector<std::string>>& tokenisedDocs, const FastTextOptions& options,

@@ -4,10 +4,15 @@
 // Example plugin: reads the LIBSVM / SVMlight sparse format
 //     <label> <index>:<value> <index>:<value> ...     (indices 1-based, ascending)
 // one item per line, '#' starts a comment. The dimension is the largest index seen.
+// Options after the path (declared below, checked by setscope before load() runs):
+//     data.libsvm?zero-based=1     indices start at 0 (as some tools write them)
+//     data.libsvm?dim=784          the dimension, when the last features are zero everywhere
 // Copy this folder to start a plugin of your own.
 
 #include <setscope/sdk/DatasetSink.h>
 #include <setscope/sdk/Errors.h>
+#include <setscope/sdk/LoadContext.h>
+#include <setscope/sdk/Options.h>
 #include <setscope/sdk/Plugin.h>
 
 #include <algorithm>
@@ -47,15 +52,29 @@ bool canLoad(const std::string& path)
     return ext == ".libsvm" || ext == ".svmlight" || ext == ".svm";
 }
 
-void load(const std::string& path, setscope::sdk::DatasetSink& sink)
+setscope::sdk::OptionSchema declaredOptions()
+{
+    using setscope::sdk::OptionSpec;
+    return {OptionSpec::flag("zero-based", false, "feature indices start at 0 instead of 1"),
+            OptionSpec::integer("dim", 0, 0, 100000000,
+                                "the dimension (0: the largest index seen); larger indices are an error")};
+}
+
+void load(const std::string& path, const setscope::sdk::OptionValues& options, setscope::sdk::DatasetSink& sink,
+          setscope::sdk::LoadContext& context)
 {
     std::ifstream in(path);
     if (!in)
         throw InputError(path, "", "cannot open");
+    // Column of feature index i: i - first.
+    const int first = options.flag("zero-based") ? 0 : 1;
+    const auto fixedDim = static_cast<int>(options.integer("dim"));
     std::vector<Row> rows;
-    int dim = 0;
+    int dim = fixedDim;
     std::string line;
     for (std::uint64_t lineNo = 1; std::getline(in, line); ++lineNo) {
+        if (lineNo % 10000 == 0)
+            context.checkpoint(); // a long file can be cancelled
         if (const auto hash = line.find('#'); hash != std::string::npos)
             line.resize(hash);
         std::istringstream ls(line);
@@ -63,7 +82,7 @@ void load(const std::string& path, setscope::sdk::DatasetSink& sink)
         if (!(ls >> r.label))
             continue; // blank line
         std::string tok;
-        int prev = 0;
+        int prev = first - 1;
         while (ls >> tok) {
             const auto colon = tok.find(':');
             int idx = 0;
@@ -74,11 +93,16 @@ void load(const std::string& path, setscope::sdk::DatasetSink& sink)
             if (!ok)
                 throw InputError(path, InputError::atLine(lineNo), "'" + tok + "' is not index:value");
             if (idx <= prev)
-                throw InputError(path, InputError::atLine(lineNo), "indices must be positive and ascending");
+                throw InputError(path, InputError::atLine(lineNo),
+                                 first == 1 ? "indices must be positive and ascending"
+                                            : "indices must be ascending and not negative");
+            if (fixedDim > 0 && idx - first >= fixedDim)
+                throw InputError(path, InputError::atLine(lineNo),
+                                 "index " + std::to_string(idx) + " is beyond dim=" + std::to_string(fixedDim));
             if (!std::isfinite(val))
                 throw InputError(path, InputError::atLine(lineNo), "value at index " + std::to_string(idx) + " is not finite");
             prev = idx;
-            dim = std::max(dim, idx);
+            dim = std::max(dim, idx - first + 1);
             r.entries.emplace_back(idx, val);
         }
         rows.push_back(std::move(r));
@@ -113,7 +137,7 @@ void load(const std::string& path, setscope::sdk::DatasetSink& sink)
     for (const Row& r : rows) {
         std::fill(dense.begin(), dense.end(), 0.0f);
         for (const auto& [i, v] : r.entries)
-            dense[static_cast<std::size_t>(i - 1)] = v;
+            dense[static_cast<std::size_t>(i - first)] = v;
         const std::size_t item = sink.addItem(dense.data(), nullptr, 1, setscope::sdk::Split::Train);
         double lv = 0;
         parseNumber(r.label, lv);
@@ -124,7 +148,7 @@ void load(const std::string& path, setscope::sdk::DatasetSink& sink)
 void registerAll(setscope::sdk::Registrar& r)
 {
     r.addLoader({"libsvm", "LIBSVM / SVMlight sparse text (.libsvm, .svmlight, .svm) — example plugin",
-                 {".libsvm", ".svmlight", ".svm"}, canLoad, load});
+                 {".libsvm", ".svmlight", ".svm"}, declaredOptions(), canLoad, load});
 }
 
 } // namespace

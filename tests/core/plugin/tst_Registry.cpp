@@ -18,8 +18,12 @@ class TestRegistry : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void builtinsRegisterThroughTheSdk();
+    void builtinLoadersDeclareTheirOptions_data();
+    void builtinLoadersDeclareTheirOptions();
+    void loaderWithABrokenSchemaIsRefused();
     void loaderChoice();
     void examplePluginLoadsAndReads();
+    void examplePluginTakesItsOptions();
     void examplePluginRejectsBadFile();
     void refusesWrongAbi();
     void refusesWrongTorch();
@@ -42,6 +46,70 @@ void TestRegistry::builtinsRegisterThroughTheSdk()
         loaders << QString::fromStdString(l.name);
     QCOMPARE(loaders, (QStringList{"idx", "npy", "csv", "mesh", "pointcloud-folder", "tudataset", "sdf", "corpus-tsv",
                                    "corpus-folder", "wmd-mat"}));
+}
+
+void TestRegistry::builtinLoadersDeclareTheirOptions_data()
+{
+    // The options of docs/DATASETS.md, with their defaults ("name=default"; "" = empty text).
+    QTest::addColumn<QString>("loader");
+    QTest::addColumn<QStringList>("options");
+    const QStringList points{"points=1024", "seed=1", "jitter=false"};
+    const QStringList graph{"repr=features", "rw=4", "folds=10", "fold=0", "seed=0"};
+    const QStringList corpus{"vectors=",  "tf=false", "min-count=1", "numbers=drop", "stopwords=",
+                             "balanced=0", "test=0.3", "seed=1",     "dim=100",      "epochs=5"};
+    QTest::newRow("idx") << "idx" << QStringList{};
+    QTest::newRow("npy") << "npy" << QStringList{};
+    QTest::newRow("csv") << "csv" << QStringList{};
+    QTest::newRow("mesh") << "mesh" << points;
+    QTest::newRow("pointcloud-folder") << "pointcloud-folder" << (points + QStringList{"threads=0"});
+    QTest::newRow("tudataset") << "tudataset" << graph;
+    QTest::newRow("sdf") << "sdf" << (graph + QStringList{"class=", "threshold="});
+    QTest::newRow("corpus-tsv") << "corpus-tsv" << corpus;
+    QTest::newRow("corpus-folder") << "corpus-folder" << corpus;
+    QTest::newRow("wmd-mat") << "wmd-mat" << QStringList{"split=1", "tf=false"};
+}
+
+void TestRegistry::builtinLoadersDeclareTheirOptions()
+{
+    QFETCH(QString, loader);
+    QFETCH(QStringList, options);
+    plugin::Registry r;
+    builtin::registerBuiltins(r);
+    const sdk::LoaderInfo* info = nullptr;
+    for (const auto& l : r.loaders())
+        if (l.name == loader.toStdString())
+            info = &l;
+    QVERIFY(info);
+    QStringList declared;
+    for (const sdk::OptionSpec& o : info->options) {
+        declared << QString::fromStdString(o.name + "=" + o.defaultValue);
+        QVERIFY2(!o.doc.empty(), o.name.c_str()); // every option says what it does
+    }
+    QCOMPARE(declared, options);
+}
+
+void TestRegistry::loaderWithABrokenSchemaIsRefused()
+{
+    plugin::Registry r;
+    auto loader = [](sdk::OptionSchema options) {
+        return sdk::LoaderInfo{"broken", "a loader with a bad option declaration (test)", {".x"}, std::move(options),
+                               [](const std::string&) { return true; },
+                               [](const std::string&, const sdk::OptionValues&, sdk::DatasetSink&, sdk::LoadContext&) {}};
+    };
+    auto refusal = [&](sdk::OptionSchema options) {
+        try {
+            r.addLoader(loader(std::move(options)));
+        } catch (const plugin::PluginError& e) {
+            return QString(e.what());
+        }
+        return QString("accepted");
+    };
+    QVERIFY(refusal({sdk::OptionSpec::integer("points", 0, 1, 10, "")}).contains("the default of option 'points' is invalid"));
+    QVERIFY(refusal({sdk::OptionSpec::flag("a", true, ""), sdk::OptionSpec::flag("a", false, "")}).contains("declared twice"));
+    QVERIFY(refusal({sdk::OptionSpec::flag("Zero_Based", true, "")}).contains("must be lower-case letters"));
+    QVERIFY(r.loaders().empty());
+    r.addLoader(loader({sdk::OptionSpec::flag("ok", true, "fine")}));
+    QCOMPARE(r.loaders().size(), std::size_t(1));
 }
 
 void TestRegistry::loaderChoice()
@@ -84,6 +152,52 @@ void TestRegistry::examplePluginLoadsAndReads()
     QCOMPARE(fine.labels, (std::vector<std::int32_t>{1, 0, 1}));
     // Loading the same plugin twice is refused by name.
     QVERIFY_THROWS_EXCEPTION(plugin::PluginError, r.loadPlugin(GOOD_PLUGIN));
+}
+
+void TestRegistry::examplePluginTakesItsOptions()
+{
+    plugin::Registry r;
+    r.loadPlugin(GOOD_PLUGIN);
+    QCOMPARE(r.loaders().size(), std::size_t(1));
+    QStringList declared;
+    for (const sdk::OptionSpec& o : r.loaders().front().options)
+        declared << QString::fromStdString(o.name + "=" + o.defaultValue);
+    QCOMPARE(declared, (QStringList{"zero-based=false", "dim=0"}));
+
+    QTemporaryDir dir;
+    const std::string file = dir.filePath("zero.libsvm").toStdString();
+    std::ofstream(file) << "+1 0:0.5 2:2\n-1 1:1.5\n";
+    // Read as the format says (1-based), index 0 is an error; with zero-based=1 it is the first feature.
+    try {
+        catalog::openDataset(file, r);
+        QFAIL("index 0 accepted without zero-based");
+    } catch (const sdk::InputError& e) {
+        QVERIFY2(QString(e.what()).contains("zero.libsvm (line 1): indices must be positive"), e.what());
+    }
+    const data::Dataset ds = catalog::openDataset(file + "?zero-based=1", r);
+    QCOMPARE(ds.dim(), 3);
+    QCOMPARE(ds.values(), (std::vector<float>{0.5f, 0, 2, 0, 1.5f, 0}));
+    // dim=5: every item has five features, the last ones zero; an index beyond dim is an error.
+    const data::Dataset wide = catalog::openDataset(file + "?zero-based=1,dim=5", r);
+    QCOMPARE(wide.dim(), 5);
+    QCOMPARE(wide.values(), (std::vector<float>{0.5f, 0, 2, 0, 0, 0, 1.5f, 0, 0, 0}));
+    try {
+        catalog::openDataset(file + "?zero-based=1,dim=2", r);
+        QFAIL("index beyond dim accepted");
+    } catch (const sdk::InputError& e) {
+        QVERIFY2(QString(e.what()).contains("(line 1): index 2 is beyond dim=2"), e.what());
+    }
+    // The host checks the options against the plugin's declaration before the plugin runs.
+    auto error = [&](const std::string& options) {
+        try {
+            catalog::openDataset(file + "?" + options, r);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    QCOMPARE(error("zero=1"), file + ": loader libsvm has no option 'zero' (it has: zero-based, dim)");
+    QCOMPARE(error("dim=-1"), file + ": loader libsvm: option dim=-1: outside [0, 100000000]");
 }
 
 void TestRegistry::examplePluginRejectsBadFile()

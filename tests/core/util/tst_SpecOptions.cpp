@@ -1,11 +1,40 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
+// The option text of dataset specs ("brown:tf=1", "PATH?points=64"): split into key=value
+// pairs, resolved against a schema, with a source's own defaults.
 #include "core/util/SpecOptions.h"
 
 #include <QTest>
 
-using setscope::util::SpecOptions;
-using setscope::util::splitSpec;
+#include <functional>
+
+using namespace setscope;
+using sdk::OptionSpec;
+using util::parseSpecOptions;
+using util::resolveSpecOptions;
+using util::splitSpec;
+using util::withDefaults;
+
+namespace {
+
+std::string message(const std::function<void()>& f)
+{
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+sdk::OptionSchema brownLike()
+{
+    return {OptionSpec::text("vectors", "glove-100d", "word vectors"), OptionSpec::flag("tf", false, "term frequency"),
+            OptionSpec::integer("min-count", 1, 1, 1000, "rare words removed"),
+            OptionSpec::real("test", 0.3, 0.0, 0.9, "test fraction"), OptionSpec::integer("seed", 7, 0, 100, "seed")};
+}
+
+} // namespace
 
 class TestSpecOptions : public QObject {
     Q_OBJECT
@@ -19,50 +48,69 @@ private Q_SLOTS:
         QCOMPARE(opts, std::string("vectors=/a:b.vec,tf=1"));
     }
 
-    void readsTypedValuesAndDefaults()
+    void splitsKeyValueItems()
     {
-        SpecOptions o("brown", "vectors=train,tf=yes,min-count=3,test=0.25");
-        QCOMPARE(o.string("vectors", "glove-100d"), std::string("train"));
-        QCOMPARE(o.flag("tf", false), true);
-        QCOMPARE(o.integer("min-count", 1, 1, 1000), std::int64_t(3));
-        QCOMPARE(o.number("test", 0.3, 0.0, 0.9), 0.25);
-        QCOMPARE(o.integer("seed", 7, 0, 100), std::int64_t(7)); // absent: the default
-        o.finish();
+        const auto m = parseSpecOptions("brown", " vectors = /a b.vec, tf=yes,,min-count=3,");
+        QCOMPARE(m.size(), std::size_t(3));
+        QCOMPARE(m.at("vectors"), std::string("/a b.vec")); // spaces inside a value stay
+        QCOMPARE(m.at("tf"), std::string("yes"));
+        QCOMPARE(m.at("min-count"), std::string("3"));
+        QVERIFY(parseSpecOptions("brown", "").empty());
+        QCOMPARE(parseSpecOptions("x", "class=").at("class"), std::string()); // an empty value is a value
     }
 
-    void rejectsBadValuesNamingTheKey()
+    void refusesItemsThatAreNotKeyValue()
     {
-        auto message = [](auto&& f) {
-            try {
-                f();
-            } catch (const std::invalid_argument& e) {
-                return std::string(e.what());
-            }
-            return std::string("no error");
-        };
-        QCOMPARE(message([] { SpecOptions o("bzr", "threshold=abc"); o.number("threshold", 7, 0, 14); }),
-                 std::string("bzr: option 'threshold' must be a number in [0, 14], not 'abc'"));
-        QCOMPARE(message([] { SpecOptions o("bzr", "fold=10"); o.integer("fold", 0, 0, 9); }),
-                 std::string("bzr: option 'fold' must be an integer in [0, 9], not '10'"));
-        QCOMPARE(message([] { SpecOptions o("brown", "tf=maybe"); o.flag("tf", false); }),
-                 std::string("brown: option 'tf' must be 1 or 0 (true/false), not 'maybe'"));
-        QCOMPARE(message([] { SpecOptions o("brown", "tf"); }), std::string("brown: option 'tf' is not key=value"));
-        QCOMPARE(message([] { SpecOptions o("brown", "tf=1,tf=0"); }), std::string("brown: option 'tf' given twice"));
+        QCOMPARE(message([] { parseSpecOptions("brown", "tf"); }), std::string("brown: option 'tf' is not key=value"));
+        QCOMPARE(message([] { parseSpecOptions("brown", "=1"); }), std::string("brown: option '=1' is not key=value"));
+        QCOMPARE(message([] { parseSpecOptions("brown", "tf=1,tf=0"); }), std::string("brown: option 'tf' given twice"));
+    }
+
+    void resolvesAgainstTheSchema()
+    {
+        const sdk::OptionValues v = resolveSpecOptions(brownLike(), "vectors=train,tf=yes,min-count=3,test=0.25", "brown");
+        QCOMPARE(v.text("vectors"), std::string("train"));
+        QCOMPARE(v.flag("tf"), true);
+        QCOMPARE(v.integer("min-count"), std::int64_t(3));
+        QCOMPARE(v.real("test"), 0.25);
+        QCOMPARE(v.integer("seed"), std::int64_t(7)); // absent: the default
+        QVERIFY(!v.given("seed"));
+    }
+
+    void badValuesNameTheOptionTheValueAndWhatIsAllowed()
+    {
+        const sdk::OptionSchema bzr = {OptionSpec::real("threshold", 7, 0, 14, ""), OptionSpec::integer("fold", 0, 0, 9, "")};
+        QCOMPARE(message([&] { resolveSpecOptions(bzr, "threshold=abc", "bzr"); }),
+                 std::string("bzr: option threshold=abc: not a finite number"));
+        QCOMPARE(message([&] { resolveSpecOptions(bzr, "fold=10", "bzr"); }),
+                 std::string("bzr: option fold=10: outside [0, 9]"));
+        QCOMPARE(message([] { resolveSpecOptions(brownLike(), "tf=maybe", "brown"); }),
+                 std::string("brown: option tf=maybe: not a flag (true/false, 1/0, yes/no, on/off)"));
     }
 
     void unknownKeysAreErrorsListingTheKnownOnes()
     {
-        SpecOptions o("furniture", "points=512,jiter=1");
-        o.integer("points", 1024, 1, 1 << 20);
-        o.flag("jitter", false);
-        try {
-            o.finish();
-            QFAIL("expected an error");
-        } catch (const std::invalid_argument& e) {
-            QCOMPARE(std::string(e.what()), std::string("furniture: unknown option 'jiter' (options: points, jitter)"));
-        }
-        SpecOptions none("digits", "x=1");
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, none.finish());
+        const sdk::OptionSchema furniture = {OptionSpec::integer("points", 1024, 1, 1 << 20, ""),
+                                             OptionSpec::flag("jitter", false, "")};
+        QCOMPARE(message([&] { resolveSpecOptions(furniture, "points=512,jiter=1", "furniture"); }),
+                 std::string("furniture has no option 'jiter' (it has: points, jitter)"));
+        QCOMPARE(message([] { resolveSpecOptions({}, "x=1", "digits"); }),
+                 std::string("digits has no option 'x' (it has none)"));
+    }
+
+    void otherDefaultsForASource()
+    {
+        const sdk::OptionSchema schema = withDefaults(brownLike(), {{"vectors", "train"}, {"seed", "9"}}, "mine");
+        const sdk::OptionValues d = resolveSpecOptions(schema, "", "mine");
+        QCOMPARE(d.text("vectors"), std::string("train"));
+        QCOMPARE(d.integer("seed"), std::int64_t(9));
+        QCOMPARE(d.integer("min-count"), std::int64_t(1)); // not overridden
+        // What the user gives wins over the source's default.
+        QCOMPARE(resolveSpecOptions(schema, "seed=3", "mine").integer("seed"), std::int64_t(3));
+        // A default the schema does not declare, or one its own checks refuse, is a bug of the source.
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, withDefaults(brownLike(), {{"vectorz", "x"}}, "mine"));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 resolveSpecOptions(withDefaults(brownLike(), {{"seed", "101"}}, "mine"), "", "mine"));
     }
 };
 

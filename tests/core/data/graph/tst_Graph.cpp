@@ -72,8 +72,12 @@ private Q_SLOTS:
     void foldsAreStratified();
     void emptyGraphsRefused();
     void registryDispatch();
+    void optionsThroughTheCatalog();
 
 private:
+    QString miniTuDataset();
+    QString oneSdf();
+
     QTemporaryDir m_dir;
 };
 
@@ -84,7 +88,7 @@ void TestGraph::optionsParse()
     QCOMPARE(d.randomWalkSteps, 4);
     QCOMPARE(d.folds, 10);
     QCOMPARE(d.fold, 0);
-    const GraphOptions o = GraphOptions::parse("repr=adjacency, fold=3,seed=9&rw=2,folds=5");
+    const GraphOptions o = GraphOptions::parse("repr=adjacency, fold=3,seed=9,rw=2,folds=5");
     QVERIFY(o.representation == GraphRepresentation::Adjacency);
     QCOMPARE(o.fold, 3);
     QCOMPARE(o.seed, std::uint64_t(9));
@@ -100,14 +104,18 @@ void TestGraph::badOptions_data()
 {
     QTest::addColumn<QString>("spec");
     QTest::addColumn<QString>("expect");
-    QTest::newRow("unknown repr") << "repr=laplacian" << "expected features or adjacency";
+    QTest::newRow("unknown repr") << "repr=laplacian" << "option repr=laplacian: not one of features|adjacency";
     QTest::newRow("fold out of range") << "fold=10" << "expected 0..9";
     QTest::newRow("fold beyond folds") << "folds=5,fold=7" << "expected 0..4";
-    QTest::newRow("unknown key") << "bogus=1" << "unknown graph option 'bogus'";
+    QTest::newRow("unknown key") << "bogus=1"
+                                 << "no option 'bogus' (it has: repr, rw, folds, fold, seed, class, threshold)";
     QTest::newRow("threshold without class") << "threshold=7" << "needs class=PROPERTY";
-    QTest::newRow("no value") << "fold" << "expected key=value";
-    QTest::newRow("non-numeric") << "rw=four" << "expected an integer";
-    QTest::newRow("one fold") << "folds=1" << "expected an integer in 2..1000";
+    QTest::newRow("threshold not a number") << "class=A,threshold=high" << "threshold=high: expected a number";
+    QTest::newRow("no value") << "fold" << "option 'fold' is not key=value";
+    QTest::newRow("non-numeric") << "rw=four" << "option rw=four: not a whole number";
+    QTest::newRow("one fold") << "folds=1" << "option folds=1: outside [2, 1000]";
+    QTest::newRow("too many walk steps") << "rw=65" << "option rw=65: outside [0, 64]";
+    QTest::newRow("'&' is not a separator") << "fold=3&rw=2" << "option fold=3&rw=2: not a whole number";
 }
 
 void TestGraph::badOptions()
@@ -201,15 +209,29 @@ void TestGraph::emptyGraphsRefused()
     }
 }
 
-void TestGraph::registryDispatch()
+QString TestGraph::miniTuDataset()
 {
+    // Graph 1: nodes 1-2 joined; graph 2: node 3 alone. No node labels or attributes.
     const QString dir = m_dir.filePath("MINI");
     QDir().mkpath(dir);
     writeText(dir + "/MINI_A.txt", "1, 2\n2, 1\n");
     writeText(dir + "/MINI_graph_indicator.txt", "1\n1\n2\n");
     writeText(dir + "/MINI_graph_labels.txt", "0\n1\n");
+    return dir;
+}
+
+QString TestGraph::oneSdf()
+{
+    // One molecule of one carbon atom.
     const QString sdf = m_dir.filePath("one.sdf");
     writeText(sdf, "x\n\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\nM  END\n$$$$\n");
+    return sdf;
+}
+
+void TestGraph::registryDispatch()
+{
+    const QString dir = miniTuDataset();
+    const QString sdf = oneSdf();
     setscope::plugin::Registry r;
     setscope::builtin::registerBuiltins(r);
     QCOMPARE(r.loaderFor(dir.toStdString()).name, std::string("tudataset"));
@@ -227,6 +249,62 @@ void TestGraph::registryDispatch()
     QCOMPARE(ds.setSize(1), std::size_t(1)); // a one-node graph with no edges
     const Dataset mol = catalog::openDataset(sdf.toStdString(), r);
     QCOMPARE(mol.size(), std::size_t(1));
+}
+
+void TestGraph::optionsThroughTheCatalog()
+{
+    const std::string mini = miniTuDataset().toStdString();
+    const std::string sdf = oneSdf().toStdString();
+    setscope::plugin::Registry r;
+    setscope::builtin::registerBuiltins(r);
+    auto open = [&](const std::string& spec) { return catalog::openDataset(spec, r); };
+    auto error = [&](const std::string& spec) {
+        try {
+            open(spec);
+        } catch (const std::invalid_argument& e) {
+            return QString(e.what());
+        }
+        return QString("no error");
+    };
+
+    // features: L labels + A attributes + degree, degree/(n-1) + rw return probabilities.
+    // MINI has no labels or attributes: 2 + 4 by default (rw=4), 2 + K with rw=K.
+    QCOMPARE(open(mini).dim(), 6);
+    QCOMPARE(open(mini + "?rw=0").dim(), 2);
+    QCOMPARE(open(mini + "?rw=2").dim(), 4);
+    // adjacency: a row of the adjacency matrix, padded to the largest node count (2).
+    const Dataset adj = open(mini + "?repr=adjacency");
+    QCOMPARE(adj.dim(), 2);
+    QCOMPARE(std::vector<float>(adj.item(0).values, adj.item(0).values + 4), (std::vector<float>{0, 1, 1, 0}));
+    // folds / fold / seed: 10 folds by default; with folds=2 each graph is in fold 0 or 1 and
+    // exactly the graphs of the chosen fold are test.
+    QCOMPARE(open(mini).requireLabelSet("cv-fold").numClasses(), 10);
+    for (int fold : {0, 1}) {
+        const Dataset ds = open(mini + "?folds=2,seed=5,fold=" + std::to_string(fold));
+        const LabelSet& folds = ds.requireLabelSet("cv-fold");
+        QCOMPARE(folds.numClasses(), 2);
+        for (std::size_t i = 0; i < ds.size(); ++i)
+            QCOMPARE(ds.split(i) == Split::Test, folds.labels[i] == fold);
+    }
+    QCOMPARE(open(mini + "?seed=0").values(), open(mini).values()); // seed 0 is the default
+
+    const QString tu = QString::fromStdString(mini) + ": loader tudataset";
+    QCOMPARE(error(mini + "?rw=65"), tu + ": option rw=65: outside [0, 64]");
+    QCOMPARE(error(mini + "?folds=1"), tu + ": option folds=1: outside [2, 1000]");
+    QCOMPARE(error(mini + "?repr=laplacian"), tu + ": option repr=laplacian: not one of features|adjacency");
+    QVERIFY2(error(mini + "?folds=2,fold=2").contains("fold=2: expected 0..1"), qPrintable(error(mini + "?folds=2,fold=2")));
+    // class and threshold are the SDF's: a TUDataset's class is its graph labels.
+    QCOMPARE(error(mini + "?class=x"), tu + " has no option 'class' (it has: repr, rw, folds, fold, seed)");
+
+    // SDF: one carbon: 1 element + 2 attributes (formal charge, aromatic bonds) + 2 + K.
+    QCOMPARE(open(sdf).dim(), 9);
+    QCOMPARE(open(sdf + "?rw=1").dim(), 6);
+    QCOMPARE(open(sdf + "?repr=adjacency").dim(), 1);
+    QVERIFY2(error(sdf + "?threshold=7").contains("needs class=PROPERTY"), qPrintable(error(sdf + "?threshold=7")));
+    QVERIFY2(error(sdf + "?class=A,threshold=high").contains("threshold=high: expected a number"),
+             qPrintable(error(sdf + "?class=A,threshold=high")));
+    QCOMPARE(error(sdf + "?klass=A"), QString::fromStdString(sdf) + ": loader sdf has no option 'klass' (it has: repr, "
+                                                                    "rw, folds, fold, seed, class, threshold)");
 }
 
 QTEST_GUILESS_MAIN(TestGraph)

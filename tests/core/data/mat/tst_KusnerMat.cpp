@@ -522,6 +522,24 @@ void TestKusnerMat::registeredLoader()
     QCOMPARE(tf.dim(), ds.dim() + 1);
     QCOMPARE(tf.item(0).element(0)[ds.dim()], tf.item(0).weights[0]);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, catalog::openDataset(file.toStdString() + "?splitt=2", r));
+    // split=2 reaches the loader: TR row 2 = {2, 5}, TE row 2 = {1, 4, 3} (3 dropped: empty).
+    const Dataset second = catalog::openDataset(file.toStdString() + "?split=2", r);
+    QCOMPARE(second.splits(), (std::vector<Split>{Split::Test, Split::Train, Split::Test, Split::Train, Split::Val}));
+    // The declared defaults are split 1 and no tf: the same dataset as without options.
+    QCOMPARE(catalog::openDataset(file.toStdString() + "?split=1,tf=0", r).values(), ds.values());
+    QCOMPARE(ds.splits(), (std::vector<Split>{Split::Train, Split::Test, Split::Train, Split::Test, Split::Val}));
+    auto error = [&](const std::string& options) {
+        try {
+            catalog::openDataset(file.toStdString() + "?" + options, r);
+        } catch (const std::invalid_argument& e) {
+            return QString(e.what());
+        }
+        return QString("no error");
+    };
+    QVERIFY2(error("split=0").endsWith("loader wmd-mat: option split=0: outside [1, 1000]"), qPrintable(error("split=0")));
+    QVERIFY2(error("splitt=2").endsWith("loader wmd-mat has no option 'splitt' (it has: split, tf)"),
+             qPrintable(error("splitt=2")));
+    QVERIFY2(error("tf=2").contains("option tf=2: not a flag"), qPrintable(error("tf=2")));
 }
 
 void TestKusnerMat::badFiles_data()

@@ -2,10 +2,12 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "MeshFixtures.h"
 
+#include "core/catalog/DatasetCatalog.h"
 #include "core/data/Dataset.h"
 #include "core/data/mesh/PointCloudLoader.h"
 #include "core/plugin/Registry.h"
 #include "core/job/Job.h"
+#include "core/job/JobLoadContext.h"
 #include "Builtin.h"
 
 #include <QtTest>
@@ -30,7 +32,8 @@ Dataset loadFolder(const QString& root, const PointCloudOptions& opt = {}, setsc
                    setscope::job::JobControl* c = nullptr)
 {
     DatasetBuilder b(root.toStdString());
-    loadPointCloudFolder(root.toStdString(), b, opt, p, c);
+    setscope::job::JobLoadContext context(p, c);
+    loadPointCloudFolder(root.toStdString(), b, opt, &context);
     return b.finish();
 }
 
@@ -73,6 +76,8 @@ private Q_SLOTS:
     void noFilesOrNoneReadable();
     void progressAndCancel();
     void singleFileAndRegistry();
+    void optionsThroughTheCatalog();
+    void folderOptionsProgressAndCancelThroughTheCatalog();
 
 private:
     QString mk(const QString& rel, const std::string& text)
@@ -215,8 +220,9 @@ void TestPointCloudLoader::progressAndCancel()
     setscope::job::JobControl control;
     control.requestCancel();
     DatasetBuilder b;
+    setscope::job::JobLoadContext context(nullptr, &control);
     QVERIFY_THROWS_EXCEPTION(setscope::job::Cancelled,
-                             loadPointCloudFolder(m_dir.filePath("prog").toStdString(), b, {}, nullptr, &control));
+                             loadPointCloudFolder(m_dir.filePath("prog").toStdString(), b, {}, &context));
 }
 
 void TestPointCloudLoader::singleFileAndRegistry()
@@ -235,6 +241,79 @@ void TestPointCloudLoader::singleFileAndRegistry()
     mk("reg/sofa/train/s.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
                                "property float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n");
     QCOMPARE(r.loaderFor(m_dir.filePath("reg").toStdString()).name, std::string("pointcloud-folder"));
+}
+
+void TestPointCloudLoader::optionsThroughTheCatalog()
+{
+    setscope::plugin::Registry r;
+    setscope::builtin::registerBuiltins(r);
+    const std::string off = mk("opts/tetra.off", kTetraOff).toStdString();
+    const Dataset plain = setscope::catalog::openDataset(off, r);
+    QCOMPARE(plain.size(), std::size_t(1));
+    QCOMPARE(plain.setSize(0), std::size_t(1024)); // the declared default
+    const Dataset p64 = setscope::catalog::openDataset(off + "?points=64", r);
+    QCOMPARE(p64.size(), std::size_t(1));
+    QCOMPARE(p64.setSize(0), std::size_t(64));
+    QCOMPARE(p64.dim(), 3);
+    // seed=1 is the default: the same points; another seed draws others.
+    QCOMPARE(setscope::catalog::openDataset(off + "?seed=1", r).values(), plain.values());
+    QVERIFY(setscope::catalog::openDataset(off + "?seed=2", r).values() != plain.values());
+    // jitter=1 moves each coordinate of the same points by at most PointNet's clip, 0.05.
+    const Dataset jittered = setscope::catalog::openDataset(off + "?jitter=1", r);
+    QCOMPARE(jittered.values().size(), plain.values().size());
+    float largest = 0;
+    for (std::size_t i = 0; i < plain.values().size(); ++i)
+        largest = std::max(largest, std::abs(jittered.values()[i] - plain.values()[i]));
+    QVERIFY2(largest > 0 && largest <= 0.05f + 1e-6f, qPrintable(QString::number(largest)));
+
+    auto error = [&](const std::string& options) {
+        try {
+            setscope::catalog::openDataset(off + "?" + options, r);
+        } catch (const std::invalid_argument& e) {
+            return QString(e.what());
+        }
+        return QString("no error");
+    };
+    const QString loader = QString::fromStdString(off) + ": loader mesh";
+    QCOMPARE(error("points=0"), loader + ": option points=0: outside [1, 1048576]");
+    QCOMPARE(error("points=1048577"), loader + ": option points=1048577: outside [1, 1048576]");
+    QCOMPARE(error("jitter=maybe"), loader + ": option jitter=maybe: not a flag (true/false, 1/0, yes/no, on/off)");
+    QCOMPARE(error("pionts=64"), loader + " has no option 'pionts' (it has: points, seed, jitter)");
+    // One file has no worker threads to set.
+    QCOMPARE(error("threads=2"), loader + " has no option 'threads' (it has: points, seed, jitter)");
+}
+
+void TestPointCloudLoader::folderOptionsProgressAndCancelThroughTheCatalog()
+{
+    mk("optsdir/chair/train/a.off", kTetraOff);
+    mk("optsdir/chair/test/b.obj", kQuadObj);
+    mk("optsdir/table/train/c.off", kTetraOff);
+    const std::string root = m_dir.filePath("optsdir").toStdString();
+    setscope::plugin::Registry r;
+    setscope::builtin::registerBuiltins(r);
+    QCOMPARE(r.loaderFor(root).name, std::string("pointcloud-folder"));
+    const Dataset d32 = setscope::catalog::openDataset(root + "?points=32,threads=1", r);
+    QCOMPARE(d32.size(), std::size_t(3));
+    for (std::size_t i = 0; i < d32.size(); ++i)
+        QCOMPARE(d32.setSize(i), std::size_t(32));
+    // The thread count does not change the result.
+    QCOMPARE(setscope::catalog::openDataset(root + "?points=32,threads=2", r).values(), d32.values());
+    try {
+        setscope::catalog::openDataset(root + "?threads=1025", r);
+        QFAIL("threads=1025 accepted");
+    } catch (const std::invalid_argument& e) {
+        QCOMPARE(QString(e.what()), QString::fromStdString(root) + ": loader pointcloud-folder: option threads=1025: "
+                                                                   "outside [0, 1024]");
+    }
+
+    // The catalogue hands the loader its progress sink and job control through the SDK's context.
+    RecordingSink sink;
+    setscope::catalog::openDataset(root + "?points=8", r, {&sink, nullptr});
+    QCOMPARE(sink.lastDone, std::int64_t(3));
+    QCOMPARE(sink.lastTotal, std::int64_t(3));
+    setscope::job::JobControl control;
+    control.requestCancel();
+    QVERIFY_THROWS_EXCEPTION(setscope::job::Cancelled, setscope::catalog::openDataset(root, r, {nullptr, &control}));
 }
 
 QTEST_GUILESS_MAIN(TestPointCloudLoader)

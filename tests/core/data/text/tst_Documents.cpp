@@ -330,7 +330,7 @@ void TestDocuments::loadWithTrainedFastText()
     DocumentOptions o;
     o.appendTermFrequency = true;
     DatasetBuilder b;
-    const DocumentStats st = loadDocuments(tsv.string(), src, o, b, nullptr, nullptr);
+    const DocumentStats st = loadDocuments(tsv.string(), src, o, b);
     const Dataset ds = b.finish();
     QCOMPARE(ds.size(), std::size_t(40));
     QCOMPARE(ds.dim(), 11);
@@ -341,7 +341,7 @@ void TestDocuments::loadWithTrainedFastText()
     QCOMPARE(ds.requireLabelSet("fine").classNames, (std::vector<std::string>{"pets", "weather"}));
     // Second load: the vectors come from the cache.
     DatasetBuilder b2;
-    loadDocuments(tsv.string(), src, o, b2, nullptr, nullptr);
+    loadDocuments(tsv.string(), src, o, b2);
     const Dataset again = b2.finish();
     QVERIFY2(hasNote(again, "from the cache"), qPrintable(notes(again)));
     QCOMPARE(again.contentHash(), ds.contentHash());
@@ -383,6 +383,11 @@ void TestDocuments::builtinLoaderUsesEnvironment()
     const Dataset f = catalog::openDataset(dir.string(), r);
     QCOMPARE(f.size(), std::size_t(2));
     QCOMPARE(f.requireLabelSet("fine").classNames, (std::vector<std::string>{"pets", "sky"}));
+    // Options reach both corpus loaders; the vectors stay the environment's (2-d, + 1 with tf).
+    QCOMPARE(catalog::openDataset(tsv.string() + "?tf=1", r).dim(), 3);
+    QCOMPARE(catalog::openDataset(dir.string() + "?tf=1", r).dim(), 3);
+    // min-count=2 keeps no word of these one-word-each documents: nothing is left to load.
+    QVERIFY_THROWS_EXCEPTION(InputError, catalog::openDataset(dir.string() + "?min-count=2", r));
     qunsetenv("SETSCOPE_WORD_VECTORS");
 }
 

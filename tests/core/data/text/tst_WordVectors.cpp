@@ -3,6 +3,7 @@
 #include "core/data/text/FastTextTrainer.h"
 #include "core/data/text/WordVectors.h"
 #include "core/job/Job.h"
+#include "core/job/JobLoadContext.h"
 #include "tests/core/data/AllocationCap.h"
 
 #include <setscope/sdk/Errors.h>
@@ -527,7 +528,7 @@ void TestWordVectors::trainedVectorsAllStartRandom()
     o.epoch = 1;
     o.learningRate = 1e-7;
     o.threads = 1;
-    const WordVectors v = trainWordVectors(docs, o, (root() / "ft-init").string(), nullptr, nullptr);
+    const WordVectors v = trainWordVectors(docs, o, (root() / "ft-init").string());
     QCOMPARE(v.size(), std::size_t(200));
     std::size_t zeroRows = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -554,7 +555,8 @@ void TestWordVectors::trainOnCorpusAndCache()
     o.threads = 1;
     const std::string cache = (root() / "ft").string();
     CountingSink sink;
-    const WordVectors a = trainWordVectors(docs, o, cache, nullptr, &sink);
+    setscope::job::JobLoadContext context(&sink, nullptr);
+    const WordVectors a = trainWordVectors(docs, o, cache, &context);
     QCOMPARE(a.dim(), 10);
     QCOMPARE(a.size(), std::size_t(8)); // the eight distinct words, no "</s>"
     QVERIFY(!a.fromCache());
@@ -562,7 +564,7 @@ void TestWordVectors::trainOnCorpusAndCache()
     QVERIFY(fs::exists(fastTextCachePath(docs, o, cache)));
     QVERIFY(!sink.messages.empty());
 
-    const WordVectors b = trainWordVectors(docs, o, cache, nullptr, nullptr);
+    const WordVectors b = trainWordVectors(docs, o, cache);
     QVERIFY(b.fromCache());
     QCOMPARE(b.words(), a.words());
     QCOMPARE(b.values(), a.values());
@@ -580,7 +582,7 @@ void TestWordVectors::trainOnCorpusAndCache()
     // minCount removes rare words.
     FastTextOptions o3 = o;
     o3.minCount = 41;
-    const WordVectors c = trainWordVectors(docs, o3, cache, nullptr, nullptr);
+    const WordVectors c = trainWordVectors(docs, o3, cache);
     QCOMPARE(c.size(), std::size_t(2)); // only "cat" and "dog" occur 80 times
 }
 
@@ -612,8 +614,8 @@ void TestWordVectors::trainCancel()
         }
     } sink;
     sink.control = &control;
-    QVERIFY_THROWS_EXCEPTION(setscope::job::Cancelled,
-                             trainWordVectors(docs, o, (root() / "ft").string(), &control, &sink));
+    setscope::job::JobLoadContext context(&sink, &control);
+    QVERIFY_THROWS_EXCEPTION(setscope::job::Cancelled, trainWordVectors(docs, o, (root() / "ft").string(), &context));
     QVERIFY(sink.reports.load() >= 1); // cancelled while training, not before
     QVERIFY(!fs::exists(fastTextCachePath(docs, o, (root() / "ft").string())));
     // The training file is removed too.
@@ -627,7 +629,7 @@ void TestWordVectors::trainEmptyVocabulary()
     FastTextOptions o;
     o.dim = 4;
     o.minCount = 5;
-    QVERIFY_THROWS_EXCEPTION(InputError, trainWordVectors(docs, o, (root() / "ft").string(), nullptr, nullptr));
+    QVERIFY_THROWS_EXCEPTION(InputError, trainWordVectors(docs, o, (root() / "ft").string()));
 }
 
 QTEST_GUILESS_MAIN(TestWordVectors)

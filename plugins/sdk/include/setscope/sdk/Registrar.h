@@ -4,6 +4,7 @@
 
 #include <setscope/sdk/Augmentation.h>
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/LoadContext.h>
 #include <setscope/sdk/Options.h>
 #include <setscope/sdk/Recipe.h>
 #include <setscope/sdk/Sampler.h>
@@ -30,12 +31,20 @@ struct OptimizerSpec; // <setscope/sdk/Model.h>
 
 /// A dataset reader. `canLoad` is asked first (cheaply: extension, magic bytes, or a
 /// directory layout); `load` then fills the sink or throws InputError.
+///
+/// The options a user gives after the path ("PATH?points=2048,seed=3") are checked against
+/// `options` by the host and reach `load` resolved (defaults filled in); a loader without
+/// options declares none, and the host refuses any option given to it. `load` runs on the
+/// thread that opens the dataset (a worker in the GUI) and reports progress and polls for
+/// cancel through `context`.
 struct LoaderInfo {
     std::string name;                    ///< e.g. "idx"
     std::string description;             ///< one line for `setscope-cli plugins`
     std::vector<std::string> extensions; ///< lower-case, with the dot (".gz", ".npy")
+    OptionSchema options;                ///< checked and defaulted by the host before load() sees them
     std::function<bool(const std::string& path)> canLoad;
-    std::function<void(const std::string& path, DatasetSink& sink)> load;
+    std::function<void(const std::string& path, const OptionValues& options, DatasetSink& sink, LoadContext& context)>
+        load;
 };
 
 using EncoderFactory = std::function<std::shared_ptr<SetEncoder>(const EncoderSpec&)>;
