@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <mutex>
+#include <set>
 
 #include <unistd.h>
 
@@ -135,7 +137,18 @@ std::string newRunCheckpointDir(const ProjectStore& store)
     std::snprintf(stamp, sizeof stamp, "run-%04d%02d%02d-%02d%02d%02d-%03lld-%lld", utc.tm_year + 1900, utc.tm_mon + 1,
                   utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<long long>(ms),
                   static_cast<long long>(::getpid()));
-    return (std::filesystem::path(store.checkpointDir()) / stamp).string();
+    // Two runs set up within the same millisecond by one process must not share a folder:
+    // a name this process handed out already, or one that exists, gets a suffix.
+    static std::mutex mutex;
+    static std::set<std::string> given;
+    std::lock_guard lock(mutex);
+    const std::filesystem::path base = std::filesystem::path(store.checkpointDir()) / stamp;
+    std::string name = base.string();
+    std::error_code ec;
+    for (int n = 2; given.count(name) || std::filesystem::exists(name, ec); ++n)
+        name = base.string() + "-" + std::to_string(n);
+    given.insert(name);
+    return name;
 }
 
 TrainingRun prepareTrainingRun(std::shared_ptr<ProjectStore> store, std::int64_t datasetId,

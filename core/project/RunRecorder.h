@@ -99,7 +99,8 @@ TrainingRun prepareTrainingRun(std::shared_ptr<ProjectStore> store, std::int64_t
                                train::TrainingSink* next);
 
 /// A new folder name for a recorded run's checkpoints:
-/// <store.checkpointDir()>/run-<UTC yyyymmdd-hhmmss-mmm>-<process id> (not created here).
+/// <store.checkpointDir()>/run-<UTC yyyymmdd-hhmmss-mmm>-<process id>, with "-2", "-3", ...
+/// when this process gave that name out before or the folder exists (not created here).
 std::string newRunCheckpointDir(const ProjectStore& store);
 
 } // namespace setscope::project
