@@ -149,6 +149,12 @@ void TestOptions::describeForHelp()
     QCOMPARE(describeOption(s[2]), std::string("normalize (flag, default true): L2-normalise embeddings"));
     QCOMPARE(describeOption(s[3]),
              std::string("mining (choice: semi-hard|hard|all, default semi-hard): negative mining"));
+    // An integer bound beyond int64 (2^63 and up) prints as the number it is (std::to_chars), not
+    // through an undefined cast; bounds below it print as whole numbers.
+    const auto big = OptionSpec::integer("seed", 1, 0, 1.8446744073709552e19, "a seed");
+    QCOMPARE(describeOption(big), std::string("seed (integer in [0, 18446744073709551616], default 1): a seed"));
+    const auto fits = OptionSpec::integer("seed", 1, -9.0e15, 9.0e15, "a seed");
+    QCOMPARE(describeOption(fits), std::string("seed (integer in [-9000000000000000, 9000000000000000], default 1): a seed"));
 }
 
 QTEST_GUILESS_MAIN(TestOptions)

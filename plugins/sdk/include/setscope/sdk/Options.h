@@ -103,7 +103,9 @@ inline std::string formatBound(const OptionSpec& o, double v)
 {
     if (std::isinf(v))
         return v < 0 ? "-inf" : "inf";
-    if (o.type == OptionType::Integer || o.type == OptionType::IntegerList)
+    // Whole numbers as such while they fit an int64 exactly (|v| < 2^63); beyond that the cast
+    // would be undefined, and the real form is what the bound is anyway.
+    if ((o.type == OptionType::Integer || o.type == OptionType::IntegerList) && std::abs(v) < 9.2233720368547758e18)
         return std::to_string(static_cast<std::int64_t>(v));
     return formatReal(v);
 }
