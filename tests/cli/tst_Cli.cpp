@@ -57,6 +57,7 @@ private Q_SLOTS:
     void projectRecordsRunsAndSuppliesLabels();
     void emdOnePairWithFlows();
     void emdMatrixCachedAndEqualToPairs();
+    void emdKnnMatchesTheMatrix_data();
     void emdKnnMatchesTheMatrix();
     void emdBadInput();
     void augmentWordsShowsSubstitutes();
@@ -477,33 +478,48 @@ void TestCli::emdMatrixCachedAndEqualToPairs()
     QVERIFY2(again.out.contains("from the cache"), qPrintable(again.out));
 }
 
+void TestCli::emdKnnMatchesTheMatrix_data()
+{
+    QTest::addColumn<QString>("distance");
+    QTest::newRow("emd") << "emd";
+    QTest::newRow("chamfer") << "chamfer";
+}
+
 void TestCli::emdKnnMatchesTheMatrix()
 {
-    // The pruned kNN's neighbours are the k smallest entries of the query's row of the full
-    // matrix, among the candidates (the train split).
+    // The kNN's neighbours (pruned under EMD, brute force under Chamfer) are the k smallest
+    // entries of the query's row of the full matrix of the same distance, among the candidates.
+    QFETCH(QString, distance);
     const QString ds = "synthetic:dim=2,coarse=2,fine=2,points=8,set=4";
-    const QString out = m_dir.filePath("knn.npy");
-    QCOMPARE(cli({"emd-matrix", "--dataset", ds, "--out", out, "--cache-dir", m_dir.filePath("cache2")}).code, 0);
+    const QString out = m_dir.filePath("knn-" + distance + ".npy");
+    QCOMPARE(cli({"emd-matrix", "--dataset", ds, "--out", out, "--distance", distance, "--cache-dir",
+                  m_dir.filePath("cache2")})
+                 .code,
+             0);
     const auto m = setscope::data::readNpy(out.toStdString());
-    const Run info = cli({"info", ds});
-    QCOMPARE(info.code, 0);
-    const Run r = cli({"emd-knn", "--dataset", ds, "--k", "3", "--query", "0", "--candidates", "all"});
+    const Run r = cli({"emd-knn", "--dataset", ds, "--k", "3", "--query", "0", "--candidates", "all", "--distance", distance});
     QCOMPARE(r.code, 0);
     std::vector<std::pair<float, int>> row;
     for (int j = 1; j < 32; ++j)
         row.push_back({m.data[static_cast<std::size_t>(j)], j});
     std::sort(row.begin(), row.end());
+    const QString label = distance == "emd" ? "EMD" : "Chamfer";
     const QStringList lines = r.out.split('\n');
     int found = 0;
     for (const QString& line : lines) {
-        const auto nb = QRegularExpression(R"(^ +(\d+) +EMD ([0-9.e+-]+))").match(line);
+        const auto nb = QRegularExpression(QStringLiteral(R"(^ +(\d+) +%1 ([0-9.e+-]+))").arg(label)).match(line);
         if (!nb.hasMatch())
             continue;
         QCOMPARE(nb.captured(1).toInt(), row[static_cast<std::size_t>(found)].second);
+        QVERIFY(std::abs(nb.captured(2).toDouble() - row[static_cast<std::size_t>(found)].first) <=
+                1e-5 * (1 + row[static_cast<std::size_t>(found)].first));
         ++found;
     }
     QCOMPARE(found, 3);
-    QVERIFY(r.out.contains(QRegularExpression(R"(pruning: 31 candidates, \d+ exact EMDs)")));
+    if (distance == "emd")
+        QVERIFY(r.out.contains(QRegularExpression(R"(pruning: 31 candidates, \d+ exact EMDs)")));
+    else
+        QVERIFY2(r.out.contains(QRegularExpression(R"(brute force: 31 candidates, 31 Chamfer distances)")), qPrintable(r.out));
 }
 
 void TestCli::emdBadInput()
