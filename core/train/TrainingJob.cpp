@@ -221,19 +221,21 @@ std::mutex& initMutex()
     return m;
 }
 
-/// The state of LibTorch's default CPU generator, which dropout draws from during the steps.
-/// A checkpoint stores it so that a run resumed mid-stage draws what the uninterrupted run
-/// drew (each stage start reseeds it). Callers hold initMutex() (other jobs seed it).
-torch::Tensor cpuGeneratorState()
+/// The state of LibTorch's default generator of `device` (the CPU's, or the CUDA device's),
+/// which dropout draws from during the steps. A checkpoint stores it so that a run resumed
+/// mid-stage draws what the uninterrupted run drew (each stage start reseeds it). Callers hold
+/// initMutex() (other jobs seed it). The CUDA generator's state is written and restored the
+/// same way, but no GPU was at hand to test that path.
+torch::Tensor generatorState(const torch::Device& device)
 {
-    at::Generator g = at::detail::getDefaultCPUGenerator();
+    at::Generator g = device.is_cuda() ? at::globalContext().defaultGenerator(device) : at::detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(g.mutex());
     return g.get_state();
 }
 
-void setCpuGeneratorState(const torch::Tensor& state)
+void setGeneratorState(const torch::Device& device, const torch::Tensor& state)
 {
-    at::Generator g = at::detail::getDefaultCPUGenerator();
+    at::Generator g = device.is_cuda() ? at::globalContext().defaultGenerator(device) : at::detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(g.mutex());
     g.set_state(state.cpu());
 }
@@ -644,7 +646,15 @@ void TrainingJob::run()
             torch::Tensor rng; // absent in checkpoints written before it was stored
             if (resumeArchive->try_read("rng_cpu", rng, /*is_buffer=*/true)) {
                 std::lock_guard lock(initMutex());
-                setCpuGeneratorState(rng);
+                setGeneratorState(torch::kCPU, rng);
+            }
+            // The CUDA generator's, when the checkpoint was written on the device this run uses.
+            c10::IValue rngDevice;
+            torch::Tensor rngCuda;
+            if (device.is_cuda() && resumeArchive->try_read("rng_cuda_device", rngDevice) &&
+                rngDevice.toStringRef() == device.str() && resumeArchive->try_read("rng_cuda", rngCuda, /*is_buffer=*/true)) {
+                std::lock_guard lock(initMutex());
+                setGeneratorState(device, rngCuda);
             }
         }
         baseLr.clear();
@@ -698,7 +708,11 @@ void TrainingJob::run()
         ar.write("loss", l);
         {
             std::lock_guard lock(initMutex());
-            ar.write("rng_cpu", cpuGeneratorState(), /*is_buffer=*/true);
+            ar.write("rng_cpu", generatorState(torch::kCPU), /*is_buffer=*/true);
+            if (device.is_cuda()) {
+                ar.write("rng_cuda_device", c10::IValue(device.str()));
+                ar.write("rng_cuda", generatorState(device), /*is_buffer=*/true);
+            }
         }
         if (best.step >= 0) {
             ar.write("best_step", c10::IValue(best.step));
