@@ -8,6 +8,10 @@
 Prints two tables: one row per method (the run's model: its last "epoch" line, which is the
 best validation epoch when the run kept one), and the learning curves (kNN accuracy after each
 epoch; for transfer runs the epochs count across both stages). Only the standard library.
+
+A log with a line starting "INTERRUPTED" (added by hand when a run was killed before its end)
+shows the epoch the run would have kept so far: the first epoch with the highest validation-knn
+(the trainer keeps a new best only when it is strictly better), or the last epoch without one.
 """
 import os
 import re
@@ -37,7 +41,7 @@ WALL = re.compile(r"^wall (\d+) s")
 
 
 def parse(path):
-    rows, exact, wall, failed, command = [], None, None, False, ""
+    rows, exact, wall, failed, command, interrupted = [], None, None, False, "", False
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
@@ -56,7 +60,10 @@ def parse(path):
                 wall = int(m.group(1))
             if line.startswith("FAILED"):
                 failed = True
-    return {"rows": rows, "exact": exact, "wall": wall, "failed": failed, "command": command}
+            if line.startswith("INTERRUPTED"):
+                interrupted = True
+    return {"rows": rows, "exact": exact, "wall": wall, "failed": failed, "command": command,
+            "interrupted": interrupted}
 
 
 def fmt(v):
@@ -76,6 +83,8 @@ def main():
             continue
         log = logs[name]
         wall = "%d s" % log["wall"] if log["wall"] is not None else "running"
+        if log["interrupted"]:
+            wall = "killed"
         if log["failed"]:
             print("| %s | failed | | | | | | | | %s |" % (label, wall))
             continue
@@ -90,6 +99,9 @@ def main():
             print("| %s | | | | | | | | | %s |" % (label, wall))
             continue
         last = rows[-1]
+        if log["interrupted"] and any("validation-knn" in r["values"] for r in rows):
+            best = max(r["values"].get("validation-knn", -1.0) for r in rows)
+            last = next(r for r in rows if r["values"].get("validation-knn", -1.0) == best)
         trained = max(r["epoch"] for r in rows if not r["stage"].startswith("best"))
         kept = "epoch %d" % last["epoch"]
         v = last["values"]
