@@ -62,7 +62,7 @@ function(setscope_add_test name)
   target_link_libraries(${target} PRIVATE Qt6::Test ${T_LIBS})
   # Precompiled headers (tests/CMakeLists.txt).
   if(T_TORCH)
-    target_link_libraries(${target} PRIVATE setscope_torch)
+    target_link_libraries(${target} PRIVATE setscope_sdk_model setscope_torch)
     target_precompile_headers(${target} REUSE_FROM setscope_core_torch)
   elseif("setscope_gui" IN_LIST T_LIBS AND TARGET setscope_gui_test_pch)
     target_precompile_headers(${target} REUSE_FROM setscope_gui_test_pch)

@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <QDirIterator>
+#include <QProcess>
 #include <QRegularExpression>
 
 class TestLayerRules : public QObject {
@@ -13,6 +14,7 @@ class TestLayerRules : public QObject {
 private Q_SLOTS:
     void coreHasNoQtGlImgui();
     void guiHasNoTorch();
+    void guiObjectsReferNoTorch();
     void sdkHasNoQt();
     void coreFoldersIncludeOnlyLowerOnes();
     void everyTestHasSlots();
@@ -56,6 +58,40 @@ void TestLayerRules::guiHasNoTorch()
     QStringList bad = offenders("gui", re);
     bad << offenders("app/gui", re);
     QVERIFY2(bad.isEmpty(), qPrintable(bad.join('\n')));
+}
+
+// The build-level half of the rule (the grep above only sees this repository's includes):
+// every symbol the GUI's compiled objects need from outside must not be LibTorch's (at::,
+// c10::, torch::, caffe2::). Whatever reached a LibTorch header -- an include through a core
+// header, <ATen/...> from /usr/include -- and used it leaves such a reference. The other
+// half, that a target linking setscope_gui cannot even include <torch/...>, is a compile
+// failure of tests/meta/GuiTorchProbe.cpp.
+void TestLayerRules::guiObjectsReferNoTorch()
+{
+#ifndef SETSCOPE_GUI_ARCHIVE
+    QSKIP("built without the GUI");
+#else
+    const auto torchReferences = [](const QString& archive, QStringList* bad) {
+        QProcess nm;
+        nm.start(SETSCOPE_NM, {"-C", "--undefined-only", archive});
+        if (!nm.waitForFinished(120000) || nm.exitCode() != 0)
+            return -1;
+        const QStringList lines = QString::fromUtf8(nm.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+        const QRegularExpression torchSymbol(R"(\bU\s+.*\b(at|c10|torch|caffe2)::)");
+        for (const QString& l : lines)
+            if (torchSymbol.match(l).hasMatch())
+                *bad << l.trimmed();
+        bad->removeDuplicates();
+        return int(lines.size());
+    };
+    // The pattern finds what it looks for: core, which uses LibTorch, refers to it.
+    QStringList coreRefs;
+    QVERIFY2(torchReferences(SETSCOPE_CORE_ARCHIVE, &coreRefs) > 100, "nm failed on setscope_core");
+    QVERIFY2(coreRefs.size() > 10, qPrintable(QString("only %1 LibTorch references found in setscope_core").arg(coreRefs.size())));
+    QStringList bad;
+    QVERIFY2(torchReferences(SETSCOPE_GUI_ARCHIVE, &bad) > 100, "nm failed on setscope_gui");
+    QVERIFY2(bad.isEmpty(), qPrintable(QString("setscope_gui refers to LibTorch:\n") + bad.mid(0, 20).join('\n')));
+#endif
 }
 
 // The folders of core from the bottom up (docs/ARCHITECTURE.md). A file in one of them may

@@ -239,7 +239,7 @@ void TestRegistry::refusesWrongTorch()
         r.loadPlugin(BAD_TORCH_PLUGIN);
         QFAIL("plugin built against LibTorch 0.4.1 accepted");
     } catch (const plugin::PluginError& e) {
-        QVERIFY2(QString(e.what()).contains(QString("built with LibTorch 0.4.1, this setscope uses LibTorch ") + TORCH_VERSION),
+        QVERIFY2(QString(e.what()).contains(QString("built with LibTorch 0.4.1, this setscope uses LibTorch ") + SETSCOPE_SDK_TORCH_VERSION),
                  e.what());
     }
     QVERIFY(r.loaders().empty());

@@ -7,10 +7,21 @@
 
 #include <setscope/sdk/Options.h>
 #include <setscope/sdk/Sets.h>
+#include <setscope/sdk/TorchVersion.h>
 
 #include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
+#include <torch/version.h>
+
+// A model plugin passes tensors and modules across the plugin boundary, so it must be built
+// against the LibTorch setscope was built with (the host also refuses it at load time by
+// the version in its info block, which comes from TorchVersion.h).
+static_assert(TORCH_VERSION_MAJOR == SETSCOPE_SDK_TORCH_VERSION_MAJOR &&
+                  TORCH_VERSION_MINOR == SETSCOPE_SDK_TORCH_VERSION_MINOR &&
+                  TORCH_VERSION_PATCH == SETSCOPE_SDK_TORCH_VERSION_PATCH,
+              "these LibTorch headers are not the version this setscope SDK was built with "
+              "(SETSCOPE_SDK_TORCH_VERSION in <setscope/sdk/TorchVersion.h>)");
 
 #include <cstdint>
 #include <map>

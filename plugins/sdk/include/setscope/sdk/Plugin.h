@@ -12,10 +12,13 @@
 // struct layout never changes, and refuses the plugin (without calling anything else in
 // it) when its SDK ABI, LibTorch version, C++ library ABI or build type differ from the
 // host's. Only then does it call setscope_plugin_register().
+//
+// Torch-free: the LibTorch version comes from <setscope/sdk/TorchVersion.h>, generated when
+// setscope is built; a plugin that registers models includes <setscope/sdk/Model.h>, which
+// refuses to compile against other LibTorch headers than that version.
 
 #include <setscope/sdk/Registrar.h>
-
-#include <torch/version.h>
+#include <setscope/sdk/TorchVersion.h>
 
 #include <cstdint>
 
@@ -26,7 +29,7 @@
 #define SETSCOPE_PLUGIN_ABI_VERSION SETSCOPE_SDK_ABI_VERSION
 #endif
 #ifndef SETSCOPE_PLUGIN_TORCH_VERSION
-#define SETSCOPE_PLUGIN_TORCH_VERSION TORCH_VERSION
+#define SETSCOPE_PLUGIN_TORCH_VERSION SETSCOPE_SDK_TORCH_VERSION
 #endif
 
 #ifdef NDEBUG
@@ -71,7 +74,7 @@ inline constexpr const char* kPluginRegisterSymbol = "setscope_plugin_register";
 /// The host's own values, to compare with a plugin's.
 inline SetscopePluginInfo hostInfo()
 {
-    return {sizeof(SetscopePluginInfo), SETSCOPE_SDK_ABI_VERSION, "host", "", TORCH_VERSION,
+    return {sizeof(SetscopePluginInfo), SETSCOPE_SDK_ABI_VERSION, "host", "", SETSCOPE_SDK_TORCH_VERSION,
             SETSCOPE_SDK_BUILD_TYPE, SETSCOPE_SDK_CXX_ABI};
 }
 } // namespace setscope::sdk
