@@ -39,30 +39,23 @@ Session::Session(const plugin::Registry& registry, QObject* parent)
     QtProgressSink::registerMetaTypes();
     m_timer.setInterval(kPollMs);
     connect(&m_timer, &QTimer::timeout, this, &Session::poll);
+    m_retired.onAdded([this] { updatePolling(); }); // the timer reaps them
 }
 
 Session::~Session()
 {
     m_timer.stop();
-    // Ask everyone to stop first, so the joins below overlap instead of adding up.
-    for (Slot* s : {&m_load, &m_attach, &m_externalLoad, &m_training, &m_layoutJob, &m_baseline, &m_fetch})
-        if (s->job)
-            s->job->cancel();
-    for (Slot& s : m_retired)
-        s.job->cancel();
-    m_externalLoad.job.reset();
-    m_training.job.reset();
-    m_layoutJob.job.reset();
-    m_baseline.job.reset();
-    m_attach.job.reset();
-    m_load.job.reset();
-    m_fetch.job.reset();
-    m_retired.clear();
+    // Ask everyone to stop first, so the joins (the members' destructors) overlap instead of
+    // adding up.
+    for (JobSlot* s : {&m_load, &m_attach, &m_externalLoad, &m_training, &m_layoutJob, &m_baseline, &m_fetch})
+        if (s->job())
+            s->job()->cancel();
+    m_retired.cancelAll();
 }
 
 const train::TrainingJob* Session::trainingJob() const
 {
-    return static_cast<const train::TrainingJob*>(m_training.job.get());
+    return m_training.jobAs<const train::TrainingJob>();
 }
 
 std::vector<train::EpochMetrics> Session::history() const
@@ -84,7 +77,7 @@ bool Session::openProject(const QString& path)
         std::shared_ptr<project::ProjectStore> store = project::ProjectStore::open(fi.absoluteFilePath().toStdString());
         // A run of the old project that is still stopping holds its store through its
         // RunRecorder, so letting go of it here cannot pull it from under that thread.
-        retire(m_training);
+        m_training.retire();
         m_project = std::move(store);
     } catch (const std::exception& e) {
         Q_EMIT error(tr("Cannot open project: %1").arg(QString::fromUtf8(e.what())));
@@ -95,10 +88,10 @@ bool Session::openProject(const QString& path)
     // Re-open the dataset through the new project: the one being opened in the old project if
     // that is still going on, else the open one as loaded. A load still running will attach
     // to the new project by itself when it finishes.
-    if (m_attach.job) {
+    if (m_attach.hasJob()) {
         const QString spec = m_attachSpec; // setDataset() overwrites the member
         setDataset(m_attachSource, spec);
-    } else if (m_sourceDataset && !m_load.job) {
+    } else if (m_sourceDataset && !m_load.hasJob()) {
         setDataset(m_sourceDataset, m_datasetSpec);
     }
     return true;
@@ -107,21 +100,6 @@ bool Session::openProject(const QString& path)
 QString Session::projectPath() const
 {
     return m_project ? QString::fromStdString(m_project->path()) : QString();
-}
-
-void Session::retire(Slot& slot)
-{
-    if (!slot.job) {
-        slot.sink.reset();
-        slot.recorder.reset();
-        return;
-    }
-    slot.job->cancel();
-    m_retired.push_back(std::move(slot));
-    slot.sink.reset(); // moved from: empties it without touching the retired job's parts
-    slot.recorder.reset();
-    slot.job.reset();
-    updatePolling();
 }
 
 void Session::setTrainingState(TrainingState s)
@@ -144,20 +122,13 @@ void Session::setLoading(bool loading)
 
 void Session::load(const QString& spec)
 {
-    retire(m_load);
-    retire(m_attach); // a dataset still being opened in the project is abandoned too
-    ++m_attachGen;
-    const quint64 gen = ++m_loadGen;
+    m_attach.retire(); // a dataset still being opened in the project is abandoned too
     m_loadingSpec = spec;
-    m_load.sink = std::make_unique<QtProgressSink>();
-    auto* job = new catalog::LoadJob(spec.toStdString(), m_registry);
-    m_load.job.reset(job);
-    connect(m_load.sink.get(), &QtProgressSink::messageReported, this, &Session::message);
-    connect(m_load.sink.get(), &QtProgressSink::jobFinished, this, [this, gen](int status, const QString& detail) {
-        if (gen == m_loadGen)
-            onLoadFinished(status, detail);
-    });
-    job->start(m_load.sink.get());
+    QtProgressSink* sink = m_load.prepare();
+    connect(sink, &QtProgressSink::messageReported, this, &Session::message);
+    m_load.on(&QtProgressSink::jobFinished, this,
+              [this](int status, const QString& detail) { onLoadFinished(status, detail); });
+    m_load.start(std::make_unique<catalog::LoadJob>(spec.toStdString(), m_registry));
     Q_EMIT message(tr("Loading %1…").arg(spec));
     setLoading(true);
     updatePolling();
@@ -171,27 +142,20 @@ bool Session::fetch(const QString& name)
         Q_EMIT error(tr("%1 is still being fetched; cancel it first").arg(m_fetchName));
         return false;
     }
-    retire(m_fetch);
-    const quint64 gen = ++m_fetchGen;
     m_fetchName = name;
-    m_fetch.sink = std::make_unique<QtProgressSink>();
-    m_fetch.job = std::make_unique<fetch::FetchJob>(name.toStdString());
-    connect(m_fetch.sink.get(), &QtProgressSink::messageReported, this, &Session::message);
-    connect(m_fetch.sink.get(), &QtProgressSink::progressReported, this, [this, gen](qint64 d, qint64 t, const QString& w) {
-        if (gen == m_fetchGen)
-            Q_EMIT fetchProgress(d, t, w);
-    });
-    connect(m_fetch.sink.get(), &QtProgressSink::jobFinished, this, [this, gen](int status, const QString& detail) {
-        if (gen != m_fetchGen)
-            return;
+    QtProgressSink* sink = m_fetch.prepare();
+    connect(sink, &QtProgressSink::messageReported, this, &Session::message);
+    m_fetch.on(&QtProgressSink::progressReported, this,
+               [this](qint64 d, qint64 t, const QString& w) { Q_EMIT fetchProgress(d, t, w); });
+    m_fetch.on(&QtProgressSink::jobFinished, this, [this](int status, const QString& detail) {
         const QString fetched = m_fetchName;
-        retire(m_fetch);
+        m_fetch.retire();
         m_fetching = false;
         Q_EMIT fetchingChanged(false, fetched);
         Q_EMIT fetchFinished(fetched, status, detail);
         updatePolling();
     });
-    m_fetch.job->start(m_fetch.sink.get());
+    m_fetch.start(std::make_unique<fetch::FetchJob>(name.toStdString()));
     m_fetching = true;
     Q_EMIT message(tr("Fetching %1…").arg(name));
     Q_EMIT fetchingChanged(true, name);
@@ -201,16 +165,16 @@ bool Session::fetch(const QString& name)
 
 void Session::cancelFetch()
 {
-    if (m_fetch.job)
-        m_fetch.job->cancel();
+    if (m_fetch.job())
+        m_fetch.job()->cancel();
 }
 
 void Session::onLoadFinished(int status, const QString& detail)
 {
-    auto* job = static_cast<catalog::LoadJob*>(m_load.job.get());
+    auto* job = m_load.jobAs<catalog::LoadJob>();
     std::shared_ptr<const data::Dataset> ds = job ? job->result() : nullptr;
     const QString spec = m_loadingSpec;
-    retire(m_load);
+    m_load.retire();
     if (toStatus(status) == job::JobStatus::Finished && ds) {
         setDataset(std::move(ds), spec); // ends the loading state, at once or after the project's part
         return;
@@ -225,19 +189,12 @@ void Session::onLoadFinished(int status, const QString& detail)
 void Session::setDataset(std::shared_ptr<const data::Dataset> dataset, const QString& spec)
 {
     // The previous dataset's jobs stop in the background; their late signals are ignored.
-    ++m_trainingGen;
-    ++m_layoutGen;
-    ++m_baselineGen;
-    ++m_attachGen;
-    if (m_load.job) { // the newest request wins over a load still running
-        ++m_loadGen;
-        retire(m_load);
-    }
-    retire(m_externalLoad);
-    retire(m_training);
-    retire(m_layoutJob);
-    retire(m_baseline);
-    retire(m_attach);
+    m_load.retire(); // the newest request wins over a load still running
+    m_externalLoad.retire();
+    m_training.retire();
+    m_layoutJob.retire();
+    m_baseline.retire();
+    m_attach.retire();
     setTrainingState(TrainingState::Idle);
     if (m_baselineRunning) {
         m_baselineRunning = false;
@@ -250,28 +207,23 @@ void Session::setDataset(std::shared_ptr<const data::Dataset> dataset, const QSt
     }
     // Registering the dataset and reading the project's labels write with fsync and copy the
     // dataset: a worker's business. The dataset opens when that is done.
-    const quint64 gen = m_attachGen;
     m_attachSource = dataset;
     m_attachSpec = spec;
-    m_attach.sink = std::make_unique<QtProgressSink>();
-    auto* job = new project::AttachJob(m_project, std::move(dataset), spec.toStdString());
-    m_attach.job.reset(job);
-    connect(m_attach.sink.get(), &QtProgressSink::jobFinished, this, [this, gen](int status, const QString& detail) {
-        if (gen == m_attachGen)
-            onAttachFinished(status, detail);
-    });
-    job->start(m_attach.sink.get());
+    m_attach.prepare();
+    m_attach.on(&QtProgressSink::jobFinished, this,
+                [this](int status, const QString& detail) { onAttachFinished(status, detail); });
+    m_attach.start(std::make_unique<project::AttachJob>(m_project, std::move(dataset), spec.toStdString()));
     setLoading(true);
     updatePolling();
 }
 
 void Session::onAttachFinished(int status, const QString& detail)
 {
-    auto* job = static_cast<project::AttachJob*>(m_attach.job.get());
+    auto* job = m_attach.jobAs<project::AttachJob>();
     project::AttachedDataset attached = job ? job->result() : project::AttachedDataset{};
     std::shared_ptr<const data::Dataset> source = std::move(m_attachSource);
     const QString spec = m_attachSpec;
-    retire(m_attach);
+    m_attach.retire();
     if (toStatus(status) == job::JobStatus::Finished && attached.dataset) {
         showDataset(std::move(attached.dataset), spec, attached.datasetId);
         m_sourceDataset = std::move(source);
@@ -344,13 +296,11 @@ std::shared_ptr<const job::EmbeddingSnapshot> Session::rawSnapshot(const data::D
 
 void Session::startLayout()
 {
-    const quint64 gen = ++m_layoutGen;
-    m_layoutJob.sink = std::make_unique<QtProgressSink>();
-    auto* job = new layout::LayoutJob(m_layoutOptions);
-    m_layoutJob.job.reset(job);
-    connect(m_layoutJob.sink.get(), &QtProgressSink::messageReported, this, &Session::message);
-    connect(m_layoutJob.sink.get(), &QtProgressSink::jobFinished, this, [this, gen](int status, const QString& detail) {
-        if (gen == m_layoutGen && toStatus(status) == job::JobStatus::Failed)
+    QtProgressSink* sink = m_layoutJob.prepare();
+    auto job = std::make_unique<layout::LayoutJob>(m_layoutOptions);
+    connect(sink, &QtProgressSink::messageReported, this, &Session::message);
+    m_layoutJob.on(&QtProgressSink::jobFinished, this, [this](int status, const QString& detail) {
+        if (toStatus(status) == job::JobStatus::Failed)
             Q_EMIT error(tr("The map could not be computed: %1").arg(detail));
     });
     // Copying ≤ 3000 rows takes milliseconds; the layout work happens on the job's thread.
@@ -360,7 +310,7 @@ void Session::startLayout()
     job->submit(rawSnapshot(*m_dataset, mapItems(*m_dataset, labelSet, kMapItems)));
     m_submittedStep = 0;
     m_layoutPending = true;
-    job->start(m_layoutJob.sink.get());
+    m_layoutJob.start(std::move(job));
 }
 
 // --- training --------------------------------------------------------------------------
@@ -389,26 +339,16 @@ bool Session::startTraining(const train::TrainerConfig& config)
         return launchTraining(cfg, m_external);
 
     // Opening a dataset reads files (and may train word vectors): a worker's job, like load().
-    retire(m_externalLoad);
-    retire(m_training);
-    const quint64 gen = ++m_trainingGen;
-    m_externalLoad.sink = std::make_unique<QtProgressSink>();
-    QtProgressSink* sink = m_externalLoad.sink.get();
+    m_training.retire();
+    m_externalLoad.prepare();
     const QString name = QString::fromStdString(cfg.externalDataset);
-    connect(sink, &QtProgressSink::messageReported, this, [this, gen](const QString& text) {
-        if (gen == m_trainingGen)
-            Q_EMIT message(text);
+    m_externalLoad.on(&QtProgressSink::messageReported, this, [this](const QString& text) { Q_EMIT message(text); });
+    m_externalLoad.on(&QtProgressSink::progressReported, this, [this, name](qint64 d, qint64 t, const QString& w) {
+        Q_EMIT trainingProgress(d, t, tr("opening %1: %2").arg(name, w));
     });
-    connect(sink, &QtProgressSink::progressReported, this, [this, gen, name](qint64 d, qint64 t, const QString& w) {
-        if (gen == m_trainingGen)
-            Q_EMIT trainingProgress(d, t, tr("opening %1: %2").arg(name, w));
-    });
-    connect(sink, &QtProgressSink::jobFinished, this, [this, gen, cfg](int status, const QString& detail) {
-        if (gen == m_trainingGen)
-            onExternalLoaded(status, detail, cfg);
-    });
-    m_externalLoad.job = std::make_unique<catalog::LoadJob>(cfg.externalDataset, m_registry);
-    m_externalLoad.job->start(sink);
+    m_externalLoad.on(&QtProgressSink::jobFinished, this,
+                      [this, cfg](int status, const QString& detail) { onExternalLoaded(status, detail, cfg); });
+    m_externalLoad.start(std::make_unique<catalog::LoadJob>(cfg.externalDataset, m_registry));
     Q_EMIT message(tr("Opening the external dataset %1…").arg(name));
     Q_EMIT trainingProgress(0, 0, tr("opening %1").arg(name));
     setTrainingState(TrainingState::Running);
@@ -418,9 +358,9 @@ bool Session::startTraining(const train::TrainerConfig& config)
 
 void Session::onExternalLoaded(int status, const QString& detail, const train::TrainerConfig& cfg)
 {
-    auto* job = static_cast<catalog::LoadJob*>(m_externalLoad.job.get());
+    auto* job = m_externalLoad.jobAs<catalog::LoadJob>();
     std::shared_ptr<const data::Dataset> ds = job ? job->result() : nullptr;
-    retire(m_externalLoad);
+    m_externalLoad.retire();
     const QString name = QString::fromStdString(cfg.externalDataset);
     if (toStatus(status) == job::JobStatus::Cancelled || m_trainingState == TrainingState::Stopping) {
         setTrainingState(TrainingState::Idle);
@@ -456,31 +396,15 @@ bool Session::launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<co
         Q_EMIT error(tr("Cannot start training: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
-    retire(m_training);
-    const quint64 gen = ++m_trainingGen;
-    m_training.sink = std::move(sink);
-    QtProgressSink* qtSink = m_training.sink.get();
-    auto current = [this, gen] { return gen == m_trainingGen; };
-    connect(qtSink, &QtProgressSink::progressReported, this, [this, current](qint64 d, qint64 t, const QString& w) {
-        if (current())
-            Q_EMIT trainingProgress(d, t, w);
-    });
-    connect(qtSink, &QtProgressSink::stepLossReported, this, [this, current](qint64 step, double loss) {
-        if (current())
-            Q_EMIT stepLoss(step, loss);
-    });
-    connect(qtSink, &QtProgressSink::epochMetricsReported, this, [this, current](const train::EpochMetrics& m) {
-        if (current())
-            Q_EMIT epochMetrics(m);
-    });
-    connect(qtSink, &QtProgressSink::messageReported, this, [this, current](const QString& text) {
-        if (current())
-            Q_EMIT message(text);
-    });
-    connect(qtSink, &QtProgressSink::jobFinished, this, [this, current](int status, const QString& detail) {
-        if (current())
-            onTrainingFinished(status, detail);
-    });
+    m_training.prepare(std::move(sink)); // retires the previous run
+    m_training.on(&QtProgressSink::progressReported, this,
+                  [this](qint64 d, qint64 t, const QString& w) { Q_EMIT trainingProgress(d, t, w); });
+    m_training.on(&QtProgressSink::stepLossReported, this, [this](qint64 step, double loss) { Q_EMIT stepLoss(step, loss); });
+    m_training.on(&QtProgressSink::epochMetricsReported, this,
+                  [this](const train::EpochMetrics& m) { Q_EMIT epochMetrics(m); });
+    m_training.on(&QtProgressSink::messageReported, this, [this](const QString& text) { Q_EMIT message(text); });
+    m_training.on(&QtProgressSink::jobFinished, this,
+                  [this](int status, const QString& detail) { onTrainingFinished(status, detail); });
     if (!run.recordError.empty())
         Q_EMIT error(tr("Project %1: %2 (this run is not recorded)").arg(projectPath(), QString::fromUtf8(run.recordError.c_str())));
     if (run.recorder)
@@ -488,9 +412,7 @@ bool Session::launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<co
                            .arg(run.recorder->runId())
                            .arg(projectPath(), QString::fromStdString(run.job->config().checkpointDir)));
     m_seenSnapshotSeq = 0;
-    run.job->start(run.sink);
-    m_training.recorder = std::move(run.recorder);
-    m_training.job = std::move(run.job);
+    m_training.start(std::move(run.job), std::move(run.recorder), run.sink);
     setTrainingState(TrainingState::Running);
     updatePolling();
     return true;
@@ -498,37 +420,37 @@ bool Session::launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<co
 
 void Session::pauseTraining()
 {
-    if (m_trainingState == TrainingState::Running && m_externalLoad.job) {
+    if (m_trainingState == TrainingState::Running && m_externalLoad.hasJob()) {
         Q_EMIT message(tr("The external dataset is still being opened; training has not started"));
         return;
     }
-    if (m_trainingState != TrainingState::Running || !m_training.job)
+    if (m_trainingState != TrainingState::Running || !m_training.hasJob())
         return;
-    m_training.job->pause();
+    m_training.job()->pause();
     setTrainingState(TrainingState::Paused);
     Q_EMIT message(tr("Training paused"));
 }
 
 void Session::resumeTraining()
 {
-    if (m_trainingState != TrainingState::Paused || !m_training.job)
+    if (m_trainingState != TrainingState::Paused || !m_training.hasJob())
         return;
-    m_training.job->resume();
+    m_training.job()->resume();
     setTrainingState(TrainingState::Running);
     Q_EMIT message(tr("Training resumed"));
 }
 
 void Session::cancelTraining()
 {
-    if (m_trainingState == TrainingState::Running && m_externalLoad.job) {
-        m_externalLoad.job->cancel(); // onExternalLoaded() ends the run
+    if (m_trainingState == TrainingState::Running && m_externalLoad.hasJob()) {
+        m_externalLoad.job()->cancel(); // onExternalLoaded() ends the run
         setTrainingState(TrainingState::Stopping);
         Q_EMIT message(tr("Cancelling training…"));
         return;
     }
-    if ((m_trainingState != TrainingState::Running && m_trainingState != TrainingState::Paused) || !m_training.job)
+    if ((m_trainingState != TrainingState::Running && m_trainingState != TrainingState::Paused) || !m_training.hasJob())
         return;
-    m_training.job->cancel(); // also wakes a paused job
+    m_training.job()->cancel(); // also wakes a paused job
     setTrainingState(TrainingState::Stopping);
     Q_EMIT message(tr("Cancelling training…"));
 }
@@ -554,16 +476,10 @@ bool Session::computeBaseline(const QString& labelSet)
     if (!m_dataset || !m_dataset->isVectorDataset() || !m_dataset->labelSet(labelSet.toStdString()))
         return false;
     const bool wasRunning = m_baselineRunning;
-    retire(m_baseline);
-    const quint64 gen = ++m_baselineGen;
-    m_baseline.sink = std::make_unique<QtProgressSink>();
-    auto* job = new BaselineJob(m_dataset, labelSet.toStdString());
-    m_baseline.job.reset(job);
-    connect(m_baseline.sink.get(), &QtProgressSink::jobFinished, this, [this, gen](int status, const QString& detail) {
-        if (gen == m_baselineGen)
-            onBaselineFinished(status, detail);
-    });
-    job->start(m_baseline.sink.get());
+    m_baseline.prepare();
+    m_baseline.on(&QtProgressSink::jobFinished, this,
+                  [this](int status, const QString& detail) { onBaselineFinished(status, detail); });
+    m_baseline.start(std::make_unique<BaselineJob>(m_dataset, labelSet.toStdString()));
     m_baselineRunning = true;
     if (!wasRunning)
         Q_EMIT baselineRunningChanged(true);
@@ -574,7 +490,7 @@ bool Session::computeBaseline(const QString& labelSet)
 
 void Session::onBaselineFinished(int status, const QString& detail)
 {
-    auto* job = static_cast<BaselineJob*>(m_baseline.job.get());
+    auto* job = m_baseline.jobAs<BaselineJob>();
     if (job && toStatus(status) == job::JobStatus::Finished) {
         train::EpochMetrics m;
         m.epoch = 0;
@@ -585,7 +501,7 @@ void Session::onBaselineFinished(int status, const QString& detail)
     } else if (toStatus(status) == job::JobStatus::Failed) {
         Q_EMIT error(tr("Baseline failed: %1").arg(detail));
     }
-    retire(m_baseline);
+    m_baseline.retire();
     m_baselineRunning = false;
     Q_EMIT baselineRunningChanged(false);
 }
@@ -601,7 +517,7 @@ void Session::poll()
             if (auto s = job->snapshots().latest()) {
                 m_snapshot = s;
                 ++m_snapshotUpdates;
-                if (auto* layoutJob = static_cast<layout::LayoutJob*>(m_layoutJob.job.get())) {
+                if (auto* layoutJob = m_layoutJob.jobAs<layout::LayoutJob>()) {
                     m_submittedStep = s->step;
                     m_layoutPending = true;
                     layoutJob->submit(std::move(s));
@@ -610,7 +526,7 @@ void Session::poll()
             }
         }
     }
-    if (auto* layoutJob = static_cast<const layout::LayoutJob*>(m_layoutJob.job.get())) {
+    if (auto* layoutJob = m_layoutJob.jobAs<const layout::LayoutJob>()) {
         const std::uint64_t seq = layoutJob->layouts().sequence();
         if (seq != m_seenLayoutSeq) {
             m_seenLayoutSeq = seq;
@@ -623,15 +539,15 @@ void Session::poll()
             }
         }
     }
-    std::erase_if(m_retired, [](const Slot& s) { return !s.job->running(); });
+    m_retired.reap();
     updatePolling();
 }
 
 void Session::updatePolling()
 {
-    const bool trainingActive = m_training.job && m_training.job->running();
+    const bool trainingActive = m_training.running();
     // The layout job idles once the map of the last snapshot it was given has converged.
-    const bool layoutActive = m_layoutJob.job && m_layoutJob.job->running() && m_layoutPending;
+    const bool layoutActive = m_layoutJob.running() && m_layoutPending;
     const bool busy = trainingActive || layoutActive || !m_retired.empty() || m_loading || m_baselineRunning ||
                       m_fetching;
     if (busy && !m_timer.isActive())

@@ -6,13 +6,13 @@
 #include "core/layout/LayoutJob.h"
 #include "core/train/TrainerConfig.h"
 #include "core/train/TrainingSink.h"
+#include "gui/session/JobSlot.h"
 
 #include <QObject>
 #include <QString>
 #include <QTimer>
 
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,7 +37,6 @@ class TrainingJob;
 namespace setscope::gui {
 
 class BaselineJob;
-class QtProgressSink;
 
 /// What the user is working on: the open dataset and the jobs that work on it (loading,
 /// training, the 2-D map, the raw-vector baseline). Not a widget; the main window wires
@@ -187,18 +186,8 @@ Q_SIGNALS:
     void error(const QString& text);
 
 private:
-    /// A job and its sink. The job is declared last so it is destroyed (joined) first:
-    /// its thread may still be inside a sink call when it reports the end. Never
-    /// move-assign over a slot that holds a job: that frees its sink before the job.
-    struct Slot {
-        std::unique_ptr<QtProgressSink> sink;
-        std::unique_ptr<train::TrainingSink> recorder; ///< project::RunRecorder in front of sink, or null
-        std::unique_ptr<job::Job> job;
-    };
-
     void poll();
     void updatePolling();
-    void retire(Slot& slot);
     void setTrainingState(TrainingState s);
     void setLoading(bool loading);
     void startLayout();
@@ -228,26 +217,18 @@ private:
     bool m_baselineRunning = false;
     layout::LayoutJob::Options m_layoutOptions;
 
-    Slot m_load;
-    Slot m_attach;
-    Slot m_training;
-    Slot m_externalLoad; ///< the external dataset of the run about to start (catalog::LoadJob)
-    Slot m_layoutJob;
-    Slot m_baseline;
-    Slot m_fetch;
+    /// Declared before the slots: they hand their jobs to it, and are destroyed (joined) first.
+    RetiredJobs m_retired;
+    JobSlot m_load{m_retired};
+    JobSlot m_attach{m_retired};
+    JobSlot m_training{m_retired};
+    JobSlot m_externalLoad{m_retired}; ///< the external dataset of the run about to start (catalog::LoadJob)
+    JobSlot m_layoutJob{m_retired};
+    JobSlot m_baseline{m_retired};
+    JobSlot m_fetch{m_retired};
     QString m_fetchName;
     std::shared_ptr<const data::Dataset> m_external; ///< the last external dataset opened
     std::string m_externalSpec;                     ///< ... and the name or path it was opened by
-    /// Jobs asked to stop whose threads may still run. A list: erasing one destroys it in
-    /// place (job first), where a vector would move-assign the next slot over it.
-    std::list<Slot> m_retired;
-    // Generations tell a stale job's queued signals from the current job's.
-    quint64 m_loadGen = 0;
-    quint64 m_attachGen = 0;
-    quint64 m_trainingGen = 0;
-    quint64 m_layoutGen = 0;
-    quint64 m_baselineGen = 0;
-    quint64 m_fetchGen = 0;
 
     TrainingState m_trainingState = TrainingState::Idle;
     std::uint64_t m_seenSnapshotSeq = 0;

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+// JobSlot and RetiredJobs (gui/session/JobSlot.h): the current job's signals reach their
+// handlers, a replaced job's late signals do not, a retired job is kept (with its sink) until
+// its thread has ended. Every wait is on a state the test itself controls (a gate the job
+// waits for), never on which thread happens to be faster.
+#include "gui/session/JobSlot.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+using namespace setscope;
+using setscope::gui::JobSlot;
+using setscope::gui::QtProgressSink;
+using setscope::gui::RetiredJobs;
+
+namespace {
+
+/// Reports "started", waits until its gate opens (and, unless it honours cancel, ignores
+/// cancel meanwhile), reports "done" and ends.
+class GatedJob final : public job::Job {
+public:
+    explicit GatedJob(bool honourCancel = false)
+        : m_honourCancel(honourCancel)
+    {
+    }
+    ~GatedJob() override
+    {
+        open();
+        stopAndWait();
+    }
+    void open() { m_gate.store(true); }
+    bool sawCancel() const { return m_sawCancel.load(); }
+
+protected:
+    void run() override
+    {
+        reportMessage("started");
+        while (!m_gate.load()) {
+            if (control().cancelRequested()) {
+                m_sawCancel.store(true);
+                if (m_honourCancel)
+                    throw job::Cancelled();
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        reportMessage("done");
+    }
+
+private:
+    const bool m_honourCancel;
+    std::atomic<bool> m_gate{false};
+    std::atomic<bool> m_sawCancel{false};
+};
+
+/// Hides Job::start(ProgressSink*) with its own start(TrainingSink*), as train::TrainingJob
+/// does: the slot must call this one.
+class HidingJob final : public job::Job {
+public:
+    ~HidingJob() override { stopAndWait(); }
+    void start(train::TrainingSink* sink)
+    {
+        m_trainingSink = sink;
+        job::Job::start(sink);
+    }
+    train::TrainingSink* trainingSink() const { return m_trainingSink; }
+
+protected:
+    void run() override {}
+
+private:
+    train::TrainingSink* m_trainingSink = nullptr;
+};
+
+} // namespace
+
+class TestJobSlot : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void currentJobReachesItsHandlers();
+    void replacedJobsLateSignalsAreVoid();
+    void retiredJobIsKeptUntilItsThreadEnds();
+    void retireWithoutJobFreesAtOnce();
+    void startWithoutPrepareThrows();
+    void startCallsTheJobsOwnStart();
+};
+
+void TestJobSlot::currentJobReachesItsHandlers()
+{
+    RetiredJobs retired;
+    JobSlot slot(retired);
+    QStringList messages;
+    int finished = -1;
+    slot.prepare();
+    slot.on(&QtProgressSink::messageReported, this, [&](const QString& m) { messages << m; });
+    slot.on(&QtProgressSink::jobFinished, this, [&](int status, const QString&) { finished = status; });
+    auto job = std::make_unique<GatedJob>();
+    GatedJob* j = job.get();
+    slot.start(std::move(job));
+    QCOMPARE(slot.job(), static_cast<job::Job*>(j));
+    QVERIFY(slot.jobAs<GatedJob>() == j);
+    j->open();
+    QTRY_COMPARE_WITH_TIMEOUT(finished, int(job::JobStatus::Finished), 10000);
+    QCOMPARE(messages, QStringList({"started", "done"}));
+    QVERIFY(retired.empty());
+}
+
+void TestJobSlot::replacedJobsLateSignalsAreVoid()
+{
+    RetiredJobs retired;
+    JobSlot slot(retired);
+    int firstFinished = 0;
+    int secondFinished = 0;
+    QStringList firstMessages;
+
+    slot.prepare();
+    slot.on(&QtProgressSink::jobFinished, this, [&](int, const QString&) { ++firstFinished; });
+    slot.on(&QtProgressSink::messageReported, this, [&](const QString& m) { firstMessages << m; });
+    auto first = std::make_unique<GatedJob>(/*honourCancel=*/false);
+    GatedJob* a = first.get();
+    slot.start(std::move(first));
+    QTRY_COMPARE_WITH_TIMEOUT(firstMessages, QStringList({"started"}), 10000); // it is in run()
+    const quint64 generation = slot.generation();
+
+    // Replacing it retires it: cancel requested, kept (it ignores cancel, so it still runs).
+    slot.prepare();
+    QVERIFY(slot.generation() > generation);
+    slot.on(&QtProgressSink::jobFinished, this, [&](int, const QString&) { ++secondFinished; });
+    auto second = std::make_unique<GatedJob>();
+    GatedJob* b = second.get();
+    slot.start(std::move(second));
+    QVERIFY(!retired.empty());
+    QTRY_VERIFY_WITH_TIMEOUT(a->sawCancel(), 10000);
+
+    // The old job now ends and reports; its signals were emitted before running() turned
+    // false, so once it reads false they are queued here: deliver them.
+    a->open();
+    QTRY_VERIFY_WITH_TIMEOUT(!a->running(), 10000);
+    QCoreApplication::processEvents();
+    QCOMPARE(firstFinished, 0);
+    QCOMPARE(firstMessages, QStringList({"started"})); // "done" came after it was replaced
+
+    b->open();
+    QTRY_COMPARE_WITH_TIMEOUT(secondFinished, 1, 10000);
+    QCOMPARE(firstFinished, 0);
+    retired.reap();
+    QVERIFY(retired.empty());
+}
+
+void TestJobSlot::retiredJobIsKeptUntilItsThreadEnds()
+{
+    RetiredJobs retired;
+    int added = 0;
+    retired.onAdded([&] { ++added; });
+    JobSlot slot(retired);
+    slot.prepare();
+    auto job = std::make_unique<GatedJob>(/*honourCancel=*/false);
+    GatedJob* j = job.get();
+    slot.start(std::move(job));
+    slot.retire();
+    QVERIFY(!slot.hasJob());
+    QCOMPARE(added, 1);
+    QTRY_VERIFY_WITH_TIMEOUT(j->sawCancel(), 10000);
+    retired.reap(); // still running: kept
+    QVERIFY(!retired.empty());
+    QVERIFY(j->running());
+    j->open();
+    QTRY_VERIFY_WITH_TIMEOUT(!j->running(), 10000);
+    QCoreApplication::processEvents();
+    retired.reap();
+    QVERIFY(retired.empty());
+}
+
+void TestJobSlot::retireWithoutJobFreesAtOnce()
+{
+    RetiredJobs retired;
+    int added = 0;
+    retired.onAdded([&] { ++added; });
+    JobSlot slot(retired);
+    QPointer<QtProgressSink> sink = slot.prepare();
+    QVERIFY(!sink.isNull());
+    slot.retire();
+    QVERIFY(sink.isNull()); // nothing could still call it
+    QVERIFY(retired.empty());
+    QCOMPARE(added, 0);
+}
+
+void TestJobSlot::startWithoutPrepareThrows()
+{
+    RetiredJobs retired;
+    JobSlot slot(retired);
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, slot.start(std::make_unique<GatedJob>(true)));
+    slot.prepare();
+    auto job = std::make_unique<GatedJob>(/*honourCancel=*/true);
+    slot.start(std::move(job));
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, slot.start(std::make_unique<GatedJob>(true)));
+    slot.job()->cancel(); // the slot's destructor joins it
+}
+
+void TestJobSlot::startCallsTheJobsOwnStart()
+{
+    RetiredJobs retired;
+    JobSlot slot(retired);
+    QtProgressSink* sink = slot.prepare();
+    int finished = 0;
+    slot.on(&QtProgressSink::jobFinished, this, [&](int, const QString&) { ++finished; });
+    auto job = std::make_unique<HidingJob>();
+    HidingJob* j = job.get();
+    slot.start(std::move(job));
+    QCOMPARE(j->trainingSink(), static_cast<train::TrainingSink*>(sink));
+    QTRY_COMPARE_WITH_TIMEOUT(finished, 1, 10000);
+
+    // With a sink of its own (a run recorder in front of the slot's sink).
+    QtProgressSink other;
+    slot.prepare();
+    auto job2 = std::make_unique<HidingJob>();
+    HidingJob* j2 = job2.get();
+    slot.start(std::move(job2), nullptr, static_cast<train::TrainingSink*>(&other));
+    QCOMPARE(j2->trainingSink(), static_cast<train::TrainingSink*>(&other));
+    slot.job()->wait();
+}
+
+QTEST_MAIN(TestJobSlot)
+#include "tst_JobSlot.moc"
