@@ -11,6 +11,7 @@
 #include "gui/panels/MetricsPanel.h"
 #include "gui/panels/TrainingPanel.h"
 #include "gui/session/Session.h"
+#include "gui/session/SelectionModel.h"
 #include "gui/views/EmbeddingView.h"
 
 #include <imgui.h>
@@ -38,8 +39,10 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
     setWindowIcon(QIcon(QStringLiteral(":/icons/setscope.png")));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
 
+    m_selection = new SelectionModel(this);
     m_view = new EmbeddingView;
     m_view->setObjectName(QStringLiteral("embeddingView"));
+    m_view->setSelectionModel(m_selection);
     setCentralWidget(m_view);
     m_datasetPanel = new DatasetPanel(registry);
     m_trainingPanel = new TrainingPanel(registry);
@@ -89,6 +92,7 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
     });
     connect(s, &Session::datasetChanged, this, [this] {
         const auto ds = m_session->dataset();
+        m_selection->clear(); // indices of the previous dataset
         m_view->setDataset(ds);
         m_view->setTrainingInfo(-1);
         m_trainingPanel->setDataset(ds.get());
@@ -98,9 +102,9 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
         if (ds)
             for (const std::string& note : ds->notes())
                 m_logPanel->appendMessage(tr("note: %1").arg(QString::fromStdString(note)));
-        m_statusRight->setText(ds ? tr("%1 · %2 items").arg(QString::fromStdString(ds->name())).arg(ds->size())
-                                  : QString());
+        updateDatasetStatus();
     });
+    connect(m_selection, &SelectionModel::changed, this, &MainWindow::updateDatasetStatus);
     connect(s, &Session::projectChanged, this, [this](const QString& path) {
         m_statusProject->setText(path.isEmpty() ? tr("no project") : tr("project: %1").arg(QFileInfo(path).fileName()));
         m_statusProject->setToolTip(path);
@@ -143,6 +147,15 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::updateDatasetStatus()
+{
+    const auto ds = m_session->dataset();
+    QString text = ds ? tr("%1 · %2 items").arg(QString::fromStdString(ds->name())).arg(ds->size()) : QString();
+    if (ds && !m_selection->empty())
+        text += tr(" · %1 selected").arg(m_selection->size());
+    m_statusRight->setText(text);
+}
 
 QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, const QString& name, Qt::DockWidgetArea area)
 {

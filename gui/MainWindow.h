@@ -18,6 +18,7 @@ class DatasetPanel;
 class EmbeddingView;
 class LogPanel;
 class MetricsPanel;
+class SelectionModel;
 class Session;
 class TrainingPanel;
 
@@ -41,6 +42,8 @@ public:
     TrainingPanel* trainingPanel() const { return m_trainingPanel; }
     MetricsPanel* metricsPanel() const { return m_metricsPanel; }
     LogPanel* logPanel() const { return m_logPanel; }
+    /// The selected items, shared by every view of the window (cleared when a dataset opens).
+    SelectionModel* selection() const { return m_selection; }
 
 public Q_SLOTS:
     void openDataset(const QString& spec);
@@ -58,10 +61,13 @@ public Q_SLOTS:
 
 private:
     void createMenus();
+    /// "name · N items · M selected" in the status bar.
+    void updateDatasetStatus();
     QDockWidget* addPanel(QWidget* panel, const QString& title, const QString& name, Qt::DockWidgetArea area);
 
     const plugin::Registry& m_registry;
     Session* m_session = nullptr;
+    SelectionModel* m_selection = nullptr;
     EmbeddingView* m_view = nullptr;
     DatasetPanel* m_datasetPanel = nullptr;
     TrainingPanel* m_trainingPanel = nullptr;

@@ -13,12 +13,14 @@ uniform vec2 u_scale;       // NDC units per map unit (x, y)
 uniform float u_t;          // animation progress, eased, 0..1
 uniform float u_pointSize;  // diameter in framebuffer pixels
 uniform int u_highlight;    // vertex drawn larger (the hovered point), -1 = none
+uniform int u_selected;     // 1 while drawing the selected points (on top, larger)
 uniform vec3 u_palette[20];
 uniform int u_paletteSize;
 uniform vec3 u_unlabelled;
 
 out vec3 v_color;
 out float v_size;
+flat out int v_selected;
 
 void main()
 {
@@ -27,5 +29,8 @@ void main()
     int c = int(floor(a_class + 0.5));
     v_color = c < 0 ? u_unlabelled : u_palette[c % u_paletteSize];
     v_size = gl_VertexID == u_highlight ? u_pointSize * 2.0 : u_pointSize;
+    if (u_selected != 0)
+        v_size = max(v_size, u_pointSize * 1.6 + 2.0);
+    v_selected = u_selected;
     gl_PointSize = v_size;
 }

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "gui/views/EmbeddingView.h"
 
+#include "gui/session/SelectionModel.h"
+
 #include "core/data/Dataset.h"
 #include "core/layout/LayoutJob.h"
 #include "gui/imgui/ImGuiQt.h"
@@ -11,6 +13,7 @@
 #include <imgui.h>
 
 #include <QDebug>
+#include <QLineF>
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QSurfaceFormat>
@@ -28,6 +31,7 @@ namespace {
 
 constexpr int kFloatsPerVertex = 5; // from.xy, to.xy, class
 constexpr double kHoverSlackPx = 4.0;
+constexpr double kClickSlackPx = 4.0; // a press and release closer than this is a click
 constexpr const char* kFontFile = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
 ImVec4 toImVec4(const QColor& c) { return ImVec4(float(c.redF()), float(c.greenF()), float(c.blueF()), 1.0f); }
@@ -77,6 +81,7 @@ void EmbeddingView::setDataset(std::shared_ptr<const data::Dataset> dataset)
     m_to.clear();
     m_classes.clear();
     m_buffersDirty = true;
+    pointsChanged();
     m_autoFit = true;
     m_thumbItem = -1;
     setHovered(-1);
@@ -128,6 +133,7 @@ void EmbeddingView::setLayout(std::shared_ptr<const layout::Layout> layout)
     m_animClock.start();
     recomputeClasses();
     m_buffersDirty = true;
+    pointsChanged();
     m_hoverStale = true;
     if (m_hovered >= 0 && std::find(m_items.begin(), m_items.end(), m_hovered) == m_items.end())
         setHovered(-1);
@@ -139,6 +145,7 @@ void EmbeddingView::setColorBy(const QString& labelSet)
     m_colorBy = labelSet;
     recomputeClasses();
     m_buffersDirty = true;
+    pointsChanged();
     requestFrames();
 }
 
@@ -229,10 +236,69 @@ float EmbeddingView::pointSize() const
     return n <= 500 ? 9.0f : n <= 3000 ? 6.0f : n <= 20000 ? 4.0f : 3.0f;
 }
 
+void EmbeddingView::pointsChanged()
+{
+    m_indexDirty = true;
+    m_selectionDirty = true;
+}
+
+void EmbeddingView::setSelectionModel(SelectionModel* selection)
+{
+    if (m_selection)
+        disconnect(m_selection, nullptr, this, nullptr);
+    m_selection = selection;
+    if (m_selection)
+        connect(m_selection, &SelectionModel::changed, this, [this] {
+            m_selectionDirty = true;
+            requestFrames();
+        });
+    m_selectionDirty = true;
+    requestFrames();
+}
+
+QRectF EmbeddingView::rubberBand() const
+{
+    return m_boxSelecting ? QRectF(m_pressPos, m_mousePos).normalized() : QRectF();
+}
+
+std::vector<std::int64_t> EmbeddingView::itemsIn(QRectF r) const
+{
+    const QPointF a = widgetToMap(r.topLeft()), b = widgetToMap(r.bottomRight());
+    std::vector<std::int64_t> out;
+    if (!animating()) {
+        if (m_indexDirty) {
+            m_index.build(m_to.data(), m_items.size());
+            m_indexDirty = false;
+        }
+        for (std::int64_t v : m_index.inRect(a.x(), a.y(), b.x(), b.y()))
+            out.push_back(m_items[static_cast<std::size_t>(v)]);
+    } else {
+        const std::vector<float> p = currentPositions();
+        const double x0 = std::min(a.x(), b.x()), x1 = std::max(a.x(), b.x());
+        const double y0 = std::min(a.y(), b.y()), y1 = std::max(a.y(), b.y());
+        for (std::size_t i = 0; i < m_items.size(); ++i)
+            if (p[2 * i] >= x0 && p[2 * i] <= x1 && p[2 * i + 1] >= y0 && p[2 * i + 1] <= y1)
+                out.push_back(m_items[i]);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 std::int64_t EmbeddingView::itemAt(QPointF widgetPos) const
 {
-    const std::vector<float> p = currentPositions();
     const double radius = pointSize() / 2.0 + kHoverSlackPx;
+    if (!animating()) {
+        // The drawn positions are the layout's: the grid over them answers in a few cells.
+        // Widget distances are map distances times the zoom (same in x and y).
+        if (m_indexDirty) {
+            m_index.build(m_to.data(), m_items.size());
+            m_indexDirty = false;
+        }
+        const QPointF m = widgetToMap(widgetPos);
+        const std::int64_t v = m_index.nearest(m.x(), m.y(), radius / m_zoom);
+        return v < 0 ? -1 : m_items[static_cast<std::size_t>(v)];
+    }
+    const std::vector<float> p = currentPositions();
     double best = radius * radius;
     std::int64_t found = -1;
     for (std::size_t i = 0; i < m_items.size(); ++i) {
@@ -270,9 +336,18 @@ void EmbeddingView::mousePressEvent(QMouseEvent* e)
     m_imgui->mouseMove(e->position());
     m_imgui->mousePress(button);
     if (e->button() == Qt::LeftButton && !m_imgui->wantCaptureMouse()) {
-        m_dragging = true;
-        m_lastMouse = e->position();
-        setCursor(Qt::ClosedHandCursor);
+        m_pressPos = e->position();
+        m_mousePos = e->position();
+        m_pressMoved = false;
+        m_pressModifiers = e->modifiers();
+        if (m_selection && (e->modifiers() & Qt::ShiftModifier)) {
+            m_boxSelecting = true;
+            setCursor(Qt::CrossCursor);
+        } else {
+            m_dragging = true;
+            m_lastMouse = e->position();
+            setCursor(Qt::ClosedHandCursor);
+        }
     }
     requestFrames();
 }
@@ -281,6 +356,12 @@ void EmbeddingView::mouseMoveEvent(QMouseEvent* e)
 {
     m_mousePos = e->position();
     m_imgui->mouseMove(e->position());
+    if ((m_dragging || m_boxSelecting) && QLineF(m_pressPos, e->position()).length() > kClickSlackPx)
+        m_pressMoved = true;
+    if (m_boxSelecting) {
+        requestFrames(1);
+        return;
+    }
     if (m_dragging) {
         const QPointF d = e->position() - m_lastMouse;
         m_lastMouse = e->position();
@@ -298,9 +379,25 @@ void EmbeddingView::mouseReleaseEvent(QMouseEvent* e)
 {
     const int button = e->button() == Qt::LeftButton ? 0 : e->button() == Qt::RightButton ? 1 : 2;
     m_imgui->mouseRelease(button);
-    if (e->button() == Qt::LeftButton && m_dragging) {
+    if (e->button() == Qt::LeftButton && m_boxSelecting) {
+        m_boxSelecting = false;
+        unsetCursor();
+        const bool add = m_pressModifiers & Qt::ControlModifier;
+        if (m_selection)
+            m_selection->select(itemsIn(QRectF(m_pressPos, e->position()).normalized()),
+                                add ? SelectionModel::Mode::Add : SelectionModel::Mode::Replace);
+    } else if (e->button() == Qt::LeftButton && m_dragging) {
         m_dragging = false;
         unsetCursor();
+        if (!m_pressMoved && m_selection) { // a click, not a pan
+            const std::int64_t item = itemAt(e->position());
+            if (m_pressModifiers & Qt::ControlModifier) {
+                if (item >= 0)
+                    m_selection->select({item}, SelectionModel::Mode::Toggle);
+            } else {
+                m_selection->select(item >= 0 ? std::vector<std::int64_t>{item} : std::vector<std::int64_t>{});
+            }
+        }
     }
     requestFrames();
 }
@@ -360,6 +457,8 @@ void EmbeddingView::initializeGL()
     m_vao.create();
     m_vbo.create();
     m_vbo.setUsagePattern(QOpenGLBuffer::DynamicDraw);
+    m_selectedIbo.create();
+    m_selectedIbo.setUsagePattern(QOpenGLBuffer::DynamicDraw);
     {
         QOpenGLVertexArrayObject::Binder bind(&m_vao);
         m_vbo.bind();
@@ -381,6 +480,7 @@ void EmbeddingView::initializeGL()
     glBindTexture(GL_TEXTURE_2D, 0);
     m_thumbItem = -1;
     m_buffersDirty = true;
+    pointsChanged();
     if (!m_imgui->initializeGL(QString::fromLatin1(kFontFile), 14.0f, devicePixelRatioF()))
         m_glProblem = tr("The Dear ImGui OpenGL 3 backend failed to initialise");
     m_glReady = true;
@@ -419,6 +519,7 @@ void EmbeddingView::cleanupGL()
         glDeleteTextures(1, &m_thumbTexture);
     m_thumbTexture = 0;
     m_vbo.destroy();
+    m_selectedIbo.destroy();
     m_vao.destroy();
     delete m_program;
     m_program = nullptr;
@@ -502,6 +603,19 @@ void EmbeddingView::drawPoints()
     const QColor gray = Palette::unlabelled();
     m_program->setUniformValue("u_unlabelled", QVector3D(float(gray.redF()), float(gray.greenF()), float(gray.blueF())));
 
+    if (m_selectionDirty) {
+        std::vector<GLuint> vertices;
+        if (m_selection && !m_selection->empty())
+            for (std::size_t i = 0; i < m_items.size(); ++i)
+                if (m_selection->contains(m_items[i]))
+                    vertices.push_back(static_cast<GLuint>(i));
+        m_selectedVertices = static_cast<int>(vertices.size());
+        m_selectedIbo.bind();
+        m_selectedIbo.allocate(vertices.data(), static_cast<int>(vertices.size() * sizeof(GLuint)));
+        m_selectedIbo.release();
+        m_selectionDirty = false;
+    }
+
     int hoveredIndex = -1;
     if (m_hovered >= 0)
         if (auto it = std::find(m_items.begin(), m_items.end(), m_hovered); it != m_items.end())
@@ -509,7 +623,15 @@ void EmbeddingView::drawPoints()
     {
         QOpenGLVertexArrayObject::Binder bind(&m_vao);
         m_program->setUniformValue("u_highlight", -1);
+        m_program->setUniformValue("u_selected", 0);
         glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(m_items.size()));
+        if (m_selectedVertices > 0) { // on top, larger, light rim
+            m_program->setUniformValue("u_selected", 1);
+            m_selectedIbo.bind();
+            glDrawElements(GL_POINTS, m_selectedVertices, GL_UNSIGNED_INT, nullptr);
+            m_selectedIbo.release();
+            m_program->setUniformValue("u_selected", 0);
+        }
         if (hoveredIndex >= 0) { // on top of its neighbours, larger
             m_program->setUniformValue("u_highlight", hoveredIndex);
             glDrawArrays(GL_POINTS, hoveredIndex, 1);
@@ -530,7 +652,19 @@ void EmbeddingView::drawOverlay()
     drawLegend();
     drawHoverTooltip();
     drawStats();
+    drawRubberBand();
     m_imgui->render();
+}
+
+void EmbeddingView::drawRubberBand()
+{
+    const QRectF r = rubberBand();
+    if (r.isNull())
+        return;
+    ImDrawList* dl = ImGui::GetForegroundDrawList();
+    const ImVec2 a(float(r.left()), float(r.top())), b(float(r.right()), float(r.bottom()));
+    dl->AddRectFilled(a, b, IM_COL32(40, 90, 200, 40));
+    dl->AddRect(a, b, IM_COL32(40, 90, 200, 220), 0.0f, 0, 1.5f);
 }
 
 void EmbeddingView::drawLegend()

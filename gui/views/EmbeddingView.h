@@ -10,6 +10,7 @@
 #include <QOpenGLVertexArrayObject>
 #include <QOpenGLWidget>
 #include <QPointF>
+#include <QPointer>
 #include <QRectF>
 #include <QString>
 #include <QStringList>
@@ -17,6 +18,9 @@
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+#include "gui/session/SelectionModel.h"
+#include "gui/views/map/PointIndex.h"
 
 namespace setscope::data {
 class Dataset;
@@ -28,6 +32,7 @@ struct Layout;
 namespace setscope::gui {
 
 class ImGuiQt;
+class SelectionModel;
 
 /// The embedding map: the newest 2-D layout of a dataset's items as round points coloured
 /// by a label set (OpenGL 3.3 core, shaders/points.*), with a Dear ImGui overlay: legend,
@@ -35,7 +40,11 @@ class ImGuiQt;
 ///
 /// Interaction: left-drag pans, the wheel zooms about the cursor, a double-click fits all
 /// points (and turns auto-fit back on; auto-fit keeps following the map until the user
-/// pans or zooms). New layouts animate: each item moves from where it was drawn to its new
+/// pans or zooms). With a SelectionModel: a click selects the point under the mouse (Ctrl:
+/// toggles it; a click on empty space clears), Shift-drag draws a rubber band and selects
+/// what it covers (Ctrl+Shift: adds). Selected points are drawn on top, larger, with a light
+/// rim. Picking goes through a grid index of the points (PointIndex), not a scan per mouse
+/// move, except while a new layout animates. New layouts animate: each item moves from where it was drawn to its new
 /// place over animationDuration() ms. The view repaints only when something changed
 /// (a layout, the colouring, interaction, a running animation), never in a busy loop.
 ///
@@ -80,6 +89,16 @@ public:
 
     /// Dataset index of the point under `widgetPos` (nearest within a few pixels), or -1.
     std::int64_t itemAt(QPointF widgetPos) const;
+    /// Dataset indices of the points inside the widget rectangle `r` (drawn positions),
+    /// ascending.
+    std::vector<std::int64_t> itemsIn(QRectF r) const;
+
+    /// The selection this view shows and edits (shared with other views; not owned; may be
+    /// null: then clicks only pan).
+    void setSelectionModel(SelectionModel* selection);
+    SelectionModel* selectionModel() const { return m_selection; }
+    /// The rubber band being drawn (widget coordinates), empty when none.
+    QRectF rubberBand() const;
     std::int64_t hoveredItem() const { return m_hovered; }
     /// The lines of an item's hover card: "item N · split", one "label set: class" line per
     /// label set, then for documents the first words of the item (about 160 characters),
@@ -133,6 +152,8 @@ private:
     void updateThumbnail();
     void setHovered(std::int64_t item);
     void requestFrames(int n = 2);
+    void pointsChanged();
+    void drawRubberBand();
 
     std::shared_ptr<const data::Dataset> m_dataset;
     std::shared_ptr<const layout::Layout> m_layout;
@@ -153,8 +174,21 @@ private:
     bool m_autoFit = true;
     float m_pointSize = 0.0f; ///< 0 = automatic
 
+    // Picking: a grid over the target positions, rebuilt when they change.
+    mutable PointIndex m_index;
+    mutable bool m_indexDirty = true;
+
+    // Selection: the model, and the vertices of its items in the layout (drawn on top).
+    QPointer<SelectionModel> m_selection;
+    bool m_selectionDirty = true;
+    int m_selectedVertices = 0;
+
     // Interaction.
     bool m_dragging = false;
+    bool m_boxSelecting = false;
+    bool m_pressMoved = false;
+    QPointF m_pressPos;
+    Qt::KeyboardModifiers m_pressModifiers;
     QPointF m_lastMouse;
     QPointF m_mousePos{-1.0, -1.0};
     std::int64_t m_hovered = -1;
@@ -172,6 +206,7 @@ private:
     QOpenGLShaderProgram* m_program = nullptr;
     QOpenGLVertexArrayObject m_vao;
     QOpenGLBuffer m_vbo{QOpenGLBuffer::VertexBuffer};
+    QOpenGLBuffer m_selectedIbo{QOpenGLBuffer::IndexBuffer};
     bool m_glReady = false;
     QString m_glProblem;
     GLuint m_thumbTexture = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "gui/views/EmbeddingView.h"
+#include "gui/session/SelectionModel.h"
 
 #include "core/data/Dataset.h"
 #include "core/layout/LayoutJob.h"
@@ -124,10 +125,18 @@ QString outPath(const char* name)
     return QDir(QStringLiteral(SETSCOPE_BINARY_DIR)).filePath(QString::fromLatin1(name));
 }
 
-void sendMouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons)
+void sendMouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons,
+               Qt::KeyboardModifiers modifiers = Qt::NoModifier)
 {
-    QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, Qt::NoModifier);
+    QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, modifiers);
     QCoreApplication::sendEvent(w, &e);
+}
+
+/// A press and release at `pos` (a click: no movement).
+void click(QWidget* w, QPointF pos, Qt::KeyboardModifiers modifiers = Qt::NoModifier)
+{
+    sendMouse(w, QEvent::MouseButtonPress, pos, Qt::LeftButton, Qt::LeftButton, modifiers);
+    sendMouse(w, QEvent::MouseButtonRelease, pos, Qt::LeftButton, Qt::NoButton, modifiers);
 }
 
 } // namespace
@@ -371,6 +380,82 @@ private Q_SLOTS:
         QCOMPARE(m_view->items().size(), std::size_t(0));
         QVERIFY(!m_view->grabMap().isNull());
         m_view->setDataset(m_ds);
+    }
+
+    void clickAndRubberBandSelect()
+    {
+        using setscope::gui::SelectionModel;
+        using Items = std::vector<std::int64_t>;
+        SelectionModel selection;
+        m_view->setAnimationDuration(0);
+        m_view->setDataset(m_ds);
+        m_view->setColorBy(QStringLiteral("fine"));
+        m_view->setLayout(makeLayout());
+        QVERIFY(!m_view->animating()); // picking goes through the grid index
+        m_view->setSelectionModel(&selection);
+        m_view->fitAll();
+        const QImage before = m_view->grabMap();
+
+        click(m_view.get(), m_view->mapToWidget(kCentres[1])); // item 30 sits exactly there
+        QCOMPARE(selection.items(), Items({30}));
+        click(m_view.get(), m_view->mapToWidget(kCentres[2]), Qt::ControlModifier);
+        QCOMPARE(selection.items(), Items({30, 60}));
+        click(m_view.get(), m_view->mapToWidget(kCentres[1]), Qt::ControlModifier); // toggles off
+        QCOMPARE(selection.items(), Items({60}));
+        click(m_view.get(), QPointF(5, 5)); // empty space clears
+        QVERIFY(selection.empty());
+
+        // Shift-drag: a rubber band around cluster 0. Expected: the items whose layout
+        // position falls inside the band, worked out here from the layout itself.
+        const QPointF a = m_view->mapToWidget(kCentres[0] + QPointF(-1.5, 1.5));
+        const QPointF b = m_view->mapToWidget(kCentres[0] + QPointF(1.5, -1.5));
+        const auto layout = makeLayout();
+        Items inside;
+        const QRectF band = QRectF(a, b).normalized();
+        for (std::size_t i = 0; i < layout->items.size(); ++i)
+            if (band.contains(m_view->mapToWidget(QPointF(layout->xy[2 * i], layout->xy[2 * i + 1]))))
+                inside.push_back(layout->items[i]);
+        QCOMPARE(inside.size(), std::size_t(kPerCluster)); // the band holds cluster 0 exactly
+        sendMouse(m_view.get(), QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton, Qt::ShiftModifier);
+        sendMouse(m_view.get(), QEvent::MouseMove, b, Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
+        QCOMPARE(m_view->rubberBand(), band);
+        const QImage dragging = m_view->grabMap();
+        QVERIFY(dragging.save(outPath("tst_embedding_view_rubber_band.png")));
+        sendMouse(m_view.get(), QEvent::MouseButtonRelease, b, Qt::LeftButton, Qt::NoButton, Qt::ShiftModifier);
+        QVERIFY(m_view->rubberBand().isNull());
+        QCOMPARE(selection.items(), inside);
+        QVERIFY(std::abs(m_view->center().x() - expectedFit(*layout, m_view->size()).center.x()) < 1e-9); // no pan
+
+        // Ctrl+Shift adds cluster 2.
+        const QPointF c = m_view->mapToWidget(kCentres[2] + QPointF(-1.5, 1.5));
+        const QPointF d = m_view->mapToWidget(kCentres[2] + QPointF(1.5, -1.5));
+        const Qt::KeyboardModifiers both = Qt::ShiftModifier | Qt::ControlModifier;
+        sendMouse(m_view.get(), QEvent::MouseButtonPress, c, Qt::LeftButton, Qt::LeftButton, both);
+        sendMouse(m_view.get(), QEvent::MouseMove, d, Qt::NoButton, Qt::LeftButton, both);
+        sendMouse(m_view.get(), QEvent::MouseButtonRelease, d, Qt::LeftButton, Qt::NoButton, both);
+        QCOMPARE(selection.size(), std::size_t(2 * kPerCluster));
+        QVERIFY(selection.contains(60) && selection.contains(89) && selection.contains(0) && !selection.contains(30));
+
+        // Drawn: the selected clusters get light rims, the unselected one does not.
+        sendMouse(m_view.get(), QEvent::MouseMove, QPointF(5, 5), Qt::NoButton, Qt::NoButton); // no hover
+        const QImage after = m_view->grabMap();
+        QVERIFY(after.save(outPath("tst_embedding_view_selected.png")));
+        const QColor rim(242, 242, 242);
+        auto around = [&](int k) {
+            const QPoint p = clusterPixel(k);
+            const int r = int(12 * m_dpr);
+            return QRect(p.x() - r, p.y() - r, 2 * r, 2 * r);
+        };
+        for (int k : {0, 2})
+            QVERIFY2(countColour(after, around(k), rim, 30) > countColour(before, around(k), rim, 30) + 20,
+                     qPrintable(QString("cluster %1: %2 rim pixels, %3 before")
+                                    .arg(k)
+                                    .arg(countColour(after, around(k), rim, 30))
+                                    .arg(countColour(before, around(k), rim, 30))));
+        QCOMPARE(countColour(after, around(1), rim, 30), countColour(before, around(1), rim, 30));
+
+        m_view->setSelectionModel(nullptr);
+        click(m_view.get(), m_view->mapToWidget(kCentres[1])); // no model: nothing to select, no crash
     }
 };
 

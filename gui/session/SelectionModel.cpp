@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "gui/session/SelectionModel.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace setscope::gui {
+
+SelectionModel::SelectionModel(QObject* parent)
+    : QObject(parent)
+{
+}
+
+bool SelectionModel::contains(std::int64_t item) const
+{
+    return std::binary_search(m_items.begin(), m_items.end(), item);
+}
+
+void SelectionModel::select(std::vector<std::int64_t> items, Mode mode)
+{
+    std::erase_if(items, [](std::int64_t i) { return i < 0; });
+    std::sort(items.begin(), items.end());
+    items.erase(std::unique(items.begin(), items.end()), items.end());
+    std::vector<std::int64_t> next;
+    switch (mode) {
+    case Mode::Replace: next = std::move(items); break;
+    case Mode::Add:
+        std::set_union(m_items.begin(), m_items.end(), items.begin(), items.end(), std::back_inserter(next));
+        break;
+    case Mode::Remove:
+        std::set_difference(m_items.begin(), m_items.end(), items.begin(), items.end(), std::back_inserter(next));
+        break;
+    case Mode::Toggle:
+        std::set_symmetric_difference(m_items.begin(), m_items.end(), items.begin(), items.end(),
+                                      std::back_inserter(next));
+        break;
+    }
+    if (next == m_items)
+        return;
+    m_items = std::move(next);
+    Q_EMIT changed();
+}
+
+} // namespace setscope::gui

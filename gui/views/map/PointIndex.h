@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace setscope::gui {
+
+/// A uniform grid over 2-D points (map coordinates) for picking and rubber-band selection
+/// without a scan of every point per mouse move: about two points per cell, so a pick
+/// looks at the few cells a small disc overlaps. Built in O(n) (a counting sort of the
+/// points by cell); a million points take tens of milliseconds, once per new layout.
+/// Plain C++, no Qt; the points are copied (the caller's buffer may change afterwards).
+class PointIndex {
+public:
+    /// Indexes n points (xy: n x 2, row-major). Non-finite points are never found.
+    void build(const float* xy, std::size_t n);
+    std::size_t size() const { return m_n; }
+    bool empty() const { return m_n == 0; }
+
+    /// The point nearest to (x, y) within `radius` (inclusive), or -1. Among equally near
+    /// points the one with the highest index wins: it is drawn last, so on top.
+    std::int64_t nearest(double x, double y, double radius) const;
+    /// The points inside the axis-aligned rectangle (corners in any order, edges
+    /// inclusive), ascending.
+    std::vector<std::int64_t> inRect(double x0, double y0, double x1, double y1) const;
+
+private:
+    int cellX(double x) const;
+    int cellY(double y) const;
+
+    std::size_t m_n = 0;
+    std::vector<float> m_xy;
+    double m_minX = 0, m_minY = 0, m_cell = 1;
+    int m_cols = 0, m_rows = 0;
+    std::vector<std::uint32_t> m_cellStart; ///< m_cols * m_rows + 1 offsets into m_order
+    std::vector<std::uint32_t> m_order;     ///< point indices grouped by cell, ascending within a cell
+};
+
+} // namespace setscope::gui
