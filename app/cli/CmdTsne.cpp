@@ -75,6 +75,9 @@ void addTsneCommand(CLI::App& app, ContextFn ctx, int& rc)
         std::uint64_t seed = 1;
         int threads = 0;
         int warmBench = 0;
+        int nodes = layout::FastTsneOptions{}.interpolationPoints;
+        int minBoxes = layout::FastTsneOptions{}.minBoxes;
+        double boxesPerUnit = layout::FastTsneOptions{}.boxesPerUnit;
         bool otherData = false, json = false;
     };
     auto o = std::make_shared<Opt>();
@@ -105,6 +108,15 @@ void addTsneCommand(CLI::App& app, ContextFn ctx, int& rc)
                                                   "warm-start iterations from it")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--interpolation-points", o->nodes, "FFT repulsion: Lagrange nodes per box and axis")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 10));
+    cmd->add_option("--min-boxes", o->minBoxes, "FFT repulsion: boxes per axis at least (openTSNE: 50)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 300));
+    cmd->add_option("--boxes-per-unit", o->boxesPerUnit, "FFT repulsion: boxes per unit of the map's extent (openTSNE: 1)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     cmd->add_flag("--json", o->json, "print the timings as JSON on stdout");
     cmd->add_option("--out", o->out, "output .npy (n x 2 float32, rows in item order)")->required();
     cmd->callback([ctx, o, &rc] {
@@ -183,6 +195,9 @@ void addTsneCommand(CLI::App& app, ContextFn ctx, int& rc)
         opt.maxIterations = o->iterations;
         opt.seed = o->seed;
         opt.threads = threads;
+        opt.interpolationPoints = o->nodes;
+        opt.minBoxes = o->minBoxes;
+        opt.boxesPerUnit = o->boxesPerUnit;
         ConsoleSink sink;
         if (!o->json)
             std::fprintf(stderr, "t-SNE of %lld points (%s, %d-d%s), perplexity %g, %d threads\n",

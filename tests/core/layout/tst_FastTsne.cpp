@@ -332,14 +332,20 @@ void TestFastTsne::fftGradientMatchesExact_data()
 {
     QTest::addColumn<int>("iterations");
     QTest::addColumn<int>("points");
+    QTest::addColumn<double>("boxesPerUnit");
+    QTest::addColumn<int>("minBoxes");
     QTest::addColumn<double>("bound");
-    // Boxes are at most 1 unit wide (openTSNE's default), so the error grows with the map's
-    // extent until the map spans 50 units, then stays: about 2e-4, 2e-3 and 1.5e-2 for these
-    // three maps with 3 nodes per box (spans about 8, 22 and 56), ten times less with 4.
-    QTest::newRow("compact map (exaggeration), 3 nodes") << 100 << 3 << 1e-3;
-    QTest::newRow("expanding map, 3 nodes") << 300 << 3 << 1e-2;
-    QTest::newRow("expanded map, 3 nodes") << 600 << 3 << 3e-2;
-    QTest::newRow("expanded map, 4 nodes") << 600 << 4 << 1e-2;
+    // openTSNE's grid (boxes at most 1 unit wide): the error grows with the map's extent
+    // until the map spans 50 units, then stays: about 2e-4, 2e-3 and 1.5e-2 for these three
+    // maps with 3 nodes per box (extents about 8, 22 and 56), four times less with 4.
+    QTest::newRow("openTSNE grid, compact map (exaggeration)") << 100 << 3 << 1.0 << 50 << 1e-3;
+    QTest::newRow("openTSNE grid, expanding map") << 300 << 3 << 1.0 << 50 << 1e-2;
+    QTest::newRow("openTSNE grid, expanded map") << 600 << 3 << 1.0 << 50 << 3e-2;
+    QTest::newRow("openTSNE grid, expanded map, 4 nodes") << 600 << 4 << 1.0 << 50 << 1e-2;
+    // The default grid, half as fine (boxes up to 2 units wide): about 1.5e-3, 1.8e-2, 8e-2.
+    QTest::newRow("default grid, compact map") << 100 << 3 << 0.5 << 25 << 5e-3;
+    QTest::newRow("default grid, expanding map") << 300 << 3 << 0.5 << 25 << 5e-2;
+    QTest::newRow("default grid, expanded map") << 600 << 3 << 0.5 << 25 << 1.5e-1;
 }
 
 // The interpolated repulsion against the exact O(n²) one at n = 300, at maps taken from an
@@ -351,19 +357,23 @@ void TestFastTsne::fftGradientMatchesExact()
 {
     QFETCH(int, iterations);
     QFETCH(int, points);
+    QFETCH(double, boxesPerUnit);
+    QFETCH(int, minBoxes);
     QFETCH(double, bound);
     std::vector<int> labels;
     const int n = 300, d = 8;
     const std::vector<float> x = clusterData(6, 50, d, 31, &labels);
     FastTsne t(x.data(), n, d, FastTsneOptions{.repulsion = TsneRepulsion::Exact});
     t.step(iterations);
-    FastTsne f(x.data(), n, d, FastTsneOptions{.repulsion = TsneRepulsion::Fft, .interpolationPoints = points});
+    FastTsne f(x.data(), n, d,
+               FastTsneOptions{.repulsion = TsneRepulsion::Fft, .interpolationPoints = points, .minBoxes = minBoxes,
+                               .boxesPerUnit = boxesPerUnit});
     QVERIFY(f.usesFft());
     f.initialize(t.embedding().data());
     const double err = relativeError(f.repulsiveGradient(), f.repulsiveGradient(true));
     const double whole = relativeError(f.gradient(), f.gradient(true));
-    qInfo("radius %.2f, %d nodes per box: relative error of the repulsion %.2e, of the gradient %.2e",
-          rmsRadius(f.embedding()), points, err, whole);
+    qInfo("radius %.2f, %d nodes per box, %.1f boxes per unit: relative error of the repulsion %.2e, of the "
+          "gradient %.2e", rmsRadius(f.embedding()), points, boxesPerUnit, err, whole);
     QVERIFY2(err < bound, qPrintable(QString::number(err)));
     QVERIFY(err > 0.0); // an approximation: exactly 0 would mean the exact path ran
     if (iterations <= 100)
@@ -483,10 +493,11 @@ void TestFastTsne::tinyInputs()
     }
     for (int n : {2, 3}) {
         for (TsneRepulsion r : {TsneRepulsion::Exact, TsneRepulsion::Fft}) {
-            FastTsne t(x.data(), n, 2, FastTsneOptions{.maxIterations = 400, .repulsion = r});
+            // Two or three points through the FFT grid (Auto would sum exactly): finite.
+            FastTsne t(x.data(), n, 2, FastTsneOptions{.maxIterations = 300, .repulsion = r});
             const SparseAffinities& p = t.affinities();
             QVERIFY(std::abs(std::accumulate(p.val.begin(), p.val.end(), 0.0) - 1.0) < 1e-12);
-            QCOMPARE(t.step(1000), 400);
+            QCOMPARE(t.step(1000), 300);
             for (float v : t.embedding())
                 QVERIFY(std::isfinite(v));
         }
