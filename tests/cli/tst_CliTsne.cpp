@@ -7,12 +7,14 @@
 
 #include <QtTest>
 
+#include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 
 #include <cmath>
+#include <fstream>
 #include <random>
 
 namespace {
@@ -87,6 +89,7 @@ private Q_SLOTS:
     void sameSeedSameFileAnyThreads();
     void mapsADatasetAndASubset();
     void warmBenchReportsJson();
+    void mapsACheckpointsEmbedding();
     void badInputNamesTheFile();
 
 private:
@@ -157,6 +160,38 @@ void TestCliTsne::warmBenchReportsJson()
     QVERIFY(j["seconds"].toObject()["affinities"].toDouble() > 0.0);
     QCOMPARE(j["warm"].toObject()["iterations"].toInt(), 5);
     QVERIFY(j["warm"].toObject()["seconds_per_iteration"].toDouble() > 0.0);
+}
+
+// --checkpoint: the map of the model's embedding of every item (a checkpoint trained here
+// for one epoch on a labelled .npy dataset).
+void TestCliTsne::mapsACheckpointsEmbedding()
+{
+    std::vector<int> labels;
+    const QString data = writeInput("labelled.npy", &labels);
+    {
+        std::ofstream csv(m_dir.filePath("labelled.csv").toStdString());
+        csv << "label\n";
+        for (int l : labels)
+            csv << "c" << l << "\n";
+    }
+    const QString ck = m_dir.filePath("ck");
+    const Run t = cli({"train", "--dataset", data, "--epochs", "1", "--checkpoint-dir", ck, "--no-baseline"});
+    QVERIFY2(t.code == 0, qPrintable(t.err));
+    const QStringList pts = QDir(ck).entryList({"*.pt"});
+    QVERIFY(!pts.isEmpty());
+    const QString checkpoint = ck + "/" + pts.last();
+    const QString out = m_dir.filePath("embedded.npy");
+    Run r = cli({"tsne", "--dataset", data, "--checkpoint", checkpoint, "--iterations", "200", "--out", out});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("embedded by " + checkpoint), qPrintable(r.err));
+    const setscope::data::NpyArray a = setscope::data::readNpy(out.toStdString());
+    QCOMPARE(a.shape, (std::vector<std::uint64_t>{400, 2}));
+    for (float v : a.data)
+        QVERIFY(std::isfinite(v));
+    // A checkpoint needs the dataset it embeds.
+    r = cli({"tsne", "--input", data, "--checkpoint", checkpoint, "--out", out});
+    QVERIFY(r.code != 0);
+    QVERIFY2(r.err.contains("--checkpoint needs --dataset"), qPrintable(r.err));
 }
 
 void TestCliTsne::badInputNamesTheFile()
