@@ -26,5 +26,6 @@ void addProjectCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addOtCommands(CLI::App& app, ContextFn ctx, int& rc);
 void addAugmentCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addRetrieveCommand(CLI::App& app, ContextFn ctx, int& rc);
+void addTsneCommand(CLI::App& app, ContextFn ctx, int& rc);
 
 } // namespace setscope::cli

@@ -40,6 +40,7 @@ int main(int argc, char** argv)
     addOtCommands(app, ctx, rc);
     addAugmentCommand(app, ctx, rc);
     addRetrieveCommand(app, ctx, rc);
+    addTsneCommand(app, ctx, rc);
 
     try {
         app.parse(argc, argv);

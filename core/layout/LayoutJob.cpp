@@ -20,12 +20,8 @@ namespace {
 // Idle polling period: short enough that a new snapshot is picked up within a frame or
 // two, long enough to cost nothing; cancel is checked on each poll.
 constexpr auto kIdlePoll = std::chrono::milliseconds(15);
-// Spread (RMS per axis) of the PCA initialisation of a cold start: the same scale as the
-// N(0, 1e-4 I) random initialisation.
+// Spread (RMS) given to new items when the previous map is a single point.
 constexpr double kColdInitSpread = 1e-2;
-
-// Exact t-SNE keeps n² doubles: 800 MB at this size.
-constexpr std::int64_t kMaxTsneItems = 10000;
 
 using util::sz;
 
@@ -108,7 +104,8 @@ void LayoutJob::run()
 {
     std::shared_ptr<const job::EmbeddingSnapshot> current; // the snapshot being mapped
     std::shared_ptr<const Layout> previous;                   // the last published map
-    std::unique_ptr<Tsne> tsne;
+    std::unique_ptr<FastTsne> tsne;
+    std::shared_ptr<const job::EmbeddingSnapshot> mapped; // the snapshot `tsne` was built for
     int iterationsOnCurrent = 0;
     int target = 0; // t-SNE iterations planned for the current snapshot
 
@@ -126,19 +123,14 @@ void LayoutJob::run()
     // Sets up the map of `current`: PCA, or a cold / warm t-SNE start.
     auto begin = [&]() {
         checkSnapshot(*current);
-        tsne.reset();
         iterationsOnCurrent = 0;
         const auto n = static_cast<std::int64_t>(current->items.size());
         if (m_opt.method == LayoutMethod::Pca || n == 0) {
+            tsne.reset();
             publish(pca2(*current), 0, true);
             reportProgress(1, 1, "layout (PCA)");
             return;
         }
-        if (n > kMaxTsneItems)
-            throw std::invalid_argument(
-                "layout: the snapshot of step " + std::to_string(current->step) + " has "
-                + std::to_string(n) + " items; exact t-SNE needs n² memory and handles at most "
-                + std::to_string(kMaxTsneItems) + ". Snapshot fewer items or use PCA.");
         std::vector<float> init = pca2(*current);
         const Spread pcaSpread = spreadOf(init);
 
@@ -173,19 +165,23 @@ void LayoutJob::run()
                 warm.clear(); // nothing in common: a cold start is the better start
         }
 
-        TsneOptions opt = m_opt.tsne;
-        if (!warm.empty())
-            opt.maxIterations = m_opt.warmIterations;
-        target = opt.maxIterations;
-        tsne = std::make_unique<Tsne>(current->vectors.data(), n, current->dim, opt, &control());
+        if (!warm.empty() && tsne && mapped && mapped->items == current->items) {
+            // The same items in the same order (a training snapshot of the same subset): keep
+            // the object and its buffers, recompute the affinities only.
+            tsne->setInput(current->vectors.data(), n, current->dim, &control());
+        } else {
+            tsne.reset();
+            tsne = std::make_unique<FastTsne>(current->vectors.data(), n, current->dim, m_opt.tsne, &control());
+        }
+        mapped = current;
         if (!warm.empty()) {
             tsne->initialize(warm.data());
-        } else if (pcaSpread.rms > 0.0) {
-            const double s = kColdInitSpread * std::sqrt(2.0) / pcaSpread.rms;
-            for (std::size_t k = 0; k < init.size(); ++k)
-                init[k] = static_cast<float>((init[k] - (k % 2 == 0 ? pcaSpread.cx : pcaSpread.cy)) * s);
-            tsne->initializeCold(init.data());
-        } // else: all vectors equal; keep the random cold start of the constructor
+            tsne->setMaxIterations(m_opt.warmIterations);
+        } else {
+            tsne->initialize(); // cold: FastTsne's PCA start
+            tsne->setMaxIterations(m_opt.tsne.maxIterations);
+        }
+        target = tsne->options().maxIterations;
         publish(tsne->embedding(), 0, tsne->done());
     };
 

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/layout/Tsne.h"
+#include "core/layout/FastTsne.h"
 #include "core/job/EmbeddingSnapshot.h"
 #include "core/job/Job.h"
 
@@ -44,21 +44,27 @@ enum class LayoutMethod { Pca, Tsne };
 /// own worker thread. Feed it with submit() (any thread; only the newest unprocessed
 /// snapshot is kept). For each new snapshot:
 ///  - Pca: publishes the PCA map;
-///  - Tsne: warm-starts t-SNE from the previous map (items matched by id; items new to the
-///    map start at their PCA position scaled to the map), publishes the map every
-///    `publishEvery` iterations, and switches to a newer snapshot as soon as one arrives
-///    after at least `minIterationsPerSnapshot` iterations. The first snapshot gets a
-///    cold start (PCA initialisation, early exaggeration).
+///  - Tsne: FastTsne on every item of the snapshot (kNN affinities, FFT-accelerated
+///    gradient above FastTsne::kExactRepulsionMax items). The first snapshot gets a cold
+///    start (PCA initialisation, early exaggeration, `tsne.maxIterations` iterations). A later
+///    snapshot warm-starts from the previous map: affinities recomputed from its vectors,
+///    items matched by id keep their places, items new to the map start at their PCA
+///    position scaled to the map; no exaggeration, momentum 0.8, `warmIterations`
+///    iterations. The map is published every `publishEvery` iterations, and the job switches
+///    to a newer snapshot as soon as one arrives after at least `minIterationsPerSnapshot`
+///    iterations.
 /// Runs until cancelled; idles (polling for cancel) while there is nothing new. A malformed
-/// snapshot (vectors.size() != items.size() * dim) or one too large for exact t-SNE
-/// (> 10 000 items) ends the job as Failed, with a message naming the snapshot's step.
+/// snapshot (vectors.size() != items.size() * dim) ends the job as Failed, with a message
+/// naming the snapshot's step. There is no size limit: memory is O(n k) for the affinities
+/// (k = 3 perplexity) plus the interpolation grid; the kNN search of a new snapshot is the
+/// expensive part (seconds at 70 000 items, docs/BENCHMARKS.md), an iteration is tens of ms.
 /// Published layouts: an initial map as soon as a snapshot is taken (iteration 0), then one
 /// every `publishEvery` iterations; `converged` marks the last one (always true for PCA).
 class LayoutJob final : public job::Job {
 public:
     struct Options {
         LayoutMethod method = LayoutMethod::Tsne;
-        TsneOptions tsne; ///< maxIterations counts the cold start of the first snapshot
+        FastTsneOptions tsne; ///< maxIterations counts the cold start of the first snapshot
         int publishEvery = 10;
         int minIterationsPerSnapshot = 50;
         int warmIterations = 300; ///< iterations per snapshot after a warm start

@@ -190,6 +190,7 @@ private Q_SLOTS:
     void cancelWhileComputingAffinities();
     void submitFromAnotherThread();
     void malformedSnapshotFailsWithMessage();
+    void mapsEveryItemOfALargeSnapshot();
 };
 
 void TestLayoutJob::pcaModeMatchesPca()
@@ -484,17 +485,27 @@ void TestLayoutJob::malformedSnapshotFailsWithMessage()
     job.wait();
     QCOMPARE(job.status(), JobStatus::Failed);
     QVERIFY2(job.error().find("step 12") != std::string::npos, job.error().c_str());
+}
 
-    // Too many items for exact t-SNE: refused before any n² allocation.
-    LayoutJob big(LayoutJob::Options{});
-    big.start(nullptr);
-    std::vector<std::int64_t> items(10001);
-    for (std::size_t k = 0; k < items.size(); ++k)
-        items[k] = static_cast<std::int64_t>(k);
-    big.submit(snapshot(13, items, 1, std::vector<float>(items.size(), 1.0f)));
-    big.wait();
-    QCOMPARE(big.status(), JobStatus::Failed);
-    QVERIFY2(big.error().find("10001 items") != std::string::npos, big.error().c_str());
+// No size limit any more (the exact t-SNE refused more than 10 000 items): a 12 000-item
+// snapshot is mapped whole, by the FFT path, item for item.
+void TestLayoutJob::mapsEveryItemOfALargeSnapshot()
+{
+    LayoutJob::Options opt;
+    opt.tsne.maxIterations = 20;
+    LayoutJob job(opt);
+    job.start(nullptr);
+    std::vector<int> labels;
+    auto s = clusterSnapshot(13, 6, 2000, 8, 9, &labels);
+    QCOMPARE(s->items.size(), std::size_t(12000));
+    job.submit(s);
+    auto l = waitConverged(job, 13);
+    QVERIFY(l);
+    QVERIFY(l->items == s->items);
+    QCOMPARE(l->xy.size(), s->items.size() * 2);
+    QCOMPARE(l->iteration, 20);
+    QVERIFY(allFinite(l->xy));
+    QCOMPARE(job.status(), JobStatus::Running);
 }
 
 QTEST_GUILESS_MAIN(TestLayoutJob)

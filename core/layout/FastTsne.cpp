@@ -1,0 +1,926 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/layout/FastTsne.h"
+
+#include "core/eval/Knn.h"
+#include "core/job/Job.h"
+#include "core/layout/Pca.h"
+#include "core/layout/Tsne.h"
+#include "core/util/Index.h"
+
+#include <faiss/IndexFlat.h>
+#include <faiss/Clustering.h>
+#include <fftw3.h>
+#include <Eigen/Dense>
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace setscope::layout {
+
+namespace {
+
+using util::sz;
+
+constexpr double kEntropyTolerance = 1e-5; // nats, as the exact Tsne
+constexpr int kMaxSearchTries = 200;
+constexpr int kMomentumSwitchIteration = 250;
+constexpr double kInitialMomentum = 0.5;
+constexpr double kFinalMomentum = 0.8;
+constexpr double kMinGain = 0.01;
+constexpr double kInitStddev = 1e-4; // openTSNE: the PCA start's first axis has this std
+// Below this many points a parallel region costs more than it saves.
+constexpr std::int64_t kParallelMin = 256;
+// Rows calibrated between two cancel polls.
+constexpr std::int64_t kRowsPerPoll = 1024;
+// FFT-friendly box counts (FIt-SNE's list): a count below 200 is rounded up to one of these.
+constexpr std::array<int, 20> kAllowedBoxes = {25, 36, 50, 55, 60, 65, 70, 75, 80, 85,
+                                               90, 96, 100, 110, 120, 130, 140, 150, 175, 200};
+
+// FFTW's planner is not thread-safe (fftw_execute* is): plans are made and destroyed under
+// this lock, so two layout jobs can run at once.
+std::mutex& fftwPlannerMutex()
+{
+    static std::mutex m;
+    return m;
+}
+
+double sign(double x) { return x == 0.0 ? 0.0 : (x < 0.0 ? -1.0 : 1.0); }
+
+// Calibrates one kNN row: row[r] = p_{j_r|i} for squared distances dist[r], r < k. The
+// search of Tsne.cpp (bisection with Newton steps inside the bracket, starting at 1 / mean
+// shifted distance, distances shifted by their minimum so the row sum cannot underflow).
+void calibrateRow(const double* dist, int k, double logU, double* row)
+{
+    double dmin = std::numeric_limits<double>::infinity();
+    double dsum = 0.0;
+    for (int r = 0; r < k; ++r) {
+        dmin = std::min(dmin, dist[r]);
+        dsum += dist[r];
+    }
+    const double meanShift = dsum / k - dmin;
+    double beta = meanShift > 0.0 ? 1.0 / meanShift : 1.0;
+    double lo = 0.0;
+    double hi = std::numeric_limits<double>::infinity();
+    for (int tries = 0; tries < kMaxSearchTries; ++tries) {
+        double sum = 0.0, s1 = 0.0, s2 = 0.0;
+        for (int r = 0; r < k; ++r) {
+            const double e = dist[r] - dmin;
+            const double w = std::exp(-beta * e);
+            row[r] = w;
+            sum += w;
+            s1 += w * e;
+            s2 += w * e * e;
+        }
+        const double mean = s1 / sum;
+        const double var = std::max(0.0, s2 / sum - mean * mean);
+        const double diff = std::log(sum) + beta * mean - logU;
+        if (std::abs(diff) < kEntropyTolerance)
+            break;
+        if (diff > 0.0)
+            lo = beta;
+        else
+            hi = beta;
+        const double slope = -beta * var;
+        const double newton = slope < 0.0 ? beta - diff / slope : -1.0;
+        if (std::isfinite(newton) && newton > lo && newton < hi)
+            beta = newton;
+        else if (std::isinf(hi))
+            beta *= 2.0;
+        else
+            beta = 0.5 * (lo + hi);
+    }
+    double sum = 0.0;
+    for (int r = 0; r < k; ++r)
+        sum += row[r];
+    for (int r = 0; r < k; ++r)
+        row[r] /= sum;
+}
+
+void checkInput(const float* x, std::int64_t n, int d, double perplexity)
+{
+    if (n < 1)
+        throw std::invalid_argument("t-SNE: need at least one point, got " + std::to_string(n));
+    if (n > std::numeric_limits<std::int32_t>::max())
+        throw std::invalid_argument("t-SNE: too many points (" + std::to_string(n) + ")");
+    if (d < 1)
+        throw std::invalid_argument("t-SNE: input dimension must be positive, got " + std::to_string(d));
+    if (!x)
+        throw std::invalid_argument("t-SNE: null input");
+    if (!(perplexity > 0.0) || !std::isfinite(perplexity))
+        throw std::invalid_argument("t-SNE: perplexity must be positive, got " + std::to_string(perplexity));
+    const std::size_t count = sz(n) * static_cast<std::size_t>(d);
+    for (std::size_t k = 0; k < count; ++k)
+        if (!std::isfinite(x[k]))
+            throw std::invalid_argument("t-SNE: the input holds a NaN or infinite value (point "
+                                        + std::to_string(k / static_cast<std::size_t>(d)) + ")");
+}
+
+int resolveThreads(int requested) { return requested > 0 ? requested : std::max(1, omp_get_max_threads()); }
+
+// Sets the calling thread's OpenMP team size for a scope (FAISS sizes its teams by it).
+class OmpThreadsScope {
+public:
+    explicit OmpThreadsScope(int threads)
+        : m_old(omp_get_max_threads())
+    {
+        omp_set_num_threads(threads);
+    }
+    ~OmpThreadsScope() { omp_set_num_threads(m_old); }
+    OmpThreadsScope(const OmpThreadsScope&) = delete;
+    OmpThreadsScope& operator=(const OmpThreadsScope&) = delete;
+
+private:
+    int m_old;
+};
+
+// The k nearest other points of every point, approximately, by an inverted file: the points
+// are clustered into about sqrt(n) lists (FAISS k-means on a sample of 64 points per list,
+// FAISS's fixed seed), and the points of list c are searched among the points of the
+// `probes` lists whose centroids are nearest to c's centroid (c itself first). Probing per
+// list rather than per query lets each list's search be one matrix product (Eigen, one per
+// thread) instead of FAISS's per-query scan, which took 0.5 ms per query on the 2-core
+// machine. Exact distances (in float) among the candidates; deterministic: each list is
+// searched by one thread, whatever the team. A point that finds fewer than k candidates
+// (tiny lists) is searched exactly.
+std::vector<std::int64_t> approximateKnn(const float* x, std::int64_t n, int d, int k, int threads,
+                                         job::JobControl* control)
+{
+    const int nlist = std::clamp(static_cast<int>(std::lround(std::sqrt(static_cast<double>(n)))), 16, 4096);
+    const int probes = std::min(nlist, std::max(8, nlist / 12));
+    faiss::ClusteringParameters cp;
+    cp.niter = 10;
+    cp.max_points_per_centroid = 64;
+    cp.verbose = false;
+    faiss::Clustering clustering(d, nlist, cp);
+    faiss::IndexFlatL2 quantizer(d);
+    clustering.train(n, x, quantizer);
+    if (control)
+        control->checkpoint();
+    // Each point's list.
+    std::vector<faiss::Index::idx_t> assign(sz(n));
+    {
+        std::vector<float> dist(sz(n));
+        quantizer.search(n, x, 1, dist.data(), assign.data());
+    }
+    std::vector<std::vector<std::int64_t>> members(sz(nlist));
+    for (std::int64_t i = 0; i < n; ++i)
+        members[sz(assign[sz(i)])].push_back(i);
+    // Each list's probes: the lists of its nearest centroids.
+    std::vector<faiss::Index::idx_t> probe(sz(nlist) * sz(probes));
+    {
+        std::vector<float> dist(sz(nlist) * sz(probes));
+        quantizer.search(nlist, clustering.centroids.data(), probes, dist.data(), probe.data());
+    }
+    if (control)
+        control->checkpoint();
+
+    using RowMatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const Eigen::Map<const RowMatrixF> all(x, n, d);
+    Eigen::VectorXf norms = all.rowwise().squaredNorm();
+    std::vector<std::int64_t> out(sz(n) * sz(k), -1);
+    std::vector<char> short_(sz(n), 0);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        RowMatrixF queries, candidates, dots;
+        std::vector<std::int64_t> cand;
+        std::vector<std::pair<float, std::int64_t>> row;
+        std::vector<float> candNorms;
+#pragma omp for schedule(dynamic, 1)
+        for (int c = 0; c < nlist; ++c) {
+            if (control && control->cancelRequested())
+                continue; // no exception may leave an OpenMP region
+            const std::vector<std::int64_t>& mine = members[sz(c)];
+            if (mine.empty())
+                continue;
+            cand.clear();
+            for (int r = 0; r < probes; ++r) {
+                const faiss::Index::idx_t l = probe[sz(c) * sz(probes) + sz(r)];
+                if (l >= 0)
+                    cand.insert(cand.end(), members[sz(l)].begin(), members[sz(l)].end());
+            }
+            queries.resize(static_cast<Eigen::Index>(mine.size()), d);
+            for (std::size_t q = 0; q < mine.size(); ++q)
+                queries.row(static_cast<Eigen::Index>(q)) = all.row(mine[q]);
+            candidates.resize(static_cast<Eigen::Index>(cand.size()), d);
+            for (std::size_t j = 0; j < cand.size(); ++j)
+                candidates.row(static_cast<Eigen::Index>(j)) = all.row(cand[j]);
+            dots.noalias() = queries * candidates.transpose();
+            candNorms.resize(cand.size());
+            for (std::size_t j = 0; j < cand.size(); ++j)
+                candNorms[j] = norms(cand[j]);
+            for (std::size_t q = 0; q < mine.size(); ++q) {
+                const std::int64_t i = mine[q];
+                if (cand.size() < sz(k) + 1) {
+                    short_[sz(i)] = 1;
+                    continue;
+                }
+                // A max-heap of the k best (distance, index): after the first k candidates
+                // most are rejected by one comparison with its top.
+                row.clear();
+                const float* dq = dots.data() + static_cast<std::ptrdiff_t>(q) * dots.cols();
+                const float ni = norms(i);
+                for (std::size_t j = 0; j < cand.size(); ++j) {
+                    if (cand[j] == i)
+                        continue;
+                    const std::pair<float, std::int64_t> e{ni + candNorms[j] - 2.0f * dq[j], cand[j]};
+                    if (row.size() < sz(k)) {
+                        row.push_back(e);
+                        if (row.size() == sz(k))
+                            std::make_heap(row.begin(), row.end());
+                    } else if (e < row.front()) {
+                        std::pop_heap(row.begin(), row.end());
+                        row.back() = e;
+                        std::push_heap(row.begin(), row.end());
+                    }
+                }
+                std::sort_heap(row.begin(), row.end());
+                for (int r = 0; r < k; ++r)
+                    out[sz(i) * sz(k) + sz(r)] = row[sz(r)].second;
+            }
+        }
+    }
+    if (control)
+        control->checkpoint();
+    std::vector<std::int64_t> missing;
+    for (std::int64_t i = 0; i < n; ++i)
+        if (short_[sz(i)])
+            missing.push_back(i);
+    if (!missing.empty()) {
+        std::vector<float> queries;
+        for (std::int64_t i : missing)
+            queries.insert(queries.end(), x + sz(i) * sz(d), x + sz(i + 1) * sz(d));
+        const std::int64_t m = static_cast<std::int64_t>(missing.size());
+        const int kk = k + 1;
+        faiss::IndexFlatL2 flat(d);
+        flat.add(n, x);
+        std::vector<float> dd(sz(m) * sz(kk));
+        std::vector<faiss::Index::idx_t> ii(sz(m) * sz(kk));
+        flat.search(m, queries.data(), kk, dd.data(), ii.data());
+        for (std::int64_t r = 0; r < m; ++r) {
+            int o = 0;
+            for (int j = 0; j < kk && o < k; ++j) {
+                const faiss::Index::idx_t id = ii[sz(r) * sz(kk) + sz(j)];
+                if (id >= 0 && id != missing[sz(r)])
+                    out[sz(missing[sz(r)]) * sz(k) + sz(o++)] = id;
+            }
+        }
+    }
+    return out;
+}
+
+// --- FFT-accelerated repulsion ---------------------------------------------------------------
+
+} // namespace
+
+struct FftwFree {
+    void operator()(void* p) const { fftw_free(p); }
+};
+
+// FFTW buffers and plans for one grid size, reused across iterations while the size holds.
+struct FftWorkspace {
+    int m = 0; // transform size per axis (2 x grid nodes)
+    int threads = 0;
+    std::unique_ptr<double, FftwFree> kernel;                 // m x m real
+    std::unique_ptr<fftw_complex, FftwFree> kernelHat;        // m x (m/2 + 1)
+    std::vector<std::unique_ptr<double, FftwFree>> real;      // per thread, m x m
+    std::vector<std::unique_ptr<fftw_complex, FftwFree>> hat; // per thread, m x (m/2 + 1)
+    fftw_plan forward = nullptr;
+    fftw_plan backward = nullptr;
+
+    ~FftWorkspace() { release(); }
+
+    void release()
+    {
+        std::lock_guard lock(fftwPlannerMutex());
+        if (forward)
+            fftw_destroy_plan(forward);
+        if (backward)
+            fftw_destroy_plan(backward);
+        forward = backward = nullptr;
+    }
+
+    void ensure(int size, int teamSize)
+    {
+        if (size == m && teamSize == threads)
+            return;
+        release();
+        m = size;
+        threads = teamSize;
+        const std::size_t reals = sz(m) * sz(m);
+        const std::size_t complexes = sz(m) * sz(m / 2 + 1);
+        auto allocReal = [&] { return std::unique_ptr<double, FftwFree>(fftw_alloc_real(reals)); };
+        auto allocComplex = [&] { return std::unique_ptr<fftw_complex, FftwFree>(fftw_alloc_complex(complexes)); };
+        kernel = allocReal();
+        kernelHat = allocComplex();
+        real.clear();
+        hat.clear();
+        for (int t = 0; t < threads; ++t) {
+            real.push_back(allocReal());
+            hat.push_back(allocComplex());
+        }
+        if (!kernel || !kernelHat)
+            throw std::bad_alloc();
+        for (int t = 0; t < threads; ++t)
+            if (!real[sz(t)] || !hat[sz(t)])
+                throw std::bad_alloc();
+        // FFTW_ESTIMATE: the plan depends on the size only (not on timing), so results are
+        // reproducible; FFTW_MEASURE would pick algorithms by the machine's load.
+        std::lock_guard lock(fftwPlannerMutex());
+        forward = fftw_plan_dft_r2c_2d(m, m, kernel.get(), kernelHat.get(), FFTW_ESTIMATE);
+        backward = fftw_plan_dft_c2r_2d(m, m, kernelHat.get(), kernel.get(), FFTW_ESTIMATE);
+        if (!forward || !backward)
+            throw std::runtime_error("t-SNE: FFTW could not plan a " + std::to_string(m) + " x "
+                                     + std::to_string(m) + " transform");
+    }
+};
+
+namespace {
+
+
+// Boxes per axis: one per 1 / boxesPerUnit units of the map's extent, at least minBoxes, at
+// most kMaxBoxes and at most 4 sqrt(n) (many more boxes than points only refine empty space:
+// two points repelling each other would otherwise get an ever larger grid).
+int boxCount(double extent, std::int64_t n, const FastTsneOptions& o)
+{
+    const double wanted = std::ceil(extent * o.boxesPerUnit);
+    const double cap = std::min(static_cast<double>(FastTsne::kMaxBoxes), std::ceil(4.0 * std::sqrt(static_cast<double>(n))));
+    int boxes = static_cast<int>(std::clamp(wanted, static_cast<double>(o.minBoxes),
+                                            std::max(static_cast<double>(o.minBoxes), cap)));
+    if (boxes < kAllowedBoxes.back())
+        for (int a : kAllowedBoxes)
+            if (a >= boxes) {
+                boxes = a;
+                break;
+            }
+    return boxes;
+}
+
+// Repulsion by interpolation (Linderman et al., Nat. Methods 2019, the 2-D case of FIt-SNE's
+// nbodyfft2): the four sums phi_c(y_i) = sum_j K(y_i, y_j) q_c(y_j) with the squared Cauchy
+// kernel K = (1 + |y_i - y_j|²)⁻² and charges q = (1, y_x, y_y, |y|²) are approximated by
+// spreading the charges onto an equispaced grid (Lagrange interpolation, p nodes per box and
+// axis), convolving the grid with K by FFT (zero-padded to 2N, so circular = linear), and
+// interpolating the potentials back. Then
+//   rep_i = sum_j K_ij (y_i - y_j) = y_i phi_1 - (phi_2, phi_3),
+//   z_i = sum_j K_ij (1 + |y_i - y_j|²) = (1 + |y_i|²) phi_1 - 2 y_i.(phi_2, phi_3) + phi_4,
+// and Z = sum_i z_i - n (the self terms).
+double fftRepulsion(const std::vector<double>& pos, std::int64_t n, const FastTsneOptions& o, int threads,
+                    FftWorkspace& ws, std::vector<double>& rep)
+{
+    const int p = o.interpolationPoints;
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -lo;
+    for (double v : pos) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    const int boxes = boxCount(hi - lo, n, o);
+    // A degenerate map (all points equal) still needs a box width.
+    const double boxWidth = std::max(hi - lo, 1e-12) / boxes;
+    const int nodes = boxes * p; // grid nodes per axis
+    const double h = boxWidth / p;
+    const int m = 2 * nodes;
+    const int teams = std::min(threads, 4);
+    ws.ensure(m, teams);
+
+    // Lagrange basis on nodes t_k = (k + 1/2) / p of the unit box.
+    std::vector<double> t(sz(p)), denom(sz(p));
+    for (int k = 0; k < p; ++k)
+        t[sz(k)] = (k + 0.5) / p;
+    for (int k = 0; k < p; ++k) {
+        double dd = 1.0;
+        for (int j = 0; j < p; ++j)
+            if (j != k)
+                dd *= t[sz(k)] - t[sz(j)];
+        denom[sz(k)] = dd;
+    }
+
+    // Per point and axis: the first grid node of its box and the p weights.
+    std::vector<std::int32_t> node0(sz(2 * n));
+    std::vector<double> weight(sz(2 * n) * sz(p));
+#pragma omp parallel for schedule(static) num_threads(threads) if (n >= kParallelMin && threads > 1)
+    for (std::int64_t a = 0; a < 2 * n; ++a) {
+        const double u = (pos[sz(a)] - lo) / boxWidth;
+        const int b = std::clamp(static_cast<int>(u), 0, boxes - 1);
+        const double s = u - b;
+        node0[sz(a)] = b * p;
+        double* w = weight.data() + sz(a) * sz(p);
+        for (int k = 0; k < p; ++k) {
+            double num = 1.0;
+            for (int j = 0; j < p; ++j)
+                if (j != k)
+                    num *= s - t[sz(j)];
+            w[k] = num / denom[sz(k)];
+        }
+    }
+
+    // The kernel on the padded grid, indexed by the (circular) node offset.
+    double* kernel = ws.kernel.get();
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    for (int a = 0; a < m; ++a) {
+        const int da = a <= nodes ? a : a - m;
+        for (int b = 0; b < m; ++b) {
+            const int db = b <= nodes ? b : b - m;
+            const double r2 = (static_cast<double>(da) * da + static_cast<double>(db) * db) * h * h;
+            const double k1 = 1.0 / (1.0 + r2);
+            kernel[sz(a) * sz(m) + sz(b)] = (a == nodes || b == nodes) ? 0.0 : k1 * k1;
+        }
+    }
+    fftw_execute_dft_r2c(ws.forward, kernel, ws.kernelHat.get());
+
+    // One charge per thread: spread, transform, multiply, transform back, gather. Each charge
+    // is summed in point order by one thread, so the result does not depend on the team.
+    std::array<std::vector<double>, 4> phi;
+    for (auto& v : phi)
+        v.assign(sz(n), 0.0);
+    const std::size_t hatSize = sz(m) * sz(m / 2 + 1);
+    const double norm = 1.0 / (static_cast<double>(m) * m);
+#pragma omp parallel for schedule(static, 1) num_threads(teams) if (teams > 1)
+    for (int c = 0; c < 4; ++c) {
+        const int tid = teams > 1 ? omp_get_thread_num() : 0;
+        double* grid = ws.real[sz(tid)].get();
+        fftw_complex* hat = ws.hat[sz(tid)].get();
+        std::fill(grid, grid + sz(m) * sz(m), 0.0);
+        for (std::int64_t i = 0; i < n; ++i) {
+            const double x = pos[sz(2 * i)];
+            const double y = pos[sz(2 * i + 1)];
+            const double q = c == 0 ? 1.0 : c == 1 ? x : c == 2 ? y : x * x + y * y;
+            const double* wx = weight.data() + sz(2 * i) * sz(p);
+            const double* wy = weight.data() + sz(2 * i + 1) * sz(p);
+            const int gx = node0[sz(2 * i)];
+            const int gy = node0[sz(2 * i + 1)];
+            for (int kx = 0; kx < p; ++kx) {
+                double* row = grid + sz(gx + kx) * sz(m) + sz(gy);
+                const double qx = q * wx[kx];
+                for (int ky = 0; ky < p; ++ky)
+                    row[ky] += qx * wy[ky];
+            }
+        }
+        fftw_execute_dft_r2c(ws.forward, grid, hat);
+        const fftw_complex* kh = ws.kernelHat.get();
+        for (std::size_t k = 0; k < hatSize; ++k) {
+            const double re = hat[k][0] * kh[k][0] - hat[k][1] * kh[k][1];
+            const double im = hat[k][0] * kh[k][1] + hat[k][1] * kh[k][0];
+            hat[k][0] = re;
+            hat[k][1] = im;
+        }
+        fftw_execute_dft_c2r(ws.backward, hat, grid);
+        std::vector<double>& out = phi[sz(c)];
+        for (std::int64_t i = 0; i < n; ++i) {
+            const double* wx = weight.data() + sz(2 * i) * sz(p);
+            const double* wy = weight.data() + sz(2 * i + 1) * sz(p);
+            const int gx = node0[sz(2 * i)];
+            const int gy = node0[sz(2 * i + 1)];
+            double s = 0.0;
+            for (int kx = 0; kx < p; ++kx) {
+                const double* row = grid + sz(gx + kx) * sz(m) + sz(gy);
+                double r = 0.0;
+                for (int ky = 0; ky < p; ++ky)
+                    r += wy[ky] * row[ky];
+                s += wx[kx] * r;
+            }
+            out[sz(i)] = s * norm;
+        }
+    }
+
+    std::vector<double> z(sz(n));
+#pragma omp parallel for schedule(static) num_threads(threads) if (n >= kParallelMin && threads > 1)
+    for (std::int64_t i = 0; i < n; ++i) {
+        const double x = pos[sz(2 * i)];
+        const double y = pos[sz(2 * i + 1)];
+        const double p1 = phi[0][sz(i)], p2 = phi[1][sz(i)], p3 = phi[2][sz(i)], p4 = phi[3][sz(i)];
+        rep[sz(2 * i)] = x * p1 - p2; // the self terms cancel exactly
+        rep[sz(2 * i + 1)] = y * p1 - p3;
+        z[sz(i)] = (1.0 + x * x + y * y) * p1 - 2.0 * (x * p2 + y * p3) + p4;
+    }
+    // Each z_i holds its self term, the interpolated kernel at distance 0, which is not
+    // exactly 1; FIt-SNE subtracts n all the same, and so does this: subtracting the exact
+    // interpolated self terms was tried and made the repulsion 1.4-4x less accurate in
+    // tst_FastTsne (the interpolation errs the same way on close neighbours, and the two
+    // errors cancel).
+    double zsum = -static_cast<double>(n);
+    for (double v : z)
+        zsum += v;
+    return zsum; // may be <= 0 for a tiny map in boxes much wider than the kernel: see the caller
+}
+
+// Exact repulsion: rep_i = sum_j num_ij² (y_i - y_j), Z = sum_{i != j} num_ij.
+double exactRepulsion(const std::vector<double>& pos, std::int64_t n, int threads, std::vector<double>& rep)
+{
+    std::vector<double> z(sz(n));
+    const double* ps = pos.data();
+#pragma omp parallel for schedule(dynamic, 32) num_threads(threads) if (n >= kParallelMin && threads > 1)
+    for (std::int64_t i = 0; i < n; ++i) {
+        const double xi = ps[2 * i];
+        const double yi = ps[2 * i + 1];
+        double rx = 0.0, ry = 0.0, zi = 0.0;
+        for (std::int64_t j = 0; j < n; ++j) {
+            const double dx = xi - ps[2 * j];
+            const double dy = yi - ps[2 * j + 1];
+            const double num = 1.0 / (1.0 + dx * dx + dy * dy);
+            const double n2 = num * num;
+            rx += n2 * dx;
+            ry += n2 * dy;
+            zi += num;
+        }
+        rep[sz(2 * i)] = rx;
+        rep[sz(2 * i + 1)] = ry;
+        z[sz(i)] = zi - 1.0; // j == i contributed num = 1
+    }
+    double zsum = 0.0;
+    for (double v : z)
+        zsum += v;
+    return zsum;
+}
+
+} // namespace
+
+// --- affinities ------------------------------------------------------------------------------
+
+KnnAffinities FastTsne::knnAffinities(const float* x, std::int64_t n, int d, double perplexity, int threads,
+                                      job::JobControl* control)
+{
+    checkInput(x, n, d, perplexity);
+    threads = resolveThreads(threads);
+    KnnAffinities out;
+    out.n = n;
+    out.perplexity = Tsne::effectivePerplexity(perplexity, n);
+    const int k = static_cast<int>(std::min<double>(static_cast<double>(n - 1), std::floor(3.0 * perplexity)));
+    out.k = std::max(0, k);
+    if (out.k == 0)
+        return out;
+
+    {
+        OmpThreadsScope scope(threads);
+        if (n <= kExactKnnMax) {
+            out.neighbours = eval::nearestNeighbours({x, n, d}, {x, n, d}, out.k, true, control).ids;
+        } else {
+            out.neighbours = approximateKnn(x, n, d, out.k, threads, control);
+            out.exact = false;
+        }
+    }
+    out.p.assign(out.neighbours.size(), 0.0);
+    const double logU = std::log(out.perplexity);
+    const std::int64_t blocks = (n + kRowsPerPoll - 1) / kRowsPerPoll;
+    const int kk = out.k;
+#pragma omp parallel num_threads(threads) if (n >= kParallelMin && threads > 1)
+    {
+        std::vector<double> dist(sz(kk));
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t b = 0; b < blocks; ++b) {
+            if (control && control->cancelRequested())
+                continue; // no exception may leave an OpenMP region
+            const std::int64_t end = std::min(n, (b + 1) * kRowsPerPoll);
+            for (std::int64_t i = b * kRowsPerPoll; i < end; ++i) {
+                // Squared distances again in double from the input: FAISS's are float and
+                // computed as |a|² + |b|² - 2a.b.
+                const float* xi = x + sz(i) * sz(d);
+                for (int r = 0; r < kk; ++r) {
+                    const std::int64_t j = out.neighbours[sz(i) * sz(kk) + sz(r)];
+                    const float* xj = x + sz(j) * sz(d);
+                    double s = 0.0;
+                    for (int c = 0; c < d; ++c) {
+                        const double diff = static_cast<double>(xi[c]) - xj[c];
+                        s += diff * diff;
+                    }
+                    dist[sz(r)] = s;
+                }
+                calibrateRow(dist.data(), kk, logU, out.p.data() + sz(i) * sz(kk));
+            }
+        }
+    }
+    if (control)
+        control->checkpoint();
+    return out;
+}
+
+SparseAffinities FastTsne::symmetrise(const KnnAffinities& c)
+{
+    SparseAffinities s;
+    const std::int64_t n = c.n;
+    const int k = c.k;
+    s.n = n;
+    s.rowStart.assign(sz(n + 1), 0);
+    if (k == 0)
+        return s;
+    // Row i holds its own k entries and one entry per point that has i as a neighbour;
+    // sorted by column, duplicates (mutual neighbours) summed: own entry first, then the
+    // transposed one, always in that order.
+    std::vector<std::int64_t> count(sz(n), k);
+    for (std::int64_t j : c.neighbours)
+        ++count[sz(j)];
+    std::vector<std::int64_t> start(sz(n + 1), 0);
+    for (std::int64_t i = 0; i < n; ++i)
+        start[sz(i + 1)] = start[sz(i)] + count[sz(i)];
+    std::vector<std::pair<std::int32_t, double>> entries(sz(start[sz(n)]));
+    std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+    const double inv2n = 1.0 / (2.0 * static_cast<double>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+        for (int r = 0; r < k; ++r)
+            entries[sz(fill[sz(i)]++)] = {static_cast<std::int32_t>(c.neighbours[sz(i) * sz(k) + sz(r)]),
+                                          c.p[sz(i) * sz(k) + sz(r)] * inv2n};
+    for (std::int64_t i = 0; i < n; ++i)
+        for (int r = 0; r < k; ++r) {
+            const std::int64_t j = c.neighbours[sz(i) * sz(k) + sz(r)];
+            entries[sz(fill[sz(j)]++)] = {static_cast<std::int32_t>(i), c.p[sz(i) * sz(k) + sz(r)] * inv2n};
+        }
+    std::vector<std::int64_t> merged(sz(n), 0);
+#pragma omp parallel for schedule(dynamic, 256) if (n >= kParallelMin)
+    for (std::int64_t i = 0; i < n; ++i) {
+        auto b = entries.begin() + start[sz(i)];
+        auto e = entries.begin() + start[sz(i + 1)];
+        std::stable_sort(b, e, [](const auto& u, const auto& v) { return u.first < v.first; });
+        auto w = b;
+        for (auto r = b; r != e; ++r) {
+            if (w != b && (w - 1)->first == r->first)
+                (w - 1)->second += r->second;
+            else
+                *w++ = *r;
+        }
+        merged[sz(i)] = w - b;
+    }
+    for (std::int64_t i = 0; i < n; ++i)
+        s.rowStart[sz(i + 1)] = s.rowStart[sz(i)] + merged[sz(i)];
+    s.col.resize(sz(s.rowStart[sz(n)]));
+    s.val.resize(s.col.size());
+    for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t r = 0; r < merged[sz(i)]; ++r) {
+            const auto& en = entries[sz(start[sz(i)] + r)];
+            s.col[sz(s.rowStart[sz(i)] + r)] = en.first;
+            s.val[sz(s.rowStart[sz(i)] + r)] = en.second;
+        }
+    return s;
+}
+
+// --- the object ------------------------------------------------------------------------------
+
+FastTsne::FastTsne(const float* x, std::int64_t n, int d, FastTsneOptions options, job::JobControl* control)
+    : m_n(n)
+    , m_opt(options)
+{
+    if (m_opt.maxIterations < 0)
+        throw std::invalid_argument("t-SNE: maxIterations must not be negative");
+    if (m_opt.learningRate < 0.0 || !std::isfinite(m_opt.learningRate))
+        throw std::invalid_argument("t-SNE: the learning rate must be positive (or 0 for automatic)");
+    if (m_opt.interpolationPoints < 1 || m_opt.interpolationPoints > 10)
+        throw std::invalid_argument("t-SNE: interpolation points per box must be 1..10");
+    if (m_opt.minBoxes < 1 || !(m_opt.boxesPerUnit > 0.0))
+        throw std::invalid_argument("t-SNE: the interpolation grid needs at least one box");
+    if (!(m_opt.earlyExaggeration > 0.0))
+        throw std::invalid_argument("t-SNE: the early exaggeration must be positive");
+    m_learningRate = m_opt.learningRate > 0.0
+                         ? m_opt.learningRate
+                         : std::max(200.0, static_cast<double>(n) / m_opt.earlyExaggeration);
+    m_fft = m_opt.repulsion == TsneRepulsion::Fft
+            || (m_opt.repulsion == TsneRepulsion::Auto && n > kExactRepulsionMax);
+    m_workspace = std::make_unique<FftWorkspace>();
+    setInput(x, n, d, control);
+    m_y.assign(sz(2 * n), 0.0f);
+    m_pos.assign(sz(2 * n), 0.0);
+    initialize(nullptr);
+}
+
+FastTsne::~FastTsne() = default;
+
+void FastTsne::setInput(const float* x, std::int64_t n, int d, job::JobControl* control)
+{
+    if (m_n != n)
+        throw std::invalid_argument("t-SNE: a new snapshot must have the same " + std::to_string(m_n)
+                                    + " items, got " + std::to_string(n));
+    const auto t0 = std::chrono::steady_clock::now();
+    m_p = symmetrise(knnAffinities(x, n, d, m_opt.perplexity, threads(), control));
+    m_valf.assign(m_p.val.begin(), m_p.val.end());
+    m_affinitySeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    // PCA start (openTSNE): first axis scaled to standard deviation 1e-4; an axis without
+    // spread (1-D input, equal points) gets random values of that spread by seed instead.
+    m_pcaInit.assign(sz(2 * n), 0.0f);
+    if (n > 1) {
+        if (d >= 2) {
+            m_pcaInit = pca(x, n, d, 2);
+        } else {
+            const std::vector<float> one = pca(x, n, d, 1);
+            for (std::int64_t i = 0; i < n; ++i)
+                m_pcaInit[sz(2 * i)] = one[sz(i)];
+        }
+        double sd[2] = {0.0, 0.0};
+        for (int a = 0; a < 2; ++a) {
+            double mean = 0.0;
+            for (std::int64_t i = 0; i < n; ++i)
+                mean += m_pcaInit[sz(2 * i + a)];
+            mean /= static_cast<double>(n);
+            double ss = 0.0;
+            for (std::int64_t i = 0; i < n; ++i) {
+                const double v = m_pcaInit[sz(2 * i + a)] - mean;
+                ss += v * v;
+            }
+            sd[a] = std::sqrt(ss / static_cast<double>(n));
+        }
+        const double ref = sd[0] > 0.0 ? sd[0] : 1.0;
+        std::mt19937_64 rng(m_opt.seed);
+        std::normal_distribution<double> normal(0.0, kInitStddev);
+        for (int a = 0; a < 2; ++a) {
+            const bool flat = !(sd[a] > 1e-12 * ref) || sd[0] == 0.0;
+            for (std::int64_t i = 0; i < n; ++i) {
+                float& v = m_pcaInit[sz(2 * i + a)];
+                v = flat ? static_cast<float>(normal(rng)) : static_cast<float>(v * kInitStddev / ref);
+            }
+        }
+    }
+}
+
+int FastTsne::threads() const { return resolveThreads(m_opt.threads); }
+
+void FastTsne::resetOptimizer(bool warm)
+{
+    m_warm = warm;
+    m_iter = 0;
+    m_update.assign(sz(2 * m_n), 0.0);
+    m_gains.assign(sz(2 * m_n), 1.0);
+}
+
+void FastTsne::syncEmbedding()
+{
+    for (std::size_t k = 0; k < m_pos.size(); ++k)
+        m_y[k] = static_cast<float>(m_pos[k]);
+}
+
+void FastTsne::initialize(const float* y0)
+{
+    initializeCold(y0 ? y0 : m_pcaInit.data());
+    m_warm = y0 != nullptr;
+}
+
+void FastTsne::initializeCold(const float* y0)
+{
+    if (!y0)
+        y0 = m_pcaInit.data();
+    for (std::size_t k = 0; k < m_pos.size(); ++k)
+        m_pos[k] = static_cast<double>(y0[k]);
+    if (m_n == 1)
+        m_pos.assign(2, 0.0);
+    syncEmbedding();
+    resetOptimizer(false);
+}
+
+void FastTsne::setMaxIterations(int iterations)
+{
+    if (iterations < 0)
+        throw std::invalid_argument("t-SNE: maxIterations must not be negative");
+    m_opt.maxIterations = iterations;
+}
+
+int FastTsne::step(int iterations, job::JobControl* control)
+{
+    int done = 0;
+    while (done < iterations && m_iter < m_opt.maxIterations) {
+        if (control)
+            control->checkpoint();
+        iterate();
+        ++done;
+    }
+    return done;
+}
+
+void FastTsne::computeForces(std::vector<double>& attr, std::vector<double>& rep, double& z, bool exact) const
+{
+    const std::int64_t n = m_n;
+    const int team = threads();
+    attr.assign(sz(2 * n), 0.0);
+    rep.assign(sz(2 * n), 0.0);
+    // The attraction reads positions and P in float (half the bytes of the O(nnz) pass,
+    // which is memory-bound: 45 -> 30 ms per iteration at 70 000 points) and sums in double.
+    std::vector<float> pf(m_pos.begin(), m_pos.end());
+    const float* ps = pf.data();
+    const float* pv = m_valf.data();
+    const std::int32_t* pc = m_p.col.data();
+#pragma omp parallel for schedule(dynamic, 256) num_threads(team) if (n >= kParallelMin && team > 1)
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float xi = ps[2 * i];
+        const float yi = ps[2 * i + 1];
+        double ax = 0.0, ay = 0.0;
+        for (std::int64_t e = m_p.rowStart[sz(i)]; e < m_p.rowStart[sz(i + 1)]; ++e) {
+            const std::int32_t j = pc[e];
+            const float dx = xi - ps[2 * j];
+            const float dy = yi - ps[2 * j + 1];
+            const float w = pv[e] / (1.0f + dx * dx + dy * dy);
+            ax += w * dx;
+            ay += w * dy;
+        }
+        attr[sz(2 * i)] = ax;
+        attr[sz(2 * i + 1)] = ay;
+    }
+    if (exact || !m_fft)
+        z = exactRepulsion(m_pos, n, team, rep);
+    else {
+        z = fftRepulsion(m_pos, n, m_opt, team, *m_workspace, rep);
+        // Z is a sum of positive terms; an interpolated Z that is not clearly positive (a
+        // handful of points in boxes much wider than the kernel) is useless: sum exactly.
+        if (!(z > 1e-3 * static_cast<double>(n)))
+            z = exactRepulsion(m_pos, n, team, rep);
+    }
+}
+
+void FastTsne::iterate()
+{
+    const std::int64_t n = m_n;
+    if (n < 2) {
+        ++m_iter;
+        return;
+    }
+    const bool exaggerate = !m_warm && m_iter < m_opt.exaggerationIterations;
+    const double exaggeration = exaggerate ? m_opt.earlyExaggeration : 1.0;
+    const double momentum = (m_warm || m_iter >= kMomentumSwitchIteration) ? kFinalMomentum : kInitialMomentum;
+    std::vector<double> attr, rep;
+    double z = 0.0;
+    computeForces(attr, rep, z, false);
+    const double invZ = 1.0 / std::max(z, std::numeric_limits<double>::min());
+    const double lr = m_learningRate;
+    const int team = threads();
+    // The gradient without its factor 4, as bhtsne / FIt-SNE / openTSNE step it.
+#pragma omp parallel for schedule(static) num_threads(team) if (n >= kParallelMin && team > 1)
+    for (std::int64_t k = 0; k < 2 * n; ++k) {
+        const double g = exaggeration * attr[sz(k)] - rep[sz(k)] * invZ;
+        double& gain = m_gains[sz(k)];
+        double& upd = m_update[sz(k)];
+        gain = sign(g) != sign(upd) ? gain + 0.2 : gain * 0.8;
+        gain = std::max(gain, kMinGain);
+        upd = momentum * upd - lr * gain * g;
+        m_pos[sz(k)] += upd;
+    }
+    double cx = 0.0, cy = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        cx += m_pos[sz(2 * i)];
+        cy += m_pos[sz(2 * i + 1)];
+    }
+    cx /= static_cast<double>(n);
+    cy /= static_cast<double>(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+        m_pos[sz(2 * i)] -= cx;
+        m_pos[sz(2 * i + 1)] -= cy;
+    }
+    syncEmbedding();
+    ++m_iter;
+}
+
+std::vector<double> FastTsne::gradient(bool exact) const
+{
+    std::vector<double> g(sz(2 * m_n), 0.0);
+    if (m_n < 2)
+        return g;
+    std::vector<double> attr, rep;
+    double z = 0.0;
+    computeForces(attr, rep, z, exact);
+    for (std::size_t k = 0; k < g.size(); ++k)
+        g[k] = 4.0 * (attr[k] - rep[k] / z);
+    return g;
+}
+
+std::vector<double> FastTsne::repulsiveGradient(bool exact) const
+{
+    std::vector<double> g(sz(2 * m_n), 0.0);
+    if (m_n < 2)
+        return g;
+    std::vector<double> attr, rep;
+    double z = 0.0;
+    computeForces(attr, rep, z, exact);
+    for (std::size_t k = 0; k < g.size(); ++k)
+        g[k] = -4.0 * rep[k] / z;
+    return g;
+}
+
+double FastTsne::klDivergence() const
+{
+    const std::int64_t n = m_n;
+    if (n < 2)
+        return 0.0;
+    std::vector<double> rep(sz(2 * n));
+    const double z = exactRepulsion(m_pos, n, threads(), rep);
+    // KL = sum p log p - sum p log num + log Z (P sums to 1).
+    double kl = 0.0, psum = 0.0;
+    for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t e = m_p.rowStart[sz(i)]; e < m_p.rowStart[sz(i + 1)]; ++e) {
+            const std::int64_t j = m_p.col[sz(e)];
+            const double dx = m_pos[sz(2 * i)] - m_pos[sz(2 * j)];
+            const double dy = m_pos[sz(2 * i + 1)] - m_pos[sz(2 * j + 1)];
+            const double pij = m_p.val[sz(e)];
+            if (pij > 0.0)
+                kl += pij * (std::log(pij) + std::log(1.0 + dx * dx + dy * dy));
+            psum += pij;
+        }
+    return kl + std::log(z) * psum;
+}
+
+} // namespace setscope::layout
