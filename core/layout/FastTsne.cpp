@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/layout/FastTsne.h"
+#include "core/layout/Perplexity.h"
 
 #include "core/eval/Knn.h"
 #include "core/job/Job.h"
@@ -33,8 +34,6 @@ namespace {
 
 using util::sz;
 
-constexpr double kEntropyTolerance = 1e-5; // nats, as the exact Tsne
-constexpr int kMaxSearchTries = 200;
 constexpr int kMomentumSwitchIteration = 250;
 constexpr double kInitialMomentum = 0.5;
 constexpr double kFinalMomentum = 0.8;
@@ -57,56 +56,6 @@ std::mutex& fftwPlannerMutex()
 }
 
 double sign(double x) { return x == 0.0 ? 0.0 : (x < 0.0 ? -1.0 : 1.0); }
-
-// Calibrates one kNN row: row[r] = p_{j_r|i} for squared distances dist[r], r < k. The
-// search of Tsne.cpp (bisection with Newton steps inside the bracket, starting at 1 / mean
-// shifted distance, distances shifted by their minimum so the row sum cannot underflow).
-void calibrateRow(const double* dist, int k, double logU, double* row)
-{
-    double dmin = std::numeric_limits<double>::infinity();
-    double dsum = 0.0;
-    for (int r = 0; r < k; ++r) {
-        dmin = std::min(dmin, dist[r]);
-        dsum += dist[r];
-    }
-    const double meanShift = dsum / k - dmin;
-    double beta = meanShift > 0.0 ? 1.0 / meanShift : 1.0;
-    double lo = 0.0;
-    double hi = std::numeric_limits<double>::infinity();
-    for (int tries = 0; tries < kMaxSearchTries; ++tries) {
-        double sum = 0.0, s1 = 0.0, s2 = 0.0;
-        for (int r = 0; r < k; ++r) {
-            const double e = dist[r] - dmin;
-            const double w = std::exp(-beta * e);
-            row[r] = w;
-            sum += w;
-            s1 += w * e;
-            s2 += w * e * e;
-        }
-        const double mean = s1 / sum;
-        const double var = std::max(0.0, s2 / sum - mean * mean);
-        const double diff = std::log(sum) + beta * mean - logU;
-        if (std::abs(diff) < kEntropyTolerance)
-            break;
-        if (diff > 0.0)
-            lo = beta;
-        else
-            hi = beta;
-        const double slope = -beta * var;
-        const double newton = slope < 0.0 ? beta - diff / slope : -1.0;
-        if (std::isfinite(newton) && newton > lo && newton < hi)
-            beta = newton;
-        else if (std::isinf(hi))
-            beta *= 2.0;
-        else
-            beta = 0.5 * (lo + hi);
-    }
-    double sum = 0.0;
-    for (int r = 0; r < k; ++r)
-        sum += row[r];
-    for (int r = 0; r < k; ++r)
-        row[r] /= sum;
-}
 
 void checkInput(const float* x, std::int64_t n, int d, double perplexity)
 {
@@ -597,7 +546,7 @@ KnnAffinities FastTsne::knnAffinities(const float* x, std::int64_t n, int d, dou
                     }
                     dist[sz(r)] = s;
                 }
-                calibrateRow(dist.data(), kk, logU, out.p.data() + sz(i) * sz(kk));
+                calibratePerplexityRow(dist.data(), kk, -1, logU, out.p.data() + sz(i) * sz(kk));
             }
         }
     }
@@ -877,18 +826,15 @@ void FastTsne::iterate()
 
 std::vector<double> FastTsne::gradient(bool exact) const
 {
-    std::vector<double> g(sz(2 * m_n), 0.0);
-    if (m_n < 2)
-        return g;
-    std::vector<double> attr, rep;
-    double z = 0.0;
-    computeForces(attr, rep, z, exact);
-    for (std::size_t k = 0; k < g.size(); ++k)
-        g[k] = 4.0 * (attr[k] - rep[k] / z);
-    return g;
+    return gradientTerms(exact, true);
 }
 
 std::vector<double> FastTsne::repulsiveGradient(bool exact) const
+{
+    return gradientTerms(exact, false);
+}
+
+std::vector<double> FastTsne::gradientTerms(bool exact, bool withAttraction) const
 {
     std::vector<double> g(sz(2 * m_n), 0.0);
     if (m_n < 2)
@@ -897,7 +843,7 @@ std::vector<double> FastTsne::repulsiveGradient(bool exact) const
     double z = 0.0;
     computeForces(attr, rep, z, exact);
     for (std::size_t k = 0; k < g.size(); ++k)
-        g[k] = -4.0 * rep[k] / z;
+        g[k] = withAttraction ? 4.0 * (attr[k] - rep[k] / z) : -4.0 * rep[k] / z;
     return g;
 }
 

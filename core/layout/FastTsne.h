@@ -159,6 +159,8 @@ public:
 private:
     void iterate();
     void computeForces(std::vector<double>& attr, std::vector<double>& rep, double& z, bool exact) const;
+    /// gradient() (withAttraction) or repulsiveGradient() from one force pass.
+    std::vector<double> gradientTerms(bool exact, bool withAttraction) const;
     void resetOptimizer(bool warm);
     void syncEmbedding();
     int threads() const;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/layout/Tsne.h"
+#include "core/layout/Perplexity.h"
 #include "core/util/Index.h"
 
 #include "core/job/Job.h"
@@ -20,8 +21,6 @@ namespace setscope::layout {
 
 namespace {
 
-constexpr double kEntropyTolerance = 1e-5; // nats
-constexpr int kMaxSearchTries = 200;
 constexpr int kMomentumSwitchIteration = 250;
 constexpr double kInitialMomentum = 0.5;
 constexpr double kFinalMomentum = 0.8;
@@ -36,71 +35,6 @@ constexpr int kProbePeriod = 50;
 constexpr std::int64_t kDistanceBlock = Tsne::kAffinityRowsPerPoll;
 
 using util::sz;
-
-// Calibrates one row: fills row[j] = p_j|i for squared distances dist[j] (dist[i] ignored).
-// Bisection on the precision beta as in the reference code, with a Newton proposal taken
-// whenever it falls inside the current bracket (dH/dbeta = -beta Var_p(d)), which cuts the
-// number of O(n) passes from ~30-50 to about five. The search starts at 1 / (mean shifted
-// distance) rather than the reference's 1, so it does not depend on the input's scale.
-void calibrateRow(const double* dist, std::int64_t n, std::int64_t i, double logU, double* row)
-{
-    double dmin = std::numeric_limits<double>::infinity();
-    double dsum = 0.0;
-    for (std::int64_t j = 0; j < n; ++j) {
-        if (j == i)
-            continue;
-        dmin = std::min(dmin, dist[j]);
-        dsum += dist[j];
-    }
-    // Distances are shifted by their minimum so that the nearest neighbour has weight 1:
-    // the row sum never underflows, whatever the scale of the input.
-    const double meanShift = dsum / static_cast<double>(n - 1) - dmin;
-    double beta = meanShift > 0.0 ? 1.0 / meanShift : 1.0;
-    double lo = 0.0;
-    double hi = std::numeric_limits<double>::infinity();
-
-    for (int tries = 0; tries < kMaxSearchTries; ++tries) {
-        double sum = 0.0;
-        double s1 = 0.0;
-        double s2 = 0.0;
-        for (std::int64_t j = 0; j < n; ++j) {
-            if (j == i) {
-                row[j] = 0.0;
-                continue;
-            }
-            const double e = dist[j] - dmin;
-            const double w = std::exp(-beta * e);
-            row[j] = w;
-            sum += w;
-            s1 += w * e;
-            s2 += w * e * e;
-        }
-        const double mean = s1 / sum;
-        const double var = std::max(0.0, s2 / sum - mean * mean);
-        const double entropy = std::log(sum) + beta * mean;
-        const double diff = entropy - logU;
-        if (std::abs(diff) < kEntropyTolerance)
-            break;
-        if (diff > 0.0)
-            lo = beta; // too flat: sharpen
-        else
-            hi = beta;
-        const double slope = -beta * var;
-        const double newton = slope < 0.0 ? beta - diff / slope : -1.0;
-        if (std::isfinite(newton) && newton > lo && newton < hi)
-            beta = newton;
-        else if (std::isinf(hi))
-            beta *= 2.0;
-        else
-            beta = 0.5 * (lo + hi);
-    }
-    double sum = 0.0;
-    for (std::int64_t j = 0; j < n; ++j)
-        sum += row[j];
-    const double inv = 1.0 / sum;
-    for (std::int64_t j = 0; j < n; ++j)
-        row[j] *= inv;
-}
 
 // Per-row sums of the t-SNE gradient, for the map (px, py):
 //   attr_i = sum_j p_ij num_ij (y_i - y_j),  rep_i = sum_j num_ij² (y_i - y_j),
@@ -204,7 +138,7 @@ std::vector<double> Tsne::conditionalAffinities(const float* x, std::int64_t n, 
                 const double ni = norms(r0 + r);
                 for (std::int64_t j = 0; j < n; ++j)
                     row[j] = std::max(0.0, ni + norms(j) - 2.0 * row[j]);
-                calibrateRow(row, n, r0 + r, logU, p.data() + sz(r0 + r) * sz(n));
+                calibratePerplexityRow(row, n, r0 + r, logU, p.data() + sz(r0 + r) * sz(n));
             }
         }
     }
