@@ -5,6 +5,9 @@
 
 #include "Builtin.h"
 #include "core/catalog/DatasetCatalog.h"
+#include "core/train/ModelHandle.h"
+
+#include <setscope/sdk/Errors.h>
 
 #include <cstdio>
 #include <iostream>
@@ -60,6 +63,20 @@ std::size_t checkItem(const data::Dataset& ds, std::int64_t i, const char* what)
         throw std::invalid_argument(std::string(what) + " " + std::to_string(i) + " is not an item of '" + ds.name() +
                                     "' (0.." + std::to_string(ds.size() - 1) + ")");
     return static_cast<std::size_t>(i);
+}
+
+void checkModelFitsDataset(const train::ModelHandle& model, const data::Dataset& ds, const std::string& checkpoint,
+                           bool allowOtherData)
+{
+    if (model.inputDim() != ds.dim())
+        throw sdk::InputError(checkpoint, "", "checkpoint for " + std::to_string(model.inputDim()) +
+                                                  "-d elements, dataset '" + ds.name() + "' has " +
+                                                  std::to_string(ds.dim()) + "-d");
+    if (!allowOtherData && model.datasetHash() != ds.contentHash())
+        throw sdk::InputError(checkpoint, "", "checkpoint trained on other data (dataset hash " + model.datasetHash() +
+                                                  ", this dataset " + ds.contentHash() +
+                                                  "); open the dataset it was trained on, or pass "
+                                                  "--allow-other-data to use it anyway");
 }
 
 } // namespace setscope::cli

@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace setscope::train {
+class ModelHandle;
+}
+
 namespace setscope::cli {
 
 /// What every command shares: the registry (built-ins + plugins) and dataset opening.
@@ -31,5 +35,10 @@ std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& l
 /// `i` as an item index of `ds`; throws std::invalid_argument ("--query 99 is not an item of
 /// 'brown' (0..499)") naming the option `what` otherwise.
 std::size_t checkItem(const data::Dataset& ds, std::int64_t i, const char* what);
+
+/// Refuses (sdk::InputError naming `checkpoint`) a model whose element size is not the
+/// dataset's, or -- unless `allowOtherData` (--allow-other-data) -- one trained on other data.
+void checkModelFitsDataset(const train::ModelHandle& model, const data::Dataset& ds, const std::string& checkpoint,
+                           bool allowOtherData);
 
 } // namespace setscope::cli

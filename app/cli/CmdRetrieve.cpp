@@ -101,15 +101,7 @@ void addRetrieveCommand(CLI::App& app, ContextFn ctx, int& rc)
         auto t0 = Clock::now();
         const std::shared_ptr<const train::ModelHandle> model = train::ModelHandle::fromCheckpoint(o->checkpoint, c.registry);
         const double loadS = secondsSince(t0);
-        if (model->inputDim() != ds->dim())
-            throw sdk::InputError(o->checkpoint, "", "checkpoint for " + std::to_string(model->inputDim()) +
-                                                         "-d elements, dataset '" + ds->name() + "' has " +
-                                                         std::to_string(ds->dim()) + "-d");
-        if (!o->otherData && model->datasetHash() != ds->contentHash())
-            throw sdk::InputError(o->checkpoint, "", "checkpoint trained on other data (dataset hash " +
-                                                         model->datasetHash() + ", this dataset " + ds->contentHash() +
-                                                         "); open the dataset it was trained on, or pass "
-                                                         "--allow-other-data to use it anyway");
+        checkModelFitsDataset(*model, *ds, o->checkpoint, o->otherData);
         t0 = Clock::now();
         const std::vector<float> db = model->embed(*ds);
         const double databaseS = secondsSince(t0);

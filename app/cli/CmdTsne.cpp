@@ -163,15 +163,7 @@ void addTsneCommand(CLI::App& app, ContextFn ctx, int& rc)
                 source = ds->name();
             } else {
                 const auto model = train::ModelHandle::fromCheckpoint(o->checkpoint, c.registry);
-                if (model->inputDim() != ds->dim())
-                    throw sdk::InputError(o->checkpoint, "", "checkpoint for " + std::to_string(model->inputDim()) +
-                                                                 "-d elements, dataset '" + ds->name() + "' has " +
-                                                                 std::to_string(ds->dim()) + "-d");
-                if (!o->otherData && model->datasetHash() != ds->contentHash())
-                    throw sdk::InputError(o->checkpoint, "", "checkpoint trained on other data (dataset hash " +
-                                                                 model->datasetHash() + ", this dataset " +
-                                                                 ds->contentHash() + "); pass --allow-other-data to "
-                                                                                     "use it anyway");
+                checkModelFitsDataset(*model, *ds, o->checkpoint, o->otherData);
                 std::vector<std::int64_t> items(static_cast<std::size_t>(n));
                 for (std::int64_t i = 0; i < n; ++i)
                     items[static_cast<std::size_t>(i)] = i;
