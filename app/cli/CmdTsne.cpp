@@ -8,6 +8,7 @@
 #include "ConsoleSink.h"
 
 #include "core/data/Dataset.h"
+#include "core/data/SetMeans.h"
 #include "core/data/VectorLoaders.h"
 #include "core/layout/FastTsne.h"
 #include "core/layout/Pca.h"
@@ -23,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <span>
 #include <stdexcept>
 
@@ -33,32 +35,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// One vector per item: the item's vector, or for a set the weighted mean of its elements
-// (as the GUI's map before training, gui/session Session::rawSnapshot, and the mlp encoder's
-// pooling).
-std::vector<float> itemVectors(const data::Dataset& ds, std::int64_t n)
-{
-    const auto d = static_cast<std::size_t>(ds.dim());
-    std::vector<float> out(static_cast<std::size_t>(n) * d, 0.0f);
-    for (std::int64_t i = 0; i < n; ++i) {
-        const data::ItemView it = ds.item(static_cast<std::size_t>(i));
-        float* row = out.data() + static_cast<std::size_t>(i) * d;
-        double wsum = 0.0;
-        for (std::size_t e = 0; e < it.count; ++e)
-            wsum += it.weights ? it.weights[e] : 1.0;
-        std::vector<double> acc(d, 0.0);
-        for (std::size_t e = 0; e < it.count; ++e) {
-            const double w = (it.weights ? it.weights[e] : 1.0) / (wsum > 0 ? wsum : 1.0);
-            const std::span<const float> v = it.element(e);
-            for (std::size_t k = 0; k < d; ++k)
-                acc[k] += w * v[k];
-        }
-        for (std::size_t k = 0; k < d; ++k)
-            row[k] = static_cast<float>(acc[k]);
-    }
-    return out;
-}
 
 } // namespace
 
@@ -158,7 +134,9 @@ void addTsneCommand(CLI::App& app, ContextFn ctx, int& rc)
             if (o->subset > 0 && o->subset < n)
                 n = o->subset;
             if (o->checkpoint.empty()) {
-                x = itemVectors(*ds, n);
+                std::vector<std::int64_t> first(static_cast<std::size_t>(n));
+                std::iota(first.begin(), first.end(), std::int64_t{0});
+                x = data::weightedMeans(*ds, first);
                 d = ds->dim();
                 source = ds->name();
             } else {

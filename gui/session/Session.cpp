@@ -3,6 +3,7 @@
 #include "gui/session/Session.h"
 
 #include "core/data/Dataset.h"
+#include "core/data/SetMeans.h"
 #include "core/catalog/LoadJob.h"
 #include "core/fetch/FetchJob.h"
 #include "core/project/AttachJob.h"
@@ -276,21 +277,7 @@ std::shared_ptr<const job::EmbeddingSnapshot> Session::rawSnapshot(const data::D
     auto s = std::make_shared<job::EmbeddingSnapshot>();
     s->items = items;
     s->dim = ds.dim();
-    const auto d = static_cast<std::size_t>(ds.dim());
-    s->vectors.assign(items.size() * d, 0.0f);
-    for (std::size_t r = 0; r < items.size(); ++r) {
-        const data::ItemView it = ds.item(static_cast<std::size_t>(items[r]));
-        float* out = s->vectors.data() + r * d;
-        double wsum = 0.0;
-        for (std::size_t e = 0; e < it.count; ++e)
-            wsum += it.weights ? it.weights[e] : 1.0;
-        for (std::size_t e = 0; e < it.count; ++e) {
-            const double w = (it.weights ? it.weights[e] : 1.0) / (wsum > 0 ? wsum : 1.0);
-            const std::span<const float> v = it.element(e);
-            for (std::size_t k = 0; k < d; ++k)
-                out[k] += static_cast<float>(w * v[k]);
-        }
-    }
+    s->vectors = data::weightedMeans(ds, items);
     return s;
 }
 
