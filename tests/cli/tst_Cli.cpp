@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 // setscope-cli as a user runs it: a child process, its output and its exit code.
+#include "CliRun.h"
 #include "core/data/VectorLoaders.h"
 #include "core/project/ProjectStore.h"
 #include "tests/core/fetch/FetchFixtures.h"
@@ -17,24 +18,6 @@
 #include <fstream>
 
 namespace {
-struct Run {
-    int code = -1;
-    QString out;
-    QString err;
-};
-
-Run cli(const QStringList& args, int timeoutMs = 120000, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
-{
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(SETSCOPE_CLI, args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
 } // namespace
 
 class TestCli : public QObject {

@@ -4,6 +4,7 @@
 // with a checkpoint trained here; the exact-EMD column checked against EMDs computed in
 // this file (equal-size uniform sets: EMD is the cheapest one-to-one matching, found by
 // trying every permutation).
+#include "CliRun.h"
 #include "core/data/VectorLoaders.h"
 
 #include <QtTest>
@@ -20,24 +21,6 @@
 #include <random>
 
 namespace {
-
-struct Run {
-    int code = -1;
-    QString out;
-    QString err;
-};
-
-Run cli(const QStringList& args, int timeoutMs = 120000)
-{
-    QProcess p;
-    p.start(SETSCOPE_CLI, args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
 
 constexpr int kItems = 30, kSet = 3, kDim = 2;
 

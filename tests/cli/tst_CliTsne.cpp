@@ -3,6 +3,8 @@
 // `setscope-cli tsne` as a user runs it: a child process on small inputs written here; the
 // .npy it writes is read back and checked (shape, finite values, clusters kept apart,
 // bit-identical for the same seed whatever the thread count).
+#define SETSCOPE_CLI_TIMEOUT_MS 300000 // runs that train a model first
+#include "CliRun.h"
 #include "core/data/VectorLoaders.h"
 
 #include <QtTest>
@@ -18,24 +20,6 @@
 #include <random>
 
 namespace {
-
-struct Run {
-    int code = -1;
-    QString out;
-    QString err;
-};
-
-Run cli(const QStringList& args, int timeoutMs = 300000)
-{
-    QProcess p;
-    p.start(SETSCOPE_CLI, args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
 
 // `clusters` unit Gaussian blobs in `d` dimensions, centred at 10 e_c.
 std::vector<float> clusters(int clusters, int per, int d, std::vector<int>* labels)
