@@ -256,6 +256,15 @@ void EmbeddingView::setSelectionModel(SelectionModel* selection)
     requestFrames();
 }
 
+const PointIndex& EmbeddingView::pointIndex() const
+{
+    if (m_indexDirty) {
+        m_index.build(m_to.data(), m_items.size());
+        m_indexDirty = false;
+    }
+    return m_index;
+}
+
 QRectF EmbeddingView::rubberBand() const
 {
     return m_boxSelecting ? QRectF(m_pressPos, m_mousePos).normalized() : QRectF();
@@ -266,11 +275,7 @@ std::vector<std::int64_t> EmbeddingView::itemsIn(QRectF r) const
     const QPointF a = widgetToMap(r.topLeft()), b = widgetToMap(r.bottomRight());
     std::vector<std::int64_t> out;
     if (!animating()) {
-        if (m_indexDirty) {
-            m_index.build(m_to.data(), m_items.size());
-            m_indexDirty = false;
-        }
-        for (std::int64_t v : m_index.inRect(a.x(), a.y(), b.x(), b.y()))
+        for (std::int64_t v : pointIndex().inRect(a.x(), a.y(), b.x(), b.y()))
             out.push_back(m_items[static_cast<std::size_t>(v)]);
     } else {
         const std::vector<float> p = currentPositions();
@@ -290,12 +295,8 @@ std::int64_t EmbeddingView::itemAt(QPointF widgetPos) const
     if (!animating()) {
         // The drawn positions are the layout's: the grid over them answers in a few cells.
         // Widget distances are map distances times the zoom (same in x and y).
-        if (m_indexDirty) {
-            m_index.build(m_to.data(), m_items.size());
-            m_indexDirty = false;
-        }
         const QPointF m = widgetToMap(widgetPos);
-        const std::int64_t v = m_index.nearest(m.x(), m.y(), radius / m_zoom);
+        const std::int64_t v = pointIndex().nearest(m.x(), m.y(), radius / m_zoom);
         return v < 0 ? -1 : m_items[static_cast<std::size_t>(v)];
     }
     const std::vector<float> p = currentPositions();

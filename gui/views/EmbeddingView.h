@@ -153,6 +153,8 @@ private:
     void setHovered(std::int64_t item);
     void requestFrames(int n = 2);
     void pointsChanged();
+    /// The grid over the layout's positions (m_to), rebuilt when they changed.
+    const PointIndex& pointIndex() const;
     void drawRubberBand();
 
     std::shared_ptr<const data::Dataset> m_dataset;
