@@ -6,6 +6,7 @@
 #include "Builtin.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/train/ModelHandle.h"
+#include "core/workspace/Retrieval.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -49,14 +50,6 @@ std::string formatSeconds(double s)
     return buf;
 }
 
-std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& labelSet)
-{
-    const data::LabelSet* ls = ds.labelSet(labelSet);
-    if (!ls || ls->labels[i] < 0)
-        return "-";
-    return ls->classNames[static_cast<std::size_t>(ls->labels[i])];
-}
-
 std::size_t checkItem(const data::Dataset& ds, std::int64_t i, const char* what)
 {
     if (i < 0 || static_cast<std::size_t>(i) >= ds.size())
@@ -68,15 +61,12 @@ std::size_t checkItem(const data::Dataset& ds, std::int64_t i, const char* what)
 void checkModelFitsDataset(const train::ModelHandle& model, const data::Dataset& ds, const std::string& checkpoint,
                            bool allowOtherData)
 {
+    const std::string why = workspace::modelMismatch(model, ds, allowOtherData);
+    if (why.empty())
+        return;
     if (model.inputDim() != ds.dim())
-        throw sdk::InputError(checkpoint, "", "checkpoint for " + std::to_string(model.inputDim()) +
-                                                  "-d elements, dataset '" + ds.name() + "' has " +
-                                                  std::to_string(ds.dim()) + "-d");
-    if (!allowOtherData && model.datasetHash() != ds.contentHash())
-        throw sdk::InputError(checkpoint, "", "checkpoint trained on other data (dataset hash " + model.datasetHash() +
-                                                  ", this dataset " + ds.contentHash() +
-                                                  "); open the dataset it was trained on, or pass "
-                                                  "--allow-other-data to use it anyway");
+        throw sdk::InputError(checkpoint, "", why);
+    throw sdk::InputError(checkpoint, "", why + "; open the dataset it was trained on, or pass --allow-other-data to use it anyway");
 }
 
 } // namespace setscope::cli

@@ -4,6 +4,7 @@
 
 #include "core/data/Dataset.h"
 #include "core/plugin/Registry.h"
+#include "core/workspace/ItemText.h"
 
 #include <memory>
 #include <string>
@@ -30,7 +31,7 @@ struct CliContext {
 std::string formatSeconds(double s);
 
 /// Item i's class name in label set `labelSet`, "-" when the set is missing or i is unlabelled.
-std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& labelSet);
+using workspace::labelOf;
 
 /// `i` as an item index of `ds`; throws std::invalid_argument ("--query 99 is not an item of
 /// 'brown' (0..499)") naming the option `what` otherwise.

@@ -8,7 +8,8 @@
 #include "core/augment/PointMixup.h"
 #include "core/augment/PointSwap.h"
 #include "core/data/Dataset.h"
-#include "core/ot/EmdKnn.h"
+#include "core/workspace/AugmentPreview.h"
+#include "core/workspace/ItemText.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -17,70 +18,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
-#include <numeric>
-#include <unordered_map>
+#include <memory>
 
 namespace setscope::cli {
-
-namespace {
-
-/// What an element is, for printing: its word, or its first coordinates.
-std::string describeElement(const data::Dataset& ds, std::size_t item, std::int64_t e)
-{
-    const std::size_t global = static_cast<std::size_t>(ds.offsets()[item]) + static_cast<std::size_t>(e);
-    if (ds.hasElementText() && !ds.elementText(global).empty())
-        return ds.elementText(global);
-    std::string s = "(";
-    const data::ItemView it = ds.item(item);
-    for (int k = 0; k < std::min(ds.dim(), 4); ++k) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.4g", it.element(static_cast<std::size_t>(e))[static_cast<std::size_t>(k)]);
-        s += (k ? ", " : "") + std::string(buf);
-    }
-    return s + (ds.dim() > 4 ? ", ...)" : ")");
-}
-
-/// The dataset's words (distinct element texts, the vector of each one's first occurrence):
-/// PointMixup's interpolated vectors are shown as their nearest word, as seed 001 Table 12
-/// does.
-class Vocabulary {
-public:
-    explicit Vocabulary(const data::Dataset& ds)
-        : m_ds(ds)
-    {
-        std::unordered_map<std::string, std::size_t> seen;
-        for (std::size_t e = 0; e < ds.elementCount(); ++e) {
-            const std::string& w = ds.elementText(e);
-            if (!w.empty() && seen.emplace(w, e).second)
-                m_first.push_back(e);
-        }
-    }
-    bool empty() const { return m_first.empty(); }
-    const std::string& nearest(const float* v) const
-    {
-        const std::size_t d = static_cast<std::size_t>(m_ds.dim());
-        double best = std::numeric_limits<double>::infinity();
-        std::size_t arg = m_first.front();
-        for (const std::size_t e : m_first) {
-            const float* u = m_ds.values().data() + e * d;
-            double s = 0;
-            for (std::size_t k = 0; k < d && s < best; ++k)
-                s += (double(u[k]) - v[k]) * (double(u[k]) - v[k]);
-            if (s < best) {
-                best = s;
-                arg = e;
-            }
-        }
-        return m_ds.elementText(arg);
-    }
-
-private:
-    const data::Dataset& m_ds;
-    std::vector<std::size_t> m_first;
-};
-
-} // namespace
 
 void addAugmentCommand(CLI::App& app, ContextFn ctx, int& rc)
 {
@@ -115,112 +55,89 @@ void addAugmentCommand(CLI::App& app, ContextFn ctx, int& rc)
     cmd->add_option("--label-set", o->labelSet, "labels shown beside the items")->capture_default_str();
     cmd->add_flag("--json", o->json, "print the record as JSON");
     cmd->callback([ctx, o, &rc] {
-        if (o->method != "pointswap" && o->method != "pointdrop" && o->method != "pointmixup")
-            throw sdk::InputError("--method", "", "unknown method '" + o->method + "' (pointswap, pointdrop, pointmixup)");
         // Option values first: a typo should not wait for a large dataset to load.
-        const std::pair<const char*, double> value = o->method == "pointswap"   ? std::pair("omega", o->omega)
-                                                     : o->method == "pointdrop" ? std::pair("p", o->p)
-                                                                                : std::pair("lambda", o->lambda);
-        if (!(value.second >= 0.0 && value.second <= 1.0))
-            throw sdk::InputError(std::string("--") + value.first, "",
-                                  "must be in [0, 1] (got " + std::to_string(value.second) + ")");
-        augment::PointSwapOptions swap;
+        workspace::AugmentRequest req;
         try {
-            swap = augment::PointSwapOptions::variant(o->variant, o->omega);
-        } catch (const ot::OtError& e) {
-            throw sdk::InputError("--variant", "", e.what());
+            req.method = workspace::parseAugmentMethod(o->method);
+        } catch (const std::invalid_argument& e) {
+            throw sdk::InputError("--method", "", e.what());
         }
+        req.item = o->item;
+        req.omega = o->omega;
+        req.variant = o->variant;
+        req.p = o->p;
+        req.lambda = o->lambda;
+        req.seed = o->seed;
         if (o->pick == "largest")
-            swap.pick = augment::FlowPick::Largest;
+            req.pick = augment::FlowPick::Largest;
         else if (o->pick != "proportional")
             throw sdk::InputError("--pick", "", "unknown pick '" + o->pick + "' (proportional, largest)");
+        try {
+            req.validate();
+        } catch (const std::invalid_argument& e) {
+            // "omega must be in [0, 1] (got 1.5)", "variant: ..." -> "--omega: must be in ..."
+            const std::string msg = e.what();
+            const std::size_t cut = msg.find_first_of(" :");
+            const std::size_t rest = msg.find_first_not_of(" :", cut);
+            throw sdk::InputError("--" + msg.substr(0, cut), "", rest == std::string::npos ? msg : msg.substr(rest));
+        }
 
         const auto ds = ctx().openDataset(o->dataset);
         if (o->item < 0 || static_cast<std::size_t>(o->item) >= ds->size())
             throw sdk::InputError("--item", "", std::to_string(o->item) + " is not an item of '" + ds->name() + "' (0.." +
                                                     std::to_string(ds->size() - 1) + ")");
         const std::size_t item = static_cast<std::size_t>(o->item);
-        augment::Rng rng(o->seed);
-
-        // The partner: the EMD-nearest item of the train split (all items when there is no
-        // train split), or a random one for the ablation variants (1) and (2).
-        std::vector<std::int64_t> cands = ds->indices(data::Split::Train);
-        std::string pool = "train split";
-        if (cands.empty()) {
-            cands.resize(ds->size());
-            std::iota(cands.begin(), cands.end(), 0);
-            pool = "dataset (no train split)";
-        }
-        cands.erase(std::remove(cands.begin(), cands.end(), o->item), cands.end());
-        std::int64_t partner = -1;
-        double partnerEmd = std::numeric_limits<double>::quiet_NaN();
-        std::string how;
-        const bool needsPartner = o->method != "pointdrop";
+        std::unique_ptr<workspace::Vocabulary> vocab;
+        if (req.method == workspace::AugmentMethod::PointMixup && ds->hasElementText())
+            vocab = std::make_unique<workspace::Vocabulary>(*ds);
+        workspace::AugmentPreview pv;
         try {
-            if (needsPartner && cands.empty())
-                throw ot::OtError("no other item of the " + pool + " to take as partner");
-            if (needsPartner && o->method == "pointswap" && swap.partner == augment::PartnerChoice::Random) {
-                partner = cands[static_cast<std::size_t>(augment::uniformIndex(rng, cands.size()))];
-                how = "a random item of the " + pool + " (variant " + std::to_string(o->variant) + ")";
-            } else if (needsPartner) {
-                const ot::EmdKnnResult nn = ot::emdKnn(*ds, o->item, cands, 1);
-                partner = nn.neighbours.front().item;
-                partnerEmd = nn.neighbours.front().emd;
-                how = "the EMD-nearest of " + std::to_string(cands.size()) + " items of the " + pool + " (" +
-                      std::to_string(nn.stats.exactSolves) + " exact EMD solves, the others pruned by lower bounds)";
-            }
-        } catch (const ot::OtError& e) {
+            pv = workspace::previewAugmentation(*ds, req, {}, vocab.get());
+        } catch (const std::invalid_argument& e) { // ot::OtError too
             throw sdk::InputError(ds->name(), "item " + std::to_string(item), e.what());
         }
-
-        const ot::PointSet x = ot::pointSet(*ds, item);
-        augment::Augmented a;
+        const augment::Augmented& a = pv.augmented;
+        const bool needsPartner = req.method != workspace::AugmentMethod::PointDrop;
+        const std::int64_t partner = pv.partner.item;
+        const double partnerEmd = pv.partner.emd;
+        const std::string& how = pv.partner.chosenAs;
+        const std::size_t pidx = static_cast<std::size_t>(std::max<std::int64_t>(partner, 0));
+        const bool words = ds->hasElementText();
         nlohmann::ordered_json options;
         std::string summary;
-        try {
-            if (o->method == "pointswap") {
-                a = augment::pointSwapWith(x, ot::pointSet(*ds, static_cast<std::size_t>(partner)), partner, swap, rng);
-                options = {{"omega", o->omega}, {"variant", o->variant}, {"pick", o->pick}};
-                summary = "omega " + std::to_string(o->omega).substr(0, 4) + ", variant " + std::to_string(o->variant) +
-                          ", pick " + o->pick;
-            } else if (o->method == "pointdrop") {
-                a = augment::pointDrop(x, {o->p}, rng);
-                options = {{"p", o->p}};
-                summary = "p " + std::to_string(o->p).substr(0, 4);
-            } else {
-                a = augment::pointMixupWith(x, ot::pointSet(*ds, static_cast<std::size_t>(partner)), partner, {o->lambda});
-                options = {{"lambda", o->lambda}};
-                summary = "lambda " + std::to_string(o->lambda).substr(0, 4);
-            }
-        } catch (const ot::OtError& e) {
-            throw sdk::InputError(ds->name(), "item " + std::to_string(item), e.what());
+        switch (req.method) {
+        case workspace::AugmentMethod::PointSwap:
+            options = {{"omega", o->omega}, {"variant", o->variant}, {"pick", o->pick}};
+            summary = "omega " + std::to_string(o->omega).substr(0, 4) + ", variant " + std::to_string(o->variant) +
+                      ", pick " + o->pick;
+            break;
+        case workspace::AugmentMethod::PointDrop:
+            options = {{"p", o->p}};
+            summary = "p " + std::to_string(o->p).substr(0, 4);
+            break;
+        case workspace::AugmentMethod::PointMixup:
+            options = {{"lambda", o->lambda}};
+            summary = "lambda " + std::to_string(o->lambda).substr(0, 4);
+            break;
         }
-        if (needsPartner && std::isnan(partnerEmd))
-            partnerEmd = a.partnerEmd;
-
-        const bool words = ds->hasElementText();
-        std::unique_ptr<Vocabulary> vocab;
-        if (o->method == "pointmixup" && words)
-            vocab = std::make_unique<Vocabulary>(*ds);
-        const std::size_t pidx = static_cast<std::size_t>(std::max<std::int64_t>(partner, 0));
-        double total = 0;
-        for (std::int64_t i = 0; i < x.n; ++i)
-            total += x.weights[i];
+        const ot::PointSet x = ot::pointSet(*ds, item);
+        const double total = pv.totalWeight;
 
         nlohmann::ordered_json changes = nlohmann::ordered_json::array();
-        for (const augment::Change& c : a.changes) {
+        for (const workspace::ChangeRow& row : pv.rows) {
+            const augment::Change& c = row.change;
             nlohmann::ordered_json j = {{"kind", augment::changeKindName(c.kind)},
-                                {"element", c.element},
-                                {"output", c.output},
-                                {"original", describeElement(*ds, item, c.element)},
-                                {"weight", x.weights[c.element]}};
+                                        {"element", c.element},
+                                        {"output", c.output},
+                                        {"original", row.original},
+                                        {"weight", row.weight}};
             if (c.kind != augment::ChangeKind::Dropped) {
                 j["partner_element"] = c.partnerElement;
-                j["substitute"] = describeElement(*ds, pidx, c.partnerElement);
+                j["substitute"] = row.substitute;
                 j["flow"] = c.flow;
             }
             if (vocab && !vocab->empty())
-                j["nearest_word"] = vocab->nearest(a.points.data() + c.output * a.d);
+                j["nearest_word"] = row.mixed;
             else if (c.kind == augment::ChangeKind::Mixed)
                 j["mixed"] = std::vector<float>(a.points.begin() + c.output * a.d, a.points.begin() + (c.output + 1) * a.d);
             changes.push_back(std::move(j));

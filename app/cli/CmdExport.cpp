@@ -6,58 +6,16 @@
 #include "core/data/Dataset.h"
 #include "core/data/VectorLoaders.h"
 #include "core/train/TrainingJob.h"
+#include "core/workspace/Export.h"
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <numeric>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
 
 namespace setscope::cli {
-
-namespace {
-
-/// TSV-safe text: tabs and newlines would break the columns.
-std::string cell(std::string s)
-{
-    for (char& ch : s)
-        if (ch == '\t' || ch == '\n' || ch == '\r')
-            ch = ' ';
-    return s;
-}
-
-std::string labelName(const data::LabelSet& ls, std::size_t i)
-{
-    const std::int32_t l = ls.labels[i];
-    return l < 0 ? std::string() : ls.classNames[static_cast<std::size_t>(l)];
-}
-
-void writeMetadata(std::ostream& out, const data::Dataset& ds, char sep)
-{
-    out << "index" << sep << "split";
-    for (const auto& ls : ds.labelSets())
-        out << sep << (sep == '\t' ? cell(ls.name) : ls.name);
-    out << "\n";
-    for (std::size_t i = 0; i < ds.size(); ++i) {
-        out << i << sep << data::splitName(ds.split(i));
-        for (const auto& ls : ds.labelSets()) {
-            const std::string n = labelName(ls, i);
-            if (sep == '\t')
-                out << sep << cell(n);
-            else
-                out << sep << '"' << [&] {
-                    std::string q;
-                    for (char ch : n)
-                        q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-                    return q;
-                }() << '"';
-        }
-        out << "\n";
-    }
-}
-
-} // namespace
 
 void addExportCommand(CLI::App& app, ContextFn ctx, int& rc)
 {
@@ -87,35 +45,18 @@ void addExportCommand(CLI::App& app, ContextFn ctx, int& rc)
             vectors = std::move(e.data);
             dim = e.dim;
         }
+        workspace::EmbeddingTable table;
+        table.items.resize(ds->size());
+        std::iota(table.items.begin(), table.items.end(), 0);
+        table.dim = dim;
+        table.vectors = std::move(vectors);
         if (*format == "npy") {
-            fs::path p(*out);
-            if (p.extension() != ".npy")
-                p += ".npy";
-            if (p.has_parent_path())
-                fs::create_directories(p.parent_path());
-            data::writeNpy(p.string(), vectors.data(), {ds->size(), static_cast<std::uint64_t>(dim)});
-            const fs::path meta = fs::path(p).replace_extension(".csv");
-            std::ofstream m(meta);
-            writeMetadata(m, *ds, ',');
-            if (!m)
-                throw std::runtime_error("cannot write " + meta.string());
-            std::printf("wrote %s (%zu x %d float32) and %s\n", p.c_str(), ds->size(), dim, meta.c_str());
+            const std::string p = workspace::writeEmbeddingsNpy(*out, *ds, table);
+            std::printf("wrote %s (%zu x %d float32) and %s\n", p.c_str(), ds->size(), dim,
+                        fs::path(p).replace_extension(".csv").c_str());
         } else {
+            workspace::writeEmbeddingsTsv(*out, *ds, table);
             const fs::path dir(*out);
-            fs::create_directories(dir);
-            std::ofstream v(dir / "vectors.tsv");
-            char buf[32];
-            for (std::size_t i = 0; i < ds->size(); ++i) {
-                for (int k = 0; k < dim; ++k) {
-                    std::snprintf(buf, sizeof buf, "%.7g", static_cast<double>(vectors[i * static_cast<std::size_t>(dim) + static_cast<std::size_t>(k)]));
-                    v << (k ? "\t" : "") << buf;
-                }
-                v << "\n";
-            }
-            std::ofstream m(dir / "metadata.tsv");
-            writeMetadata(m, *ds, '\t');
-            if (!v || !m)
-                throw std::runtime_error("cannot write into " + dir.string());
             std::printf("wrote %s and %s (%zu rows, %d dims)\n", (dir / "vectors.tsv").c_str(),
                         (dir / "metadata.tsv").c_str(), ds->size(), dim);
         }

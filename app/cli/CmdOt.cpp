@@ -30,19 +30,6 @@ namespace {
 std::atomic<bool> g_stop{false};
 extern "C" void onInterrupt(int) { g_stop = true; }
 
-/// What an element is, for printing flows: its word, or its coordinates.
-std::string describeElement(const data::Dataset& ds, std::size_t item, std::int32_t e)
-{
-    const std::size_t global = static_cast<std::size_t>(ds.offsets()[item]) + static_cast<std::size_t>(e);
-    if (ds.hasElementText() && !ds.elementText(global).empty())
-        return ds.elementText(global);
-    std::string s = "(";
-    const data::ItemView it = ds.item(item);
-    for (int k = 0; k < std::min(ds.dim(), 4); ++k)
-        s += (k ? ", " : "") + std::to_string(it.element(static_cast<std::size_t>(e))[static_cast<std::size_t>(k)]).substr(0, 7);
-    return s + (ds.dim() > 4 ? ", ...)" : ")");
-}
-
 /// Runs a job on a worker thread; Ctrl-C cancels it.
 job::JobStatus runInterruptible(job::Job& job, job::ProgressSink& sink)
 {
@@ -110,8 +97,8 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
                 ot::costMatrix(ot::pointSet(*ds, i), ot::pointSet(*ds, j), eo.ground, C);
                 std::printf("flows        %zu (from -> to: amount, ground distance)\n", r.flows.size());
                 for (const ot::Flow& f : r.flows)
-                    std::printf("  %4d %-22s -> %4d %-22s %.6g  %.6g\n", f.i, describeElement(*ds, i, f.i).c_str(), f.j,
-                                describeElement(*ds, j, f.j).c_str(), f.amount,
+                    std::printf("  %4d %-22s -> %4d %-22s %.6g  %.6g\n", f.i, workspace::describeElement(*ds, i, f.i).c_str(), f.j,
+                                workspace::describeElement(*ds, j, f.j).c_str(), f.amount,
                                 C[static_cast<std::size_t>(f.i) * ds->setSize(j) + static_cast<std::size_t>(f.j)]);
             }
             rc = 0;

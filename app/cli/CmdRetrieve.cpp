@@ -7,9 +7,8 @@
 #include "ConsoleSink.h"
 
 #include "core/data/Dataset.h"
-#include "core/eval/Knn.h"
-#include "core/ot/EmdKnn.h"
 #include "core/train/ModelHandle.h"
+#include "core/workspace/Retrieval.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -19,9 +18,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <numeric>
-#include <set>
-#include <thread>
 
 namespace setscope::cli {
 
@@ -30,11 +26,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-struct Hit {
-    std::int64_t item = -1;
-    double distance = 0.0;
-};
 
 /// "0.35 ms", "1.2 s": query-time numbers span microseconds to minutes.
 std::string formatDuration(double s)
@@ -85,19 +76,9 @@ void addRetrieveCommand(CLI::App& app, ContextFn ctx, int& rc)
         const std::size_t q = checkItem(*ds, o->query, "--query");
         if (o->candidates != "train" && o->candidates != "all")
             throw std::invalid_argument("--candidates must be train or all, not '" + o->candidates + "'");
-        std::vector<std::int64_t> cands = o->candidates == "all" ? std::vector<std::int64_t>() : ds->indices(data::Split::Train);
-        if (cands.empty()) {
-            cands.resize(ds->size());
-            std::iota(cands.begin(), cands.end(), 0);
-        }
-        cands.erase(std::remove(cands.begin(), cands.end(), static_cast<std::int64_t>(q)), cands.end());
-        if (cands.empty())
-            throw std::invalid_argument("dataset '" + ds->name() + "' has no item to retrieve besides the query");
-        const int k = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(o->k), cands.size()));
 
-        // --- embedding path ----------------------------------------------------------------
-        // The model is loaded once (as a retrieval service would), the database embedded once;
-        // a query's time is encoding it alone plus the search among the candidates.
+        // The model is loaded once and the database embedded once (as a retrieval service
+        // would); a query's time is encoding it plus the search (workspace::compareRetrieval).
         auto t0 = Clock::now();
         const std::shared_ptr<const train::ModelHandle> model = train::ModelHandle::fromCheckpoint(o->checkpoint, c.registry);
         const double loadS = secondsSince(t0);
@@ -106,91 +87,69 @@ void addRetrieveCommand(CLI::App& app, ContextFn ctx, int& rc)
         const std::vector<float> db = model->embed(*ds);
         const double databaseS = secondsSince(t0);
         const int dim = model->dim();
-        const std::vector<float> base = eval::gatherRows({db.data(), static_cast<std::int64_t>(ds->size()), dim}, cands);
 
-        t0 = Clock::now();
-        const std::vector<float> qv = model->embed(*ds, {static_cast<std::int64_t>(q)});
-        const double encodeS = secondsSince(t0);
-        t0 = Clock::now();
-        const eval::Neighbours nn = eval::nearestNeighbours({base.data(), static_cast<std::int64_t>(cands.size()), dim},
-                                                            {qv.data(), 1, dim}, k, false);
-        const double searchS = secondsSince(t0);
-        std::vector<Hit> byEmbedding;
-        for (int r = 0; r < k; ++r)
-            byEmbedding.push_back({cands[static_cast<std::size_t>(nn.ids[static_cast<std::size_t>(r)])],
-                                   static_cast<double>(nn.distances[static_cast<std::size_t>(r)])});
-
-        // --- exact path ----------------------------------------------------------------------
-        ot::EmdKnnOptions eo;
-        eo.method = o->bruteForce ? ot::EmdKnnMethod::BruteForce : ot::EmdKnnMethod::Pruned;
-        eo.threads = o->threads;
-        const int threads = o->threads > 0 ? o->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        workspace::RetrievalOptions ro;
+        ro.k = o->k;
+        ro.allCandidates = o->candidates == "all";
+        ro.labelSet = o->labelSet;
+        ro.bruteForce = o->bruteForce;
+        ro.threads = o->threads;
         ConsoleSink sink;
         if (!o->json)
-            eo.progress = [&sink](const ot::EmdKnnProgress& p) { sink.progress(p.candidatesDone, p.candidates, "exact EMD kNN"); };
-        t0 = Clock::now();
-        const ot::EmdKnnResult exact = ot::emdKnnQueries(*ds, {static_cast<std::int64_t>(q)}, cands, k, eo).front();
-        const double exactS = secondsSince(t0);
+            ro.progress = [&sink](std::int64_t done, std::int64_t total) { sink.progress(done, total, "exact EMD kNN"); };
+        const workspace::RetrievalResult r = workspace::compareRetrieval(*ds, *model, db, static_cast<std::int64_t>(q), ro);
         if (!o->json)
             sink.finished(job::JobStatus::Finished, {}); // clears the progress bar
-        std::vector<Hit> byEmd;
-        for (const ot::EmdNeighbour& n : exact.neighbours)
-            byEmd.push_back({n.item, n.emd});
-
-        // --- report --------------------------------------------------------------------------
-        const data::LabelSet* ls = ds->labelSet(o->labelSet);
-        const std::int32_t qLabel = ls ? ls->labels[q] : -1;
-        auto sameLabel = [&](std::int64_t i) { return qLabel >= 0 && ls->labels[static_cast<std::size_t>(i)] == qLabel; };
-        std::set<std::int64_t> inEmb, inEmd;
-        for (const Hit& h : byEmbedding)
-            inEmb.insert(h.item);
-        for (const Hit& h : byEmd)
-            inEmd.insert(h.item);
-        int overlap = 0, sameEmb = 0, sameEmd = 0;
-        for (const Hit& h : byEmbedding) {
-            overlap += inEmd.count(h.item) ? 1 : 0;
-            sameEmb += sameLabel(h.item) ? 1 : 0;
-        }
-        for (const Hit& h : byEmd)
-            sameEmd += sameLabel(h.item) ? 1 : 0;
-        const double embeddingS = encodeS + searchS;
-        const std::string method = o->bruteForce ? "brute-force" : "pruned";
+        const int k = r.k;
+        const std::vector<workspace::RetrievalHit>& byEmbedding = r.byEmbedding;
+        const std::vector<workspace::RetrievalHit>& byEmd = r.byEmd;
+        const int overlap = r.overlap, sameEmb = r.embeddingScore.correct, sameEmd = r.emdScore.correct;
+        const double encodeS = r.encodeSeconds, searchS = r.searchSeconds, exactS = r.exactSeconds;
+        const double embeddingS = r.embeddingSeconds();
+        const std::string& method = r.exactMethod;
+        const int threads = r.threads;
 
         if (o->json) {
-            auto list = [&](const std::vector<Hit>& hits, const std::set<std::int64_t>& other, const char* key) {
+            auto list = [&](const std::vector<workspace::RetrievalHit>& hits, const char* key) {
                 nlohmann::ordered_json a = nlohmann::ordered_json::array();
-                for (std::size_t r = 0; r < hits.size(); ++r)
-                    a.push_back({{"rank", r + 1},
-                                 {"item", hits[r].item},
-                                 {"label", labelOf(*ds, static_cast<std::size_t>(hits[r].item), o->labelSet)},
-                                 {key, hits[r].distance},
-                                 {"same_label", sameLabel(hits[r].item)},
-                                 {"in_both", other.count(hits[r].item) != 0}});
+                for (std::size_t i = 0; i < hits.size(); ++i)
+                    a.push_back({{"rank", i + 1},
+                                 {"item", hits[i].item},
+                                 {"label", labelOf(*ds, static_cast<std::size_t>(hits[i].item), o->labelSet)},
+                                 {key, hits[i].distance},
+                                 {"same_label", hits[i].sameLabel},
+                                 {"in_both", hits[i].inBoth}});
                 return a;
+            };
+            auto score = [](const workspace::RetrievalScore& s) {
+                return nlohmann::ordered_json{
+                    {"recall_hit", s.recallHit}, {"recall_class", s.recallClass}, {"precision", s.precision}};
             };
             nlohmann::ordered_json out = {
                 {"dataset", ds->name()},
                 {"checkpoint", o->checkpoint},
                 {"query", {{"item", q}, {"label", labelOf(*ds, q, o->labelSet)}, {"elements", ds->setSize(q)}}},
                 {"k", k},
-                {"candidates", cands.size()},
+                {"candidates", r.candidates},
                 {"label_set", o->labelSet},
                 {"embedding",
                  {{"distance", "euclidean"},
                   {"dim", dim},
-                  {"neighbours", list(byEmbedding, inEmd, "distance")},
+                  {"neighbours", list(byEmbedding, "distance")},
                   {"same_label", sameEmb},
+                  {"scores", score(r.embeddingScore)},
                   {"seconds", {{"encode", encodeS}, {"search", searchS}, {"total", embeddingS}}},
                   {"load_seconds", loadS},
                   {"database_seconds", databaseS}}},
                 {"exact",
                  {{"method", method},
                   {"threads", threads},
-                  {"neighbours", list(byEmd, inEmb, "emd")},
+                  {"neighbours", list(byEmd, "emd")},
                   {"same_label", sameEmd},
-                  {"exact_solves", exact.stats.exactSolves},
-                  {"pruned_by_wcd", exact.stats.prunedByWcd},
-                  {"pruned_by_rwmd", exact.stats.prunedByRwmd},
+                  {"scores", score(r.emdScore)},
+                  {"exact_solves", r.exactStats.exactSolves},
+                  {"pruned_by_wcd", r.exactStats.prunedByWcd},
+                  {"pruned_by_rwmd", r.exactStats.prunedByRwmd},
                   {"seconds", {{"emd", exactS}}}}},
                 {"overlap", overlap}};
             std::printf("%s\n", out.dump(2).c_str());
@@ -199,43 +158,48 @@ void addRetrieveCommand(CLI::App& app, ContextFn ctx, int& rc)
         }
 
         std::printf("query %zu (label %s, %zu elements) in '%s': %d nearest of %zu candidates (%s)\n", q,
-                    labelOf(*ds, q, o->labelSet).c_str(), ds->setSize(q), ds->name().c_str(), k, cands.size(),
-                    o->candidates == "all" || ds->indices(data::Split::Train).empty() ? "every item" : "train split");
+                    labelOf(*ds, q, o->labelSet).c_str(), ds->setSize(q), ds->name().c_str(), k, static_cast<std::size_t>(r.candidates),
+                    r.pool == "train split" ? "train split" : "every item");
         std::printf("embedding: %s (%d-d, Euclidean distance); exact: EMD, %s search\n", o->checkpoint.c_str(), dim,
                     method.c_str());
         std::printf("* same label as the query   = in both lists\n\n");
         std::printf("%4s   %-33s   %s\n", "rank", "by embedding", "by exact EMD");
         std::printf("%4s   %-1s %8s %-10s %9s %1s   %-1s %8s %-10s %9s\n", "", "", "item", "label", "distance", "", "",
                     "item", "label", "EMD");
-        auto cell = [&](const Hit& h, const std::set<std::int64_t>& other) {
+        auto cell = [&](const workspace::RetrievalHit& h) {
             std::string label = labelOf(*ds, static_cast<std::size_t>(h.item), o->labelSet);
             if (label.size() > 10)
                 label = label.substr(0, 9) + "~";
             char buf[96];
-            std::snprintf(buf, sizeof buf, "%-1s %8lld %-10s %9.6g %1s", sameLabel(h.item) ? "*" : "",
-                          static_cast<long long>(h.item), label.c_str(), h.distance, other.count(h.item) ? "=" : "");
+            std::snprintf(buf, sizeof buf, "%-1s %8lld %-10s %9.6g %1s", h.sameLabel ? "*" : "",
+                          static_cast<long long>(h.item), label.c_str(), h.distance, h.inBoth ? "=" : "");
             return std::string(buf);
         };
-        for (int r = 0; r < k; ++r) {
-            const std::string a = static_cast<std::size_t>(r) < byEmbedding.size() ? cell(byEmbedding[static_cast<std::size_t>(r)], inEmd) : "";
-            const std::string b = static_cast<std::size_t>(r) < byEmd.size() ? cell(byEmd[static_cast<std::size_t>(r)], inEmb) : "";
+        for (std::size_t i = 0; i < static_cast<std::size_t>(k); ++i) {
+            const std::string a = i < byEmbedding.size() ? cell(byEmbedding[i]) : "";
+            const std::string b = i < byEmd.size() ? cell(byEmd[i]) : "";
             char buf[160];
-            std::snprintf(buf, sizeof buf, "%4d   %-33s   %s", r + 1, a.c_str(), b.c_str());
+            std::snprintf(buf, sizeof buf, "%4zu   %-33s   %s", i + 1, a.c_str(), b.c_str());
             std::string line = buf;
             while (!line.empty() && line.back() == ' ') // no trailing blanks when a row has no marks
                 line.pop_back();
             std::printf("%s\n", line.c_str());
         }
         std::printf("\nin both lists: %d of %d; same label: embedding %d, exact %d\n", overlap, k, sameEmb, sameEmd);
+        if (r.queryLabelled)
+            std::printf("recall-hit@%d / recall-class@%d / precision@%d (docs/METRICS.md): embedding %.0f / %.4f / %.2f, "
+                        "exact %.0f / %.4f / %.2f\n",
+                        k, k, k, r.embeddingScore.recallHit, r.embeddingScore.recallClass, r.embeddingScore.precision,
+                        r.emdScore.recallHit, r.emdScore.recallClass, r.emdScore.precision);
         std::printf("time, embedding: %s = encode the query %s + search %s (FAISS, exact L2); loading the model "
                     "(%s) and embedding the database (%s), once for all queries, not counted\n",
                     formatDuration(embeddingS).c_str(), formatDuration(encodeS).c_str(), formatDuration(searchS).c_str(),
                     formatDuration(loadS).c_str(), formatDuration(databaseS).c_str());
         std::printf("time, exact:     %s = EMD search, %lld exact EMDs of %lld candidates (%lld skipped by WCD, "
                     "%lld by RWMD), %d thread%s\n",
-                    formatDuration(exactS).c_str(), static_cast<long long>(exact.stats.exactSolves),
-                    static_cast<long long>(exact.stats.candidates), static_cast<long long>(exact.stats.prunedByWcd),
-                    static_cast<long long>(exact.stats.prunedByRwmd), threads, threads == 1 ? "" : "s");
+                    formatDuration(exactS).c_str(), static_cast<long long>(r.exactStats.exactSolves),
+                    static_cast<long long>(r.exactStats.candidates), static_cast<long long>(r.exactStats.prunedByWcd),
+                    static_cast<long long>(r.exactStats.prunedByRwmd), threads, threads == 1 ? "" : "s");
         std::printf("exact / embedding: %.1fx (%.1fx without encoding)\n", exactS / embeddingS,
                     exactS / std::max(searchS, 1e-9));
         rc = 0;

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "core/workspace/Export.h"
+
+#include "core/data/Dataset.h"
+#include "core/data/VectorLoaders.h"
+#include "core/project/ProjectStore.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <ostream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace setscope::workspace {
+
+namespace {
+
+/// TSV-safe text: tabs and newlines would break the columns.
+std::string tsvCell(std::string s)
+{
+    for (char& ch : s)
+        if (ch == '\t' || ch == '\n' || ch == '\r')
+            ch = ' ';
+    return s;
+}
+
+std::string csvCell(const std::string& s)
+{
+    std::string q = "\"";
+    for (char ch : s)
+        q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+}
+
+void checkTable(const data::Dataset& ds, const EmbeddingTable& t)
+{
+    if (t.dim <= 0 || t.vectors.size() != t.items.size() * static_cast<std::size_t>(t.dim))
+        throw std::invalid_argument("embedding table of " + std::to_string(t.items.size()) + " items x " +
+                                    std::to_string(t.dim) + " has " + std::to_string(t.vectors.size()) + " values");
+    for (const std::int64_t i : t.items)
+        if (i < 0 || static_cast<std::size_t>(i) >= ds.size())
+            throw std::invalid_argument("item " + std::to_string(i) + " is not an item of '" + ds.name() + "'");
+}
+
+/// Writes through `fill` into `path`.part, then renames it over `path`.
+void writeAtomically(const fs::path& path, const std::function<void(std::ostream&)>& fill)
+{
+    const fs::path part = fs::path(path) += ".part";
+    {
+        std::ofstream out(part, std::ios::binary | std::ios::trunc);
+        if (!out)
+            throw std::runtime_error(path.string() + ": cannot write");
+        fill(out);
+        out.flush();
+        if (!out) {
+            out.close();
+            std::error_code ec;
+            fs::remove(part, ec);
+            throw std::runtime_error(path.string() + ": write failed (disk full?)");
+        }
+    }
+    std::error_code ec;
+    fs::rename(part, path, ec);
+    if (ec)
+        throw std::runtime_error(path.string() + ": cannot replace: " + ec.message());
+}
+
+} // namespace
+
+void writeItemMetadata(std::ostream& out, const data::Dataset& ds, std::span<const std::int64_t> items, char sep)
+{
+    const bool tsv = sep == '\t';
+    out << "index" << sep << "split";
+    for (const auto& ls : ds.labelSets()) // label set names are identifiers: unquoted
+        out << sep << (tsv ? tsvCell(ls.name) : ls.name);
+    out << "\n";
+    for (const std::int64_t item : items) {
+        const std::size_t i = static_cast<std::size_t>(item);
+        out << i << sep << data::splitName(ds.split(i));
+        for (const auto& ls : ds.labelSets()) {
+            const std::int32_t l = ls.labels[i];
+            const std::string n = l < 0 ? std::string() : ls.classNames[static_cast<std::size_t>(l)];
+            out << sep << (tsv ? tsvCell(n) : csvCell(n));
+        }
+        out << "\n";
+    }
+}
+
+std::string writeEmbeddingsNpy(const std::string& path, const data::Dataset& ds, const EmbeddingTable& t)
+{
+    checkTable(ds, t);
+    fs::path p(path);
+    if (p.extension() != ".npy")
+        p += ".npy";
+    if (p.has_parent_path())
+        fs::create_directories(p.parent_path());
+    const fs::path part = fs::path(p) += ".part";
+    data::writeNpy(part.string(), t.vectors.data(), {t.items.size(), static_cast<std::uint64_t>(t.dim)});
+    std::error_code ec;
+    fs::rename(part, p, ec);
+    if (ec)
+        throw std::runtime_error(p.string() + ": cannot replace: " + ec.message());
+    writeAtomically(fs::path(p).replace_extension(".csv"),
+                    [&](std::ostream& out) { writeItemMetadata(out, ds, t.items, ','); });
+    return p.string();
+}
+
+void writeEmbeddingsTsv(const std::string& folder, const data::Dataset& ds, const EmbeddingTable& t)
+{
+    checkTable(ds, t);
+    const fs::path dir(folder);
+    fs::create_directories(dir);
+    writeAtomically(dir / "vectors.tsv", [&](std::ostream& out) {
+        char buf[32];
+        const std::size_t d = static_cast<std::size_t>(t.dim);
+        for (std::size_t r = 0; r < t.items.size(); ++r) {
+            for (std::size_t k = 0; k < d; ++k) {
+                std::snprintf(buf, sizeof buf, "%.7g", static_cast<double>(t.vectors[r * d + k]));
+                out << (k ? "\t" : "") << buf;
+            }
+            out << "\n";
+        }
+    });
+    writeAtomically(dir / "metadata.tsv", [&](std::ostream& out) { writeItemMetadata(out, ds, t.items, '\t'); });
+}
+
+std::size_t writeRunsCsv(const std::string& path, const project::ProjectStore& store, std::span<const std::int64_t> runIds)
+{
+    std::size_t rows = 0;
+    writeAtomically(fs::path(path), [&](std::ostream& out) {
+        out << "run,dataset,status,started,epoch,step,metric,value\n";
+        char buf[40];
+        for (const project::RunRecord& run : store.runs()) {
+            if (!runIds.empty() && std::find(runIds.begin(), runIds.end(), run.id) == runIds.end())
+                continue;
+            for (const project::MetricRecord& m : store.metrics(run.id)) {
+                std::snprintf(buf, sizeof buf, "%.10g", m.value);
+                out << run.id << ',' << run.datasetId << ',' << csvCell(run.status) << ',' << csvCell(run.startedAt)
+                    << ',' << m.epoch << ',' << m.step << ',' << csvCell(m.name) << ','
+                    << (std::isnan(m.value) ? std::string("nan") : std::string(buf)) << "\n";
+                ++rows;
+            }
+        }
+    });
+    return rows;
+}
+
+} // namespace setscope::workspace
