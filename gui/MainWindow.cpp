@@ -13,6 +13,9 @@
 #include "gui/session/Session.h"
 #include "gui/session/SelectionModel.h"
 #include "gui/views/EmbeddingView.h"
+#include "gui/views/ExplorerView.h"
+#include "gui/views/ViewList.h"
+#include "gui/views/export/ExportActions.h"
 
 #include <imgui.h>
 
@@ -49,10 +52,12 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
     m_metricsPanel = new MetricsPanel;
     m_logPanel = new LogPanel;
     addPanel(m_datasetPanel, tr("Dataset"), QStringLiteral("datasetDock"), Qt::LeftDockWidgetArea);
-    addPanel(m_trainingPanel, tr("Training"), QStringLiteral("trainingDock"), Qt::RightDockWidgetArea);
+    QDockWidget* training = addPanel(m_trainingPanel, tr("Training"), QStringLiteral("trainingDock"), Qt::RightDockWidgetArea);
     QDockWidget* metrics = addPanel(m_metricsPanel, tr("Metrics"), QStringLiteral("metricsDock"), Qt::BottomDockWidgetArea);
+    addExplorerViews({{Qt::RightDockWidgetArea, training}, {Qt::BottomDockWidgetArea, metrics}});
     QDockWidget* log = addPanel(m_logPanel, tr("Log"), QStringLiteral("logDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(metrics, log);
+    training->raise();
     metrics->raise();
     resizeDocks({metrics}, {190}, Qt::Vertical);
 
@@ -92,7 +97,7 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
     });
     connect(s, &Session::datasetChanged, this, [this] {
         const auto ds = m_session->dataset();
-        m_selection->clear(); // indices of the previous dataset
+        m_selection->reset(); // indices of the previous dataset
         m_view->setDataset(ds);
         m_view->setTrainingInfo(-1);
         m_trainingPanel->setDataset(ds.get());
@@ -146,7 +151,36 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
     showMessage(tr("Open a dataset: File ▸ Open demo, or pick one in the Dataset panel"), 0);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The views' job slots hand retired jobs to the session: they go first.
+    for (QDockWidget* d : std::as_const(m_viewDocks))
+        delete d;
+    m_views.clear();
+}
+
+void MainWindow::addExplorerViews(const QMap<Qt::DockWidgetArea, QDockWidget*>& anchors)
+{
+    QMap<Qt::DockWidgetArea, QDockWidget*> last = anchors;
+    for (const ViewSpec& spec : explorerViews()) {
+        ExplorerView* view = spec.make(m_session, m_selection);
+        view->setObjectName(spec.id + QStringLiteral("View"));
+        QDockWidget* dock = addPanel(view, spec.title, spec.id + QStringLiteral("Dock"), spec.area);
+        if (QDockWidget* prev = last.value(spec.area))
+            tabifyDockWidget(prev, dock);
+        last[spec.area] = dock;
+        m_views.insert(spec.id, view);
+        m_viewDocks.insert(spec.id, dock);
+    }
+}
+
+void MainWindow::showView(const QString& id)
+{
+    if (QDockWidget* d = m_viewDocks.value(id)) {
+        d->show();
+        d->raise();
+    }
+}
 
 void MainWindow::updateDatasetStatus()
 {
@@ -179,6 +213,8 @@ void MainWindow::createMenus()
     QAction* project = file->addAction(tr("Open or create &project…"));
     connect(project, &QAction::triggered, this, &MainWindow::chooseProject);
     file->addSeparator();
+    createExportMenu(file);
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"));
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
@@ -193,6 +229,65 @@ void MainWindow::createMenus()
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     connect(help->addAction(tr("&About setscope")), &QAction::triggered, this, &MainWindow::about);
+}
+
+void MainWindow::createExportMenu(QMenu* file)
+{
+    QMenu* menu = file->addMenu(tr("&Export"));
+    menu->setObjectName(QStringLiteral("exportMenu"));
+    QList<QPair<QString, QString>> views{{QStringLiteral("map"), tr("Map")}};
+    for (const ViewSpec& spec : explorerViews())
+        views.append({spec.id, spec.title});
+    for (const char* format : {"png", "svg"}) {
+        QMenu* sub = menu->addMenu(QString::fromLatin1(format) == QLatin1String("png") ? tr("View as &PNG") : tr("View as &SVG"));
+        for (const auto& [id, title] : views) {
+            const QString fmt = QString::fromLatin1(format);
+            connect(sub->addAction(title), &QAction::triggered, this, [this, fmt, id = id] { exportTo(fmt, id); });
+        }
+    }
+    menu->addSeparator();
+    connect(menu->addAction(tr("Embeddings as .&npy…")), &QAction::triggered, this, [this] { exportTo(QStringLiteral("npy")); });
+    connect(menu->addAction(tr("Embeddings as &TSV…")), &QAction::triggered, this, [this] { exportTo(QStringLiteral("tsv")); });
+    connect(menu->addAction(tr("Runs as &CSV…")), &QAction::triggered, this, [this] { exportTo(QStringLiteral("runs")); });
+}
+
+QString MainWindow::exportTo(const QString& what, const QString& viewId, const QString& givenPath)
+{
+    QString path = givenPath;
+    if (path.isEmpty()) {
+        if (what == QLatin1String("tsv"))
+            path = QFileDialog::getExistingDirectory(this, tr("Folder for vectors.tsv and metadata.tsv"));
+        else {
+            const QString name = what == QLatin1String("runs") ? QStringLiteral("runs.csv")
+                                 : what == QLatin1String("npy") ? QStringLiteral("embeddings.npy")
+                                                                : viewId + QLatin1Char('.') + what;
+            path = QFileDialog::getSaveFileName(this, tr("Export"), name);
+        }
+        if (path.isEmpty())
+            return tr("cancelled");
+    }
+    QString error;
+    if (what == QLatin1String("png")) {
+        error = exporting::savePng(viewId == QLatin1String("map") ? static_cast<QWidget*>(m_view) : explorerView(viewId), path);
+    } else if (what == QLatin1String("svg")) {
+        if (viewId == QLatin1String("map"))
+            error = exporting::saveSvg(exporting::mapSvg(*m_view, m_session->dataset().get()), path);
+        else if (ExplorerView* v = explorerView(viewId))
+            error = exporting::saveSvg(v->toSvg(), path);
+        else
+            error = tr("No view named %1").arg(viewId);
+    } else if (what == QLatin1String("npy") || what == QLatin1String("tsv")) {
+        error = exporting::saveEmbeddings(*m_session, path, what == QLatin1String("tsv"));
+    } else if (what == QLatin1String("runs")) {
+        error = exporting::saveRuns(*m_session, path);
+    } else {
+        error = tr("Unknown export format %1").arg(what);
+    }
+    if (error.isEmpty())
+        showMessage(tr("Exported %1").arg(path));
+    else
+        showError(tr("Export failed: %1").arg(error));
+    return error;
 }
 
 void MainWindow::chooseProject()

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QMap>
 #include <QStringList>
 
 class QDockWidget;
 class QLabel;
+class QMenu;
 
 namespace setscope::plugin {
 class Registry;
@@ -16,6 +18,7 @@ namespace setscope::gui {
 
 class DatasetPanel;
 class EmbeddingView;
+class ExplorerView;
 class LogPanel;
 class MetricsPanel;
 class SelectionModel;
@@ -44,6 +47,11 @@ public:
     LogPanel* logPanel() const { return m_logPanel; }
     /// The selected items, shared by every view of the window (cleared when a dataset opens).
     SelectionModel* selection() const { return m_selection; }
+    /// The explorer's views by id (gui/views/ViewList.h: "retrieval", "pointswap", "flow",
+    /// "dashboard"); null for an unknown id.
+    ExplorerView* explorerView(const QString& id) const { return m_views.value(id); }
+    /// Brings a view's dock to the front.
+    void showView(const QString& id);
 
 public Q_SLOTS:
     void openDataset(const QString& spec);
@@ -58,12 +66,20 @@ public Q_SLOTS:
     void showMessage(const QString& text, int ms = 8000);
     void showError(const QString& text);
     void about();
+    /// File ▸ Export: `what` is "png" or "svg" of the view `viewId` ("map" or an explorer
+    /// view's id), or "npy", "tsv" (embeddings), "runs" (CSV). Asks for the file when `path`
+    /// is empty. Returns "" on success, else the error (also shown).
+    QString exportTo(const QString& what, const QString& viewId = {}, const QString& path = {});
 
 private:
     void createMenus();
     /// "name · N items · M selected" in the status bar.
     void updateDatasetStatus();
     QDockWidget* addPanel(QWidget* panel, const QString& title, const QString& name, Qt::DockWidgetArea area);
+    /// Hosts the views of explorerViews() in docks, tabbed by area after `anchors` (the dock
+    /// each area's views are tabbed with).
+    void addExplorerViews(const QMap<Qt::DockWidgetArea, QDockWidget*>& anchors);
+    void createExportMenu(QMenu* file);
 
     const plugin::Registry& m_registry;
     Session* m_session = nullptr;
@@ -73,6 +89,8 @@ private:
     TrainingPanel* m_trainingPanel = nullptr;
     MetricsPanel* m_metricsPanel = nullptr;
     LogPanel* m_logPanel = nullptr;
+    QMap<QString, ExplorerView*> m_views;
+    QMap<QString, QDockWidget*> m_viewDocks;
     QList<QDockWidget*> m_docks;
     QLabel* m_statusRight = nullptr;
     QLabel* m_statusProject = nullptr;

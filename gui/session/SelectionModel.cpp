@@ -17,9 +17,25 @@ bool SelectionModel::contains(std::int64_t item) const
     return std::binary_search(m_items.begin(), m_items.end(), item);
 }
 
+void SelectionModel::setCurrent(std::int64_t item)
+{
+    item = std::max<std::int64_t>(item, -1);
+    if (item == m_current)
+        return;
+    m_current = item;
+    Q_EMIT currentChanged(item);
+}
+
+void SelectionModel::reset()
+{
+    clear();
+    setCurrent(-1);
+}
+
 void SelectionModel::select(std::vector<std::int64_t> items, Mode mode)
 {
     std::erase_if(items, [](std::int64_t i) { return i < 0; });
+    const std::int64_t single = items.size() == 1 ? items.front() : -1;
     std::sort(items.begin(), items.end());
     items.erase(std::unique(items.begin(), items.end()), items.end());
     std::vector<std::int64_t> next;
@@ -36,10 +52,14 @@ void SelectionModel::select(std::vector<std::int64_t> items, Mode mode)
                                       std::back_inserter(next));
         break;
     }
-    if (next == m_items)
-        return;
-    m_items = std::move(next);
-    Q_EMIT changed();
+    // A click that leaves its item selected makes it current: the per-item views follow it.
+    const bool makeCurrent = single >= 0 && std::binary_search(next.begin(), next.end(), single);
+    if (next != m_items) {
+        m_items = std::move(next);
+        Q_EMIT changed();
+    }
+    if (makeCurrent)
+        setCurrent(single);
 }
 
 } // namespace setscope::gui

@@ -12,8 +12,8 @@
 #include "core/train/RunPlan.h"
 #include "core/train/SnapshotSubset.h"
 #include "core/train/TrainingJob.h"
+#include "core/workspace/WorkspaceJobs.h"
 #include "gui/bridge/QtProgressSink.h"
-#include "gui/session/BaselineJob.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -57,6 +57,12 @@ Session::~Session()
 const train::TrainingJob* Session::trainingJob() const
 {
     return m_training.jobAs<const train::TrainingJob>();
+}
+
+std::shared_ptr<const train::ModelHandle> Session::currentModel() const
+{
+    const train::TrainingJob* job = trainingJob();
+    return job ? job->currentModel() : nullptr;
 }
 
 std::vector<train::EpochMetrics> Session::history() const
@@ -466,7 +472,7 @@ bool Session::computeBaseline(const QString& labelSet)
     m_baseline.prepare();
     m_baseline.on(&QtProgressSink::jobFinished, this,
                   [this](int status, const QString& detail) { onBaselineFinished(status, detail); });
-    m_baseline.start(std::make_unique<BaselineJob>(m_dataset, labelSet.toStdString()));
+    m_baseline.start(workspace::makeBaselineJob(m_dataset, labelSet.toStdString()));
     m_baselineRunning = true;
     if (!wasRunning)
         Q_EMIT baselineRunningChanged(true);
@@ -477,11 +483,11 @@ bool Session::computeBaseline(const QString& labelSet)
 
 void Session::onBaselineFinished(int status, const QString& detail)
 {
-    auto* job = m_baseline.jobAs<BaselineJob>();
-    if (job && toStatus(status) == job::JobStatus::Finished) {
+    auto* job = m_baseline.jobAs<job::TaskJob<std::vector<eval::MetricValue>>>();
+    if (job && job->result() && toStatus(status) == job::JobStatus::Finished) {
         train::EpochMetrics m;
         m.epoch = 0;
-        for (const eval::MetricValue& v : job->result())
+        for (const eval::MetricValue& v : *job->result())
             m.values.emplace_back(v.name, v.value);
         Q_EMIT baselineReady(m);
         Q_EMIT message(tr("Raw-vector baseline: kNN accuracy %1").arg(m.value("knn-accuracy").value_or(-1.0), 0, 'f', 4));

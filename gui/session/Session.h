@@ -31,12 +31,11 @@ namespace setscope::job {
 class Job;
 }
 namespace setscope::train {
+class ModelHandle;
 class TrainingJob;
 }
 
 namespace setscope::gui {
-
-class BaselineJob;
 
 /// What the user is working on: the open dataset and the jobs that work on it (loading,
 /// training, the 2-D map, the raw-vector baseline). Not a widget; the main window wires
@@ -93,6 +92,12 @@ public:
     /// How many layouts / snapshots this session has seen (for tests and status lines).
     std::uint64_t layoutUpdates() const { return m_layoutUpdates; }
     std::uint64_t snapshotUpdates() const { return m_snapshotUpdates; }
+    /// The weights at the newest snapshot of the current (or last) run, for the views that
+    /// embed sets (retrieval); null before the first snapshot.
+    std::shared_ptr<const train::ModelHandle> currentModel() const;
+    /// The session's list of retired jobs: views give it to their JobSlots, so the jobs they
+    /// replace are reaped by the session's timer and joined before the session ends.
+    RetiredJobs& retiredJobs() { return m_retired; }
     /// True from computeBaseline() until baselineRunningChanged(false).
     bool baselineRunning() const { return m_baselineRunning; }
 

@@ -15,6 +15,7 @@ class TestSelectionModel : public QObject {
 private Q_SLOTS:
     void modes();
     void changedOnlyOnChange();
+    void currentFollowsClicks();
 };
 
 void TestSelectionModel::modes()
@@ -50,6 +51,34 @@ void TestSelectionModel::changedOnlyOnChange()
     QCOMPARE(spy.count(), 1);
     s.select({1}, SelectionModel::Mode::Toggle);
     QCOMPARE(spy.count(), 2);
+}
+
+// A selection of one item that ends up selected makes it current; other selections and clear()
+// leave the current item alone; reset() unsets it.
+void TestSelectionModel::currentFollowsClicks()
+{
+    SelectionModel m;
+    QSignalSpy current(&m, &SelectionModel::currentChanged);
+    QCOMPARE(m.current(), std::int64_t(-1));
+    m.select({5});
+    QCOMPARE(m.current(), std::int64_t(5));
+    m.select({1, 2, 3}); // a rubber band
+    QCOMPARE(m.current(), std::int64_t(5));
+    m.select({2}, SelectionModel::Mode::Toggle); // Ctrl-click deselecting 2
+    QCOMPARE(m.current(), std::int64_t(5));
+    m.select({9}, SelectionModel::Mode::Toggle); // Ctrl-click selecting 9
+    QCOMPARE(m.current(), std::int64_t(9));
+    m.select({9}, SelectionModel::Mode::Replace); // same item again: no new signal
+    QCOMPARE(current.size(), 2);
+    m.clear();
+    QCOMPARE(m.current(), std::int64_t(9));
+    m.setCurrent(4);
+    QCOMPARE(m.current(), std::int64_t(4));
+    QVERIFY(m.empty()); // current without selecting
+    m.reset();
+    QCOMPARE(m.current(), std::int64_t(-1));
+    QCOMPARE(current.size(), 4);
+    QCOMPARE(current.last().front().toLongLong(), -1LL);
 }
 
 QTEST_APPLESS_MAIN(TestSelectionModel)

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include <QString>
+
+class QWidget;
+
+namespace setscope::data {
+class Dataset;
+}
+
+namespace setscope::gui {
+
+class EmbeddingView;
+class Session;
+
+/// What File ▸ Export writes (issue 10 §4 "Export"). Each returns "" on success, else the
+/// message to show (naming the file); nothing already on disk is replaced by a partial file.
+namespace exporting {
+
+/// The widget as a PNG (an OpenGL map through its framebuffer).
+QString savePng(QWidget* widget, const QString& path);
+/// An SVG document (from a view's toSvg()) into `path`; refuses an empty document.
+QString saveSvg(const QString& svg, const QString& path);
+/// The map as SVG: one circle per point at its drawn position in its colour, the legend.
+QString mapSvg(const EmbeddingView& view, const data::Dataset* dataset);
+/// The newest training snapshot's embeddings (every item it covers) as .npy + .csv metadata,
+/// or, with `tsv`, as vectors.tsv + metadata.tsv in the folder `path`.
+QString saveEmbeddings(const Session& session, const QString& path, bool tsv);
+/// Every run of the open project as CSV.
+QString saveRuns(const Session& session, const QString& path);
+
+} // namespace exporting
+} // namespace setscope::gui
