@@ -12,7 +12,10 @@
 #include "gui/MainWindow.h"
 #include "gui/panels/TrainingPanel.h"
 #include "gui/session/Session.h"
+#include "gui/session/SelectionModel.h"
 #include "gui/views/EmbeddingView.h"
+#include "gui/views/ExplorerView.h"
+#include "gui/views/ViewList.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -41,6 +44,11 @@ struct Options {
     QString screenshot;
     QString project;
     bool noProject = false;
+    bool views = false;
+    qint64 item = -1;
+    qint64 second = -1;
+    qint64 mapItems = -1;
+    QString model, recipe;
 };
 
 void describe(QCommandLineParser& p)
@@ -66,6 +74,20 @@ void describe(QCommandLineParser& p)
                                 "run are recorded there (default: the per-user demo project)."),
                  QStringLiteral("FILE")});
     p.addOption({QStringLiteral("no-project"), QStringLiteral("Do not record anything in a project file.")});
+    p.addOption({QStringLiteral("views"),
+                 QStringLiteral("With --screenshot: then click an item (--item, else the one pointed at), show each "
+                                "of the explorer's views on it and save each to FILE-<view>.png.")});
+    p.addOption({QStringLiteral("item"), QStringLiteral("With --views: the item to click."), QStringLiteral("N")});
+    p.addOption({QStringLiteral("second"),
+                 QStringLiteral("With --views: a second item to select (the EMD-flow view compares the two)."),
+                 QStringLiteral("N")});
+    p.addOption({QStringLiteral("map-items"),
+                 QStringLiteral("Items on the map: 0 = every item (the default), else a stratified subset."),
+                 QStringLiteral("N")});
+    p.addOption({QStringLiteral("model"), QStringLiteral("The encoder of the training run (mlp, deepsets, selfattn, ...)."),
+                 QStringLiteral("NAME")});
+    p.addOption({QStringLiteral("recipe"), QStringLiteral("The recipe of the training run (ours, sset, ...)."),
+                 QStringLiteral("NAME")});
 }
 
 bool asksForHelp(int argc, char** argv)
@@ -86,10 +108,13 @@ public:
     static constexpr qint64 kSettleMs = 60000;
     static constexpr int kGiveUpMs = 20 * 60 * 1000;
 
-    ScreenshotTaker(MainWindow& window, QString file, bool train)
+    ScreenshotTaker(MainWindow& window, QString file, bool train, bool views, qint64 item, qint64 second)
         : m_window(window)
         , m_file(std::move(file))
         , m_train(train)
+        , m_views(views)
+        , m_item(item)
+        , m_second(second)
     {
         Session* s = window.session();
         connect(s, &Session::epochMetrics, this, [this](const setscope::train::EpochMetrics& m) {
@@ -166,6 +191,60 @@ private:
         }
     }
 
+    /// --views: makes the item current (as a click would), then shows the views one by one,
+    /// each saved once its job has ended (or after kViewWaitMs), and quits.
+    void captureViews(int code)
+    {
+        setscope::gui::SelectionModel* sel = m_window.selection();
+        const qint64 item = m_item >= 0 ? m_item : m_window.view()->hoveredItem();
+        if (item < 0) {
+            std::fprintf(stderr, "setscope: --views: no item to click\n");
+            QApplication::exit(1);
+            return;
+        }
+        if (m_second >= 0) // both selected, the first current: the flow view compares the two
+            sel->select({m_second});
+        sel->select({item}, m_second >= 0 ? setscope::gui::SelectionModel::Mode::Add : setscope::gui::SelectionModel::Mode::Replace);
+        m_pending.clear();
+        for (const setscope::gui::ViewSpec& spec : setscope::gui::explorerViews())
+            m_pending << spec.id;
+        nextView(code);
+    }
+
+    void nextView(int code)
+    {
+        if (m_pending.isEmpty()) {
+            const QImage window = m_window.grab().toImage();
+            const QFileInfo fi(m_file);
+            window.save(fi.dir().filePath(fi.completeBaseName() + QStringLiteral("-window.png")));
+            QApplication::exit(code);
+            return;
+        }
+        const QString id = m_pending.takeFirst();
+        setscope::gui::ExplorerView* view = m_window.explorerView(id);
+        m_window.showView(id);
+        auto save = [this, id, view, code] {
+            const QFileInfo fi(m_file);
+            const QString file = fi.dir().filePath(fi.completeBaseName() + QLatin1Char('-') + id + QStringLiteral(".png"));
+            const bool ok = view->grab().toImage().save(file);
+            std::fprintf(stderr, "setscope: %s %s\n", ok ? "saved" : "could not save", qPrintable(file));
+            QTimer::singleShot(0, this, [this, code] { nextView(code); });
+        };
+        // The view starts its job when shown (a queued call): give it a moment, then wait for
+        // it to end.
+        QTimer::singleShot(500, this, [this, view, save] {
+            if (!view->busy()) {
+                QTimer::singleShot(200, this, save);
+                return;
+            }
+            auto once = std::make_shared<QMetaObject::Connection>();
+            *once = connect(view, &setscope::gui::ExplorerView::jobEnded, this, [once, this, save](int) {
+                disconnect(*once);
+                QTimer::singleShot(300, this, save);
+            });
+        });
+    }
+
     void capture(int code)
     {
         m_poll.stop();
@@ -176,12 +255,18 @@ private:
         const bool ok = window.save(m_file) && map.save(mapFile);
         std::fprintf(stderr, "setscope: %s %s and %s\n", ok ? "saved" : "could not save", qPrintable(m_file),
                      qPrintable(mapFile));
-        QApplication::exit(ok ? code : 1);
+        if (ok && m_views)
+            captureViews(code);
+        else
+            QApplication::exit(ok ? code : 1);
     }
 
     MainWindow& m_window;
     QString m_file;
     bool m_train;
+    bool m_views;
+    qint64 m_item, m_second;
+    QStringList m_pending;
     qint64 m_epochStep = -1;
     bool m_done = false;
     QElapsedTimer m_ready;
@@ -232,6 +317,9 @@ int main(int argc, char** argv)
     opt.screenshot = parser.value(QStringLiteral("screenshot"));
     opt.project = parser.value(QStringLiteral("project"));
     opt.noProject = parser.isSet(QStringLiteral("no-project"));
+    opt.views = parser.isSet(QStringLiteral("views"));
+    opt.model = parser.value(QStringLiteral("model"));
+    opt.recipe = parser.value(QStringLiteral("recipe"));
     auto number = [&](const char* name, qint64 lo) -> qint64 {
         const QString v = parser.value(QString::fromLatin1(name));
         if (v.isEmpty())
@@ -247,6 +335,9 @@ int main(int argc, char** argv)
     };
     opt.epochs = static_cast<int>(number("epochs", 1));
     opt.maxSteps = number("max-steps", 0);
+    opt.item = number("item", 0);
+    opt.second = number("second", 0);
+    opt.mapItems = number("map-items", 0);
 
     // Registry first: the window and its jobs keep references to it.
     setscope::plugin::Registry registry;
@@ -285,6 +376,12 @@ int main(int argc, char** argv)
         config.epochs = opt.epochs;
     if (opt.maxSteps >= 0)
         config.maxSteps = opt.maxSteps;
+    if (!opt.model.isEmpty())
+        config.model = opt.model.toStdString();
+    if (!opt.recipe.isEmpty())
+        config.recipe = opt.recipe.toStdString();
+    if (opt.mapItems >= 0)
+        window.session()->setMapItemLimit(static_cast<int>(opt.mapItems));
     window.trainingPanel()->setConfig(config);
 
     if (opt.train) {
@@ -297,7 +394,7 @@ int main(int argc, char** argv)
     }
     std::unique_ptr<ScreenshotTaker> screenshot;
     if (!opt.screenshot.isEmpty())
-        screenshot = std::make_unique<ScreenshotTaker>(window, opt.screenshot, opt.train);
+        screenshot = std::make_unique<ScreenshotTaker>(window, opt.screenshot, opt.train, opt.views, opt.item, opt.second);
 
     window.show();
     if (opt.dataset.isEmpty())

@@ -14,6 +14,11 @@ namespace setscope::train {
 std::vector<std::int64_t> snapshotSubset(const data::Dataset& ds, const std::vector<std::int32_t>& labels, int n,
                                          std::uint64_t seed)
 {
+    if (n <= 0) { // every item
+        std::vector<std::int64_t> all(ds.size());
+        std::iota(all.begin(), all.end(), 0);
+        return all;
+    }
     std::vector<std::int64_t> pool = ds.indices(data::Split::Test);
     if (pool.empty()) {
         pool.resize(ds.size());

@@ -179,8 +179,8 @@ void TrainerConfig::validate() const
         fail("emd_cache must be auto or off, not '" + emdCache + "'");
     if (checkpointEvery < 0 || snapshotEvery < 0)
         fail("checkpoint_every and snapshot_every must be >= 0");
-    if (snapshotItems < 1)
-        fail("snapshot_items must be at least 1");
+    if (snapshotItems < 0)
+        fail("snapshot_items must be 0 (every item) or more");
     for (const std::string& f : resumeOverrides) {
         if (kStructuralFields.count(f))
             fail("resume override '" + f + "' is not possible: a checkpoint's weights fit only the model, "

@@ -68,7 +68,7 @@ struct TrainerConfig {
     std::vector<std::string> resumeOverrides;
 
     std::int64_t snapshotEvery = 50;   ///< steps between EmbeddingSnapshots (0 = none)
-    int snapshotItems = 3000;          ///< size of the snapshot subset (stratified, test split first)
+    int snapshotItems = 0;             ///< items in a snapshot: 0 = every item; else a stratified subset (test split first)
     bool evaluateEachEpoch = true;     ///< kNN accuracy and Recall@K after each epoch
 
     /// The validation share this run uses (validationFraction resolved).

@@ -659,7 +659,6 @@ train::TrainerConfig TrainingPanel::config() const
     if (QString::fromStdString(m_base.device).section(QLatin1Char(':'), 0, 0) != device)
         c.device = str(device);
     c.snapshotEvery = m_snapshotEvery->value();
-    c.snapshotItems = Session::kMapItems;
     return c;
 }
 

@@ -296,11 +296,12 @@ void Session::startLayout()
         if (toStatus(status) == job::JobStatus::Failed)
             Q_EMIT error(tr("The map could not be computed: %1").arg(detail));
     });
-    // Copying ≤ 3000 rows takes milliseconds; the layout work happens on the job's thread.
+    // The weighted means of every item (70 000 x 784 for Fashion-MNIST: ~0.1 s); the layout
+    // work happens on the job's thread.
     const std::string labelSet = m_dataset->labelSet("fine") || m_dataset->labelSets().empty()
                                      ? std::string("fine")
                                      : m_dataset->labelSets().front().name;
-    job->submit(rawSnapshot(*m_dataset, mapItems(*m_dataset, labelSet, kMapItems)));
+    job->submit(rawSnapshot(*m_dataset, mapItems(*m_dataset, labelSet, m_mapItemLimit)));
     m_submittedStep = 0;
     m_layoutPending = true;
     m_layoutJob.start(std::move(job));
@@ -318,7 +319,9 @@ bool Session::startTraining(const train::TrainerConfig& config)
         Q_EMIT error(tr("A training run is still active; cancel it first."));
         return false;
     }
-    const train::TrainerConfig& cfg = config;
+    // The run's snapshots hold exactly the map's items, so each new map warm-starts from it.
+    train::TrainerConfig cfg = config;
+    cfg.snapshotItems = m_mapItemLimit;
     bool needsExternal = false;
     try {
         needsExternal = train::planRun(cfg, m_registry).needsExternal;

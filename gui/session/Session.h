@@ -12,6 +12,7 @@
 #include <QString>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -55,9 +56,6 @@ class Session final : public QObject {
 public:
     enum class TrainingState { Idle, Running, Paused, Stopping };
     Q_ENUM(TrainingState)
-
-    /// Items in the map before training: at most this many, test split first, stratified.
-    static constexpr int kMapItems = 3000;
 
     /// `registry` must outlive the session (jobs read it on their threads).
     explicit Session(const plugin::Registry& registry, QObject* parent = nullptr);
@@ -116,6 +114,14 @@ public:
     /// The open dataset's id in the project (0 when none).
     std::int64_t projectDatasetId() const { return m_projectDatasetId; }
 
+    /// How many items the map shows: 0 (the default) = every item of the dataset; else a
+    /// stratified subset of that size, test split first (train::snapshotSubset). Training
+    /// runs started from the session snapshot exactly these items (TrainerConfig::
+    /// snapshotItems is set to it), so each map warm-starts from the previous one item by
+    /// item. Applies from the next dataset or run.
+    void setMapItemLimit(int items) { m_mapItemLimit = std::max(0, items); }
+    int mapItemLimit() const { return m_mapItemLimit; }
+
     /// Options of the layout job started for the next dataset (default: t-SNE).
     void setLayoutOptions(const layout::LayoutJob::Options& options) { m_layoutOptions = options; }
     const layout::LayoutJob::Options& layoutOptions() const { return m_layoutOptions; }
@@ -129,9 +135,10 @@ public:
     /// without it and error() says why.
     void setDataset(std::shared_ptr<const data::Dataset> dataset, const QString& spec);
 
-    /// The items of the map before training, chosen like TrainingJob's snapshot subset
-    /// (test split when it has items, else all; classes of `labelSet` in proportion, order
-    /// fixed by `seed`), so that training snapshots warm-start from this map item by item.
+    /// The items of the map before training, chosen like TrainingJob's snapshot subset (every
+    /// item for maxItems 0; else the test split when it has items, else all; classes of
+    /// `labelSet` in proportion, order fixed by `seed`), so that training snapshots
+    /// warm-start from this map item by item.
     static std::vector<std::int64_t> mapItems(const data::Dataset& ds, const std::string& labelSet, int maxItems,
                                               std::uint64_t seed = 1);
     /// A snapshot of the raw vectors of `items` (a set is represented by the weighted mean
@@ -221,6 +228,7 @@ private:
     bool m_fetching = false;
     bool m_baselineRunning = false;
     layout::LayoutJob::Options m_layoutOptions;
+    int m_mapItemLimit = 0;
 
     /// Declared before the slots: they hand their jobs to it, and are destroyed (joined) first.
     RetiredJobs m_retired;

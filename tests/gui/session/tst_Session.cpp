@@ -13,6 +13,7 @@
 
 #include <sqlite3.h>
 
+#include <numeric>
 #include <set>
 
 using namespace setscope;
@@ -88,11 +89,13 @@ private:
 private Q_SLOTS:
     void initTestCase() { builtin::registerBuiltins(m_registry); }
 
-    void mapItemsAreTheTestSplitWhenSmall()
+    void mapItemsAreEveryItemOrTheTestSplitWhenLimited()
     {
         const auto ds = synthetic("points=40");
-        const auto items = Session::mapItems(*ds, "fine", 3000);
-        QCOMPARE(items, ds->indices(data::Split::Test));
+        std::vector<std::int64_t> all(ds->size());
+        std::iota(all.begin(), all.end(), 0);
+        QCOMPARE(Session::mapItems(*ds, "fine", 0), all); // the default: every item
+        QCOMPARE(Session::mapItems(*ds, "fine", 3000), ds->indices(data::Split::Test));
     }
 
     void mapItemsAreAStratifiedSubset()
@@ -156,9 +159,10 @@ private Q_SLOTS:
         QVERIFY(s.dataset());
         QCOMPARE(s.dataset()->size(), std::size_t(200));
         QCOMPARE(s.datasetSpec(), QStringLiteral("synthetic:dim=4,coarse=2,fine=2,points=50"));
-        // The map before training: the raw vectors of the test split.
+        // The map before training: the raw vectors of every item.
         QTRY_VERIFY_WITH_TIMEOUT(s.layout() != nullptr, 20000);
-        QCOMPARE(s.layout()->items, Session::mapItems(*s.dataset(), "fine", Session::kMapItems));
+        QCOMPARE(s.layout()->items, Session::mapItems(*s.dataset(), "fine", 0));
+        QCOMPARE(s.layout()->items.size(), s.dataset()->size()); // every item
         QCOMPARE(s.layout()->xy.size(), 2 * s.layout()->items.size());
     }
 
@@ -212,7 +216,7 @@ private Q_SLOTS:
         QCOMPARE(s.trainingState(), S::Idle);
         QVERIFY(snapshots.count() >= 1);
         QVERIFY(s.snapshot());
-        QCOMPARE(s.snapshot()->items, Session::mapItems(*ds, "fine", Session::kMapItems));
+        QCOMPARE(s.snapshot()->items, Session::mapItems(*ds, "fine", s.mapItemLimit()));
         QCOMPARE(s.snapshot()->step, s.trainingJob()->totalSteps()); // the last one was picked up
         QCOMPARE(s.snapshot()->dim, 8);
         QTRY_VERIFY_WITH_TIMEOUT(s.layout() && s.layout()->sourceStep == s.snapshot()->step, 20000);
@@ -352,7 +356,7 @@ private Q_SLOTS:
         QCOMPARE(s->dataset()->size(), synthetic("points=30")->size());
         QVERIFY(s->projectDatasetId() > 0);
         QTRY_VERIFY_WITH_TIMEOUT(s->layout() != nullptr, 20000);
-        QCOMPARE(s->layout()->items, Session::mapItems(*s->dataset(), "fine", Session::kMapItems));
+        QCOMPARE(s->layout()->items, Session::mapItems(*s->dataset(), "fine", s->mapItemLimit()));
 
         QVERIFY(s->startTraining(quickConfig()));
         QTRY_VERIFY_WITH_TIMEOUT(s->trainingJob()->counters().done.load() >= 2, 30000);
