@@ -52,6 +52,8 @@ public:
     ExplorerView* explorerView(const QString& id) const { return m_views.value(id); }
     /// Brings a view's dock to the front.
     void showView(const QString& id);
+    /// The dock that hosts a view (null for an unknown id).
+    QDockWidget* viewDock(const QString& id) const { return m_viewDocks.value(id); }
 
 public Q_SLOTS:
     void openDataset(const QString& spec);

@@ -19,6 +19,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -222,12 +223,17 @@ private:
         }
         const QString id = m_pending.takeFirst();
         setscope::gui::ExplorerView* view = m_window.explorerView(id);
+        QDockWidget* dock = m_window.viewDock(id);
         m_window.showView(id);
-        auto save = [this, id, view, code] {
+        // Float the dock at a size that shows the view well, then put it back.
+        dock->setFloating(true);
+        dock->resize(980, 660);
+        auto save = [this, id, view, dock, code] {
             const QFileInfo fi(m_file);
             const QString file = fi.dir().filePath(fi.completeBaseName() + QLatin1Char('-') + id + QStringLiteral(".png"));
             const bool ok = view->grab().toImage().save(file);
             std::fprintf(stderr, "setscope: %s %s\n", ok ? "saved" : "could not save", qPrintable(file));
+            dock->setFloating(false);
             QTimer::singleShot(0, this, [this, code] { nextView(code); });
         };
         // The view starts its job when shown (a queued call): give it a moment, then wait for

@@ -171,6 +171,8 @@ void DashboardView::refresh()
     m_export->setEnabled(!m_runs.empty());
     if (m_runs.empty())
         setStatus(store ? tr("No runs in this project yet.") : tr("No run yet. Open a project to see its recorded runs."));
+    else
+        setStatus({});
     redraw();
 }
 

@@ -20,7 +20,7 @@ class SvgWriter;
 class FlowCanvas final : public QWidget {
     Q_OBJECT
 public:
-    static constexpr int kMaxLabels = 80;
+    static constexpr int kMaxLabels = 30;
     /// Which element: set 0 (the first) or 1, and its index.
     struct Element {
         int set = -1;
