@@ -13,6 +13,18 @@
 
 namespace setscope::gui {
 
+namespace {
+
+/// A tick label with enough digits to tell ticks `step` apart (0.0998 vs 0.1003, not 0.1 twice).
+QString tick(double v, double step)
+{
+    const double mag = std::max(std::abs(v), std::abs(step));
+    const int digits = step > 0 && mag > 0 ? static_cast<int>(std::ceil(std::log10(mag / step))) + 2 : 4;
+    return QString::number(v, 'g', std::clamp(digits, 3, 10));
+}
+
+} // namespace
+
 LineChart::LineChart(QWidget* parent)
     : QWidget(parent)
 {
@@ -67,8 +79,8 @@ void LineChart::paintEvent(QPaintEvent*)
     for (int t = 0; t <= 4; ++t) {
         const double fx = m_range.left() + m_range.width() * t / 4, fy = m_range.top() + m_range.height() * t / 4;
         const QPointF bx = toBox({fx, m_range.top()}, plot), by = toBox({m_range.left(), fy}, plot);
-        p.drawText(QRectF(bx.x() - 40, plot.bottom() + 2, 80, 14), Qt::AlignHCenter, QString::number(fx, 'g', 4));
-        p.drawText(QRectF(2, by.y() - 7, 52, 14), Qt::AlignRight, QString::number(fy, 'g', 4));
+        p.drawText(QRectF(bx.x() - 40, plot.bottom() + 2, 80, 14), Qt::AlignHCenter, tick(fx, m_range.width() / 4));
+        p.drawText(QRectF(2, by.y() - 7, 52, 14), Qt::AlignRight, tick(fy, m_range.height() / 4));
     }
     p.drawText(QRectF(plot.left(), plot.bottom() + 16, plot.width(), 16), Qt::AlignHCenter, m_xLabel);
     p.drawText(QRectF(plot.left(), 0, plot.width(), 14), Qt::AlignLeft, m_yLabel);
@@ -103,8 +115,8 @@ void LineChart::drawSvg(SvgWriter& svg, const QRectF& box) const
     for (int t = 0; t <= 4; ++t) {
         const double fx = m_range.left() + m_range.width() * t / 4, fy = m_range.top() + m_range.height() * t / 4;
         const QPointF bx = toBox({fx, m_range.top()}, plot), by = toBox({m_range.left(), fy}, plot);
-        svg.text(QPointF(bx.x(), plot.bottom() + 14), QString::number(fx, 'g', 4), 10, Qt::darkGray, QStringLiteral("middle"));
-        svg.text(QPointF(plot.left() - 4, by.y() + 4), QString::number(fy, 'g', 4), 10, Qt::darkGray, QStringLiteral("end"));
+        svg.text(QPointF(bx.x(), plot.bottom() + 14), tick(fx, m_range.width() / 4), 10, Qt::darkGray, QStringLiteral("middle"));
+        svg.text(QPointF(plot.left() - 4, by.y() + 4), tick(fy, m_range.height() / 4), 10, Qt::darkGray, QStringLiteral("end"));
     }
     svg.text(QPointF(plot.center().x(), plot.bottom() + 28), m_xLabel, 11, Qt::darkGray, QStringLiteral("middle"));
     svg.text(QPointF(plot.left(), plot.top() - 3), m_yLabel, 11, Qt::darkGray);
