@@ -15,6 +15,7 @@
 #include "gui/views/EmbeddingView.h"
 #include "gui/views/ExplorerView.h"
 #include "gui/views/ViewList.h"
+#include "gui/views/compare/CompareView.h"
 #include "gui/views/export/ExportActions.h"
 
 #include <imgui.h>
@@ -71,6 +72,8 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
     // Dataset.
     connect(m_datasetPanel, &DatasetPanel::loadRequested, this, &MainWindow::openDataset);
     connect(m_datasetPanel, &DatasetPanel::labelSetChanged, m_view, &EmbeddingView::setColorBy);
+    if (auto* compare = qobject_cast<CompareView*>(explorerView(QStringLiteral("compare"))))
+        connect(m_datasetPanel, &DatasetPanel::labelSetChanged, compare->map(), &EmbeddingView::setColorBy);
     connect(s, &Session::loadingChanged, m_datasetPanel, &DatasetPanel::setLoading);
     connect(s, &Session::loadFailed, m_datasetPanel, &DatasetPanel::showLoadError);
     connect(m_datasetPanel, &DatasetPanel::fetchRequested, s, &Session::fetch);
@@ -103,6 +106,8 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
         m_trainingPanel->setDataset(ds.get());
         m_datasetPanel->setDataset(ds, m_session->datasetSpec());
         m_view->setColorBy(m_datasetPanel->currentLabelSet());
+        if (auto* compare = qobject_cast<CompareView*>(explorerView(QStringLiteral("compare"))))
+            compare->map()->setColorBy(m_datasetPanel->currentLabelSet());
         m_metricsPanel->setDataset(ds.get());
         if (ds)
             for (const std::string& note : ds->notes())

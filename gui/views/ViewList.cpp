@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "gui/views/ViewList.h"
 
+#include "gui/views/compare/CompareView.h"
 #include "gui/views/dashboard/DashboardView.h"
 #include "gui/views/flow/FlowView.h"
 #include "gui/views/pointswap/PointSwapView.h"
@@ -18,6 +19,8 @@ const std::vector<ViewSpec>& explorerViews()
          [](Session* s, SelectionModel* sel) -> ExplorerView* { return new PointSwapView(s, sel); }},
         {QStringLiteral("flow"), QObject::tr("EMD flow"), Qt::RightDockWidgetArea,
          [](Session* s, SelectionModel* sel) -> ExplorerView* { return new FlowView(s, sel); }},
+        {QStringLiteral("compare"), QObject::tr("Compare"), Qt::RightDockWidgetArea,
+         [](Session* s, SelectionModel* sel) -> ExplorerView* { return new CompareView(s, sel); }},
         {QStringLiteral("dashboard"), QObject::tr("Dashboard"), Qt::BottomDockWidgetArea,
          [](Session* s, SelectionModel* sel) -> ExplorerView* { return new DashboardView(s, sel); }},
     };

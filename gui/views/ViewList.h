@@ -24,8 +24,8 @@ struct ViewSpec {
     std::function<ExplorerView*(Session*, SelectionModel*)> make;
 };
 
-/// The views, in the order of their tabs: Retrieval, PointSwap, EMD flow (right, beside the
-/// training panel), Dashboard (bottom, beside the metrics table and the log).
+/// The views, in the order of their tabs: Retrieval, PointSwap, EMD flow, Compare (right,
+/// beside the training panel), Dashboard (bottom, beside the metrics table and the log).
 const std::vector<ViewSpec>& explorerViews();
 
 } // namespace setscope::gui
