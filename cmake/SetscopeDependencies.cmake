@@ -22,8 +22,9 @@ pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 find_package(LibArchive 3.4 REQUIRED)
 # matio (libmatio-dev) reads MATLAB .mat files, v5 and v7.3 (HDF5): Kusner's WMD documents.
 pkg_check_modules(MATIO REQUIRED IMPORTED_TARGET matio)
-# FFTW 3 (libfftw3-dev, double precision): the FFT-accelerated t-SNE gradient (core/layout).
-pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
+# FFTW 3 (libfftw3-dev, single precision: libfftw3f): the FFT-accelerated t-SNE gradient
+# (core/layout).
+pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)
 
 if(NOT TARGET CLI11::CLI11)
   find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)

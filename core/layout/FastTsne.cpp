@@ -233,70 +233,124 @@ std::vector<std::int64_t> approximateKnn(const float* x, std::int64_t n, int d, 
 
 } // namespace
 
-struct FftwFree {
-    void operator()(void* p) const { fftw_free(p); }
+struct FftwfFree {
+    void operator()(void* p) const { fftwf_free(p); }
 };
 
-// FFTW buffers and plans for one grid size, reused across iterations while the size holds.
+// Single-precision FFTW buffers and plans for one grid size, reused across iterations while
+// the size holds, and the kernel's transform while the node spacing holds too.
+//
+// The 2-D transforms of the zero-padded m x m grid (m = 2 x nodes) are done as two passes of
+// 1-D transforms so that the padding is skipped: forward, real-to-complex rows only for the
+// first `nodes` rows (the others are zero), then complex columns; backward, complex columns,
+// then complex-to-real rows only for the first `nodes` rows (the others are not read). A
+// buffer is m rows of m/2 + 1 complex numbers, the real rows in place (stride 2 (m/2 + 1)).
 struct FftWorkspace {
-    int m = 0; // transform size per axis (2 x grid nodes)
+    int nodes = 0;
+    int m = 0;
     int threads = 0;
-    std::unique_ptr<double, FftwFree> kernel;                 // m x m real
-    std::unique_ptr<fftw_complex, FftwFree> kernelHat;        // m x (m/2 + 1)
-    std::vector<std::unique_ptr<double, FftwFree>> real;      // per thread, m x m
-    std::vector<std::unique_ptr<fftw_complex, FftwFree>> hat; // per thread, m x (m/2 + 1)
-    fftw_plan forward = nullptr;
-    fftw_plan backward = nullptr;
+    double kernelSpacing = -1.0; // the node spacing kernelHat holds (< 0: none yet)
+    std::unique_ptr<float, FftwfFree> kernelHat;                       // m x (m/2 + 1), real, 1 / m² folded in
+    std::vector<std::unique_ptr<fftwf_complex, FftwfFree>> buf;        // per thread
+    fftwf_plan rowsForward = nullptr;    // r2c of the first `nodes` rows
+    fftwf_plan allRowsForward = nullptr; // r2c of all m rows (the kernel's)
+    fftwf_plan colsForward = nullptr;
+    fftwf_plan colsBackward = nullptr;
+    fftwf_plan rowsBackward = nullptr;   // c2r of the first `nodes` rows
+    // Per-iteration scratch, kept to spare the allocations.
+    std::vector<std::int32_t> node0;
+    std::vector<double> weight;
+    std::array<std::vector<double>, 4> phi;
+    std::vector<double> z;
 
     ~FftWorkspace() { release(); }
+
+    int complexRow() const { return m / 2 + 1; }
+    int realRow() const { return 2 * (m / 2 + 1); }
 
     void release()
     {
         std::lock_guard lock(fftwPlannerMutex());
-        if (forward)
-            fftw_destroy_plan(forward);
-        if (backward)
-            fftw_destroy_plan(backward);
-        forward = backward = nullptr;
+        for (fftwf_plan* p : {&rowsForward, &allRowsForward, &colsForward, &colsBackward, &rowsBackward}) {
+            if (*p)
+                fftwf_destroy_plan(*p);
+            *p = nullptr;
+        }
     }
 
-    void ensure(int size, int teamSize)
+    void ensure(int gridNodes, int teamSize)
     {
-        if (size == m && teamSize == threads)
+        if (gridNodes == nodes && teamSize == threads)
             return;
         release();
-        m = size;
+        nodes = gridNodes;
+        m = 2 * nodes;
         threads = teamSize;
-        const std::size_t reals = sz(m) * sz(m);
-        const std::size_t complexes = sz(m) * sz(m / 2 + 1);
-        auto allocReal = [&] { return std::unique_ptr<double, FftwFree>(fftw_alloc_real(reals)); };
-        auto allocComplex = [&] { return std::unique_ptr<fftw_complex, FftwFree>(fftw_alloc_complex(complexes)); };
-        kernel = allocReal();
-        kernelHat = allocComplex();
-        real.clear();
-        hat.clear();
-        for (int t = 0; t < threads; ++t) {
-            real.push_back(allocReal());
-            hat.push_back(allocComplex());
-        }
-        if (!kernel || !kernelHat)
-            throw std::bad_alloc();
+        kernelSpacing = -1.0;
+        const int cr = complexRow();
+        const std::size_t complexes = sz(m) * sz(cr);
+        kernelHat.reset(fftwf_alloc_real(complexes));
+        buf.clear();
         for (int t = 0; t < threads; ++t)
-            if (!real[sz(t)] || !hat[sz(t)])
+            buf.emplace_back(fftwf_alloc_complex(complexes));
+        if (!kernelHat)
+            throw std::bad_alloc();
+        for (const auto& b : buf)
+            if (!b)
                 throw std::bad_alloc();
         // FFTW_ESTIMATE: the plan depends on the size only (not on timing), so results are
-        // reproducible; FFTW_MEASURE would pick algorithms by the machine's load.
+        // reproducible; FFTW_MEASURE would pick algorithms by the machine's load. Every
+        // buffer comes from fftwf_alloc_*, so each has the alignment the plans were made for.
+        fftwf_complex* b = buf[0].get();
+        float* r = reinterpret_cast<float*>(b);
+        const int len[1] = {m};
         std::lock_guard lock(fftwPlannerMutex());
-        forward = fftw_plan_dft_r2c_2d(m, m, kernel.get(), kernelHat.get(), FFTW_ESTIMATE);
-        backward = fftw_plan_dft_c2r_2d(m, m, kernelHat.get(), kernel.get(), FFTW_ESTIMATE);
-        if (!forward || !backward)
+        rowsForward = fftwf_plan_many_dft_r2c(1, len, nodes, r, nullptr, 1, 2 * cr, b, nullptr, 1, cr, FFTW_ESTIMATE);
+        allRowsForward = fftwf_plan_many_dft_r2c(1, len, m, r, nullptr, 1, 2 * cr, b, nullptr, 1, cr, FFTW_ESTIMATE);
+        colsForward = fftwf_plan_many_dft(1, len, cr, b, nullptr, cr, 1, b, nullptr, cr, 1, FFTW_FORWARD, FFTW_ESTIMATE);
+        colsBackward = fftwf_plan_many_dft(1, len, cr, b, nullptr, cr, 1, b, nullptr, cr, 1, FFTW_BACKWARD, FFTW_ESTIMATE);
+        rowsBackward = fftwf_plan_many_dft_c2r(1, len, nodes, b, nullptr, 1, cr, r, nullptr, 1, 2 * cr, FFTW_ESTIMATE);
+        if (!rowsForward || !allRowsForward || !colsForward || !colsBackward || !rowsBackward)
             throw std::runtime_error("t-SNE: FFTW could not plan a " + std::to_string(m) + " x "
                                      + std::to_string(m) + " transform");
+    }
+
+    // The transform of the squared Cauchy kernel sampled at node offsets (circular, the
+    // offset of exactly `nodes` zeroed) for node spacing h, unless it is already there.
+    // The kernel is real and even, so its transform is real: only the real parts are kept.
+    void ensureKernel(double h, int team)
+    {
+        if (h == kernelSpacing)
+            return;
+        fftwf_complex* b = buf[0].get();
+        float* r = reinterpret_cast<float*>(b);
+        const int rr = realRow();
+        const int nn = nodes;
+        const int mm = m;
+#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
+        for (int a = 0; a < mm; ++a) {
+            const int da = a <= nn ? a : a - mm;
+            float* row = r + sz(a) * sz(rr);
+            for (int c = 0; c < mm; ++c) {
+                const int dc = c <= nn ? c : c - mm;
+                const double r2 = (static_cast<double>(da) * da + static_cast<double>(dc) * dc) * h * h;
+                const double k1 = 1.0 / (1.0 + r2);
+                row[c] = (a == nn || c == nn) ? 0.0f : static_cast<float>(k1 * k1);
+            }
+            row[mm] = row[mm + 1] = 0.0f;
+        }
+        fftwf_execute_dft_r2c(allRowsForward, r, b);
+        fftwf_execute_dft(colsForward, b, b);
+        const std::size_t count = sz(m) * sz(complexRow());
+        const double norm = 1.0 / (static_cast<double>(m) * m);
+        float* kh = kernelHat.get();
+        for (std::size_t k = 0; k < count; ++k)
+            kh[k] = static_cast<float>(b[k][0] * norm);
+        kernelSpacing = h;
     }
 };
 
 namespace {
-
 
 // Boxes per axis: one per 1 / boxesPerUnit units of the map's extent, at least minBoxes, at
 // most kMaxBoxes and at most 4 sqrt(n) (many more boxes than points only refine empty space:
@@ -320,7 +374,8 @@ int boxCount(double extent, std::int64_t n, const FastTsneOptions& o)
 // nbodyfft2): the four sums phi_c(y_i) = sum_j K(y_i, y_j) q_c(y_j) with the squared Cauchy
 // kernel K = (1 + |y_i - y_j|²)⁻² and charges q = (1, y_x, y_y, |y|²) are approximated by
 // spreading the charges onto an equispaced grid (Lagrange interpolation, p nodes per box and
-// axis), convolving the grid with K by FFT (zero-padded to 2N, so circular = linear), and
+// axis), convolving the grid with K by FFT (zero-padded to 2N, so circular = linear; single
+// precision, whose rounding is orders of magnitude below the interpolation's error), and
 // interpolating the potentials back. Then
 //   rep_i = sum_j K_ij (y_i - y_j) = y_i phi_1 - (phi_2, phi_3),
 //   z_i = sum_j K_ij (1 + |y_i - y_j|²) = (1 + |y_i|²) phi_1 - 2 y_i.(phi_2, phi_3) + phi_4,
@@ -340,9 +395,10 @@ double fftRepulsion(const std::vector<double>& pos, std::int64_t n, const FastTs
     const double boxWidth = std::max(hi - lo, 1e-12) / boxes;
     const int nodes = boxes * p; // grid nodes per axis
     const double h = boxWidth / p;
-    const int m = 2 * nodes;
     const int teams = std::min(threads, 4);
-    ws.ensure(m, teams);
+    ws.ensure(nodes, teams);
+    ws.ensureKernel(h, threads);
+    const int rr = ws.realRow();
 
     // Lagrange basis on nodes t_k = (k + 1/2) / p of the unit box.
     std::vector<double> t(sz(p)), denom(sz(p));
@@ -357,8 +413,10 @@ double fftRepulsion(const std::vector<double>& pos, std::int64_t n, const FastTs
     }
 
     // Per point and axis: the first grid node of its box and the p weights.
-    std::vector<std::int32_t> node0(sz(2 * n));
-    std::vector<double> weight(sz(2 * n) * sz(p));
+    std::vector<std::int32_t>& node0 = ws.node0;
+    std::vector<double>& weight = ws.weight;
+    node0.resize(sz(2 * n));
+    weight.resize(sz(2 * n) * sz(p));
 #pragma omp parallel for schedule(static) num_threads(threads) if (n >= kParallelMin && threads > 1)
     for (std::int64_t a = 0; a < 2 * n; ++a) {
         const double u = (pos[sz(a)] - lo) / boxWidth;
@@ -375,33 +433,18 @@ double fftRepulsion(const std::vector<double>& pos, std::int64_t n, const FastTs
         }
     }
 
-    // The kernel on the padded grid, indexed by the (circular) node offset.
-    double* kernel = ws.kernel.get();
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
-    for (int a = 0; a < m; ++a) {
-        const int da = a <= nodes ? a : a - m;
-        for (int b = 0; b < m; ++b) {
-            const int db = b <= nodes ? b : b - m;
-            const double r2 = (static_cast<double>(da) * da + static_cast<double>(db) * db) * h * h;
-            const double k1 = 1.0 / (1.0 + r2);
-            kernel[sz(a) * sz(m) + sz(b)] = (a == nodes || b == nodes) ? 0.0 : k1 * k1;
-        }
-    }
-    fftw_execute_dft_r2c(ws.forward, kernel, ws.kernelHat.get());
-
     // One charge per thread: spread, transform, multiply, transform back, gather. Each charge
     // is summed in point order by one thread, so the result does not depend on the team.
-    std::array<std::vector<double>, 4> phi;
+    std::array<std::vector<double>, 4>& phi = ws.phi;
     for (auto& v : phi)
-        v.assign(sz(n), 0.0);
-    const std::size_t hatSize = sz(m) * sz(m / 2 + 1);
-    const double norm = 1.0 / (static_cast<double>(m) * m);
+        v.resize(sz(n));
+    const std::size_t count = sz(ws.m) * sz(ws.complexRow());
 #pragma omp parallel for schedule(static, 1) num_threads(teams) if (teams > 1)
     for (int c = 0; c < 4; ++c) {
         const int tid = teams > 1 ? omp_get_thread_num() : 0;
-        double* grid = ws.real[sz(tid)].get();
-        fftw_complex* hat = ws.hat[sz(tid)].get();
-        std::fill(grid, grid + sz(m) * sz(m), 0.0);
+        fftwf_complex* hat = ws.buf[sz(tid)].get();
+        float* grid = reinterpret_cast<float*>(hat);
+        std::fill(grid, grid + 2 * count, 0.0f);
         for (std::int64_t i = 0; i < n; ++i) {
             const double x = pos[sz(2 * i)];
             const double y = pos[sz(2 * i + 1)];
@@ -411,21 +454,21 @@ double fftRepulsion(const std::vector<double>& pos, std::int64_t n, const FastTs
             const int gx = node0[sz(2 * i)];
             const int gy = node0[sz(2 * i + 1)];
             for (int kx = 0; kx < p; ++kx) {
-                double* row = grid + sz(gx + kx) * sz(m) + sz(gy);
+                float* row = grid + sz(gx + kx) * sz(rr) + sz(gy);
                 const double qx = q * wx[kx];
                 for (int ky = 0; ky < p; ++ky)
-                    row[ky] += qx * wy[ky];
+                    row[ky] += static_cast<float>(qx * wy[ky]);
             }
         }
-        fftw_execute_dft_r2c(ws.forward, grid, hat);
-        const fftw_complex* kh = ws.kernelHat.get();
-        for (std::size_t k = 0; k < hatSize; ++k) {
-            const double re = hat[k][0] * kh[k][0] - hat[k][1] * kh[k][1];
-            const double im = hat[k][0] * kh[k][1] + hat[k][1] * kh[k][0];
-            hat[k][0] = re;
-            hat[k][1] = im;
+        fftwf_execute_dft_r2c(ws.rowsForward, grid, hat);
+        fftwf_execute_dft(ws.colsForward, hat, hat);
+        const float* kh = ws.kernelHat.get();
+        for (std::size_t k = 0; k < count; ++k) {
+            hat[k][0] *= kh[k];
+            hat[k][1] *= kh[k];
         }
-        fftw_execute_dft_c2r(ws.backward, hat, grid);
+        fftwf_execute_dft(ws.colsBackward, hat, hat);
+        fftwf_execute_dft_c2r(ws.rowsBackward, hat, grid);
         std::vector<double>& out = phi[sz(c)];
         for (std::int64_t i = 0; i < n; ++i) {
             const double* wx = weight.data() + sz(2 * i) * sz(p);
@@ -434,17 +477,18 @@ double fftRepulsion(const std::vector<double>& pos, std::int64_t n, const FastTs
             const int gy = node0[sz(2 * i + 1)];
             double s = 0.0;
             for (int kx = 0; kx < p; ++kx) {
-                const double* row = grid + sz(gx + kx) * sz(m) + sz(gy);
+                const float* row = grid + sz(gx + kx) * sz(rr) + sz(gy);
                 double r = 0.0;
                 for (int ky = 0; ky < p; ++ky)
                     r += wy[ky] * row[ky];
                 s += wx[kx] * r;
             }
-            out[sz(i)] = s * norm;
+            out[sz(i)] = s;
         }
     }
 
-    std::vector<double> z(sz(n));
+    std::vector<double>& z = ws.z;
+    z.resize(sz(n));
 #pragma omp parallel for schedule(static) num_threads(threads) if (n >= kParallelMin && threads > 1)
     for (std::int64_t i = 0; i < n; ++i) {
         const double x = pos[sz(2 * i)];
@@ -755,12 +799,14 @@ void FastTsne::computeForces(std::vector<double>& attr, std::vector<double>& rep
     const float* ps = pf.data();
     const float* pv = m_valf.data();
     const std::int32_t* pc = m_p.col.data();
-#pragma omp parallel for schedule(dynamic, 256) num_threads(team) if (n >= kParallelMin && team > 1)
+    const std::int64_t* rs = m_p.rowStart.data();
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(team) if (n >= kParallelMin && team > 1)
     for (std::int64_t i = 0; i < n; ++i) {
         const float xi = ps[2 * i];
         const float yi = ps[2 * i + 1];
-        double ax = 0.0, ay = 0.0;
-        for (std::int64_t e = m_p.rowStart[sz(i)]; e < m_p.rowStart[sz(i + 1)]; ++e) {
+        float ax = 0.0f, ay = 0.0f;
+#pragma omp simd reduction(+ : ax, ay)
+        for (std::int64_t e = rs[i]; e < rs[i + 1]; ++e) {
             const std::int32_t j = pc[e];
             const float dx = xi - ps[2 * j];
             const float dy = yi - ps[2 * j + 1];
