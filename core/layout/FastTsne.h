@@ -70,7 +70,7 @@ struct KnnAffinities {
 /// into a sparse P; the gradient's attractive part over P's non-zeros and its repulsive part
 /// by FFT-accelerated polynomial interpolation on an equispaced grid (FIt-SNE / openTSNE:
 /// `interpolationPoints` Lagrange nodes per box, at least `minBoxes` boxes per axis, more as
-/// the map grows; the squared Cauchy kernel convolved with FFTW r2c / c2r). Optimiser as in
+/// the map grows; the squared Cauchy kernel convolved by single-precision FFTW). Optimiser as in
 /// bhtsne / FIt-SNE: gradient without the factor 4, gains (+0.2 / x0.8, floor 0.01),
 /// momentum 0.5 then 0.8 after 250 iterations, early exaggeration, re-centring each step.
 ///
@@ -161,6 +161,7 @@ private:
     void computeForces(std::vector<double>& attr, std::vector<double>& rep, double& z, bool exact) const;
     /// gradient() (withAttraction) or repulsiveGradient() from one force pass.
     std::vector<double> gradientTerms(bool exact, bool withAttraction) const;
+    void buildAttractionMatrix();
     void resetOptimizer(bool warm);
     void syncEmbedding();
     int threads() const;
@@ -170,7 +171,13 @@ private:
     double m_learningRate = 200.0;
     bool m_fft = false;
     SparseAffinities m_p;
-    std::vector<float> m_valf;    ///< m_p.val in float, for the attraction pass
+    /// P for the attraction pass: float values, rows and columns renumbered in breadth-first
+    /// order of P's graph (m_order[r] = the point of row r), so that a row's columns are near
+    /// its own index and the positions it reads are near each other in memory.
+    std::vector<std::int64_t> m_order;
+    std::vector<std::int64_t> m_attrRowStart;
+    std::vector<std::int32_t> m_attrCol;
+    std::vector<float> m_attrVal;
     std::vector<float> m_pcaInit; ///< PCA of the last input (n x 2), for cold starts
     std::vector<float> m_y;
     std::vector<double> m_pos;
