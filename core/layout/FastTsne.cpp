@@ -38,6 +38,8 @@ constexpr int kMomentumSwitchIteration = 250;
 constexpr double kInitialMomentum = 0.5;
 constexpr double kFinalMomentum = 0.8;
 constexpr double kMinGain = 0.01;
+// Iterations between two timings of one thread against the full team (see iterate()).
+constexpr int kTeamCheckEvery = 50;
 constexpr double kInitStddev = 1e-4; // openTSNE: the PCA start's first axis has this std
 // Below this many points a parallel region costs more than it saves.
 constexpr std::int64_t kParallelMin = 256;
@@ -248,7 +250,6 @@ struct FftwfFree {
 struct FftWorkspace {
     int nodes = 0;
     int m = 0;
-    int threads = 0;
     double kernelSpacing = -1.0; // the node spacing kernelHat holds (< 0: none yet)
     std::unique_ptr<float, FftwfFree> kernelHat;                       // m x (m/2 + 1), real, 1 / m² folded in
     std::unique_ptr<float, FftwfFree> kernelQuadrant;                  // (nodes + 1)², the kernel's DCT-I
@@ -279,21 +280,28 @@ struct FftWorkspace {
         }
     }
 
+    // Plans and buffers for a grid of gridNodes² nodes, and at least teamSize buffers (a
+    // smaller team than before keeps the plans: the adaptive team switches between 1 and 2).
     void ensure(int gridNodes, int teamSize)
     {
-        if (gridNodes == nodes && teamSize == threads)
+        const std::size_t complexes = sz(2 * gridNodes) * sz(gridNodes + 1);
+        if (gridNodes == nodes) {
+            while (static_cast<int>(buf.size()) < teamSize) {
+                buf.emplace_back(fftwf_alloc_complex(complexes));
+                if (!buf.back())
+                    throw std::bad_alloc();
+            }
             return;
+        }
         release();
         nodes = gridNodes;
         m = 2 * nodes;
-        threads = teamSize;
         kernelSpacing = -1.0;
         const int cr = complexRow();
-        const std::size_t complexes = sz(m) * sz(cr);
         kernelHat.reset(fftwf_alloc_real(complexes));
         kernelQuadrant.reset(fftwf_alloc_real(sz(nodes + 1) * sz(nodes + 1)));
         buf.clear();
-        for (int t = 0; t < threads; ++t)
+        for (int t = 0; t < std::max(1, teamSize); ++t)
             buf.emplace_back(fftwf_alloc_complex(complexes));
         if (!kernelHat || !kernelQuadrant)
             throw std::bad_alloc();
@@ -861,10 +869,10 @@ int FastTsne::step(int iterations, job::JobControl* control)
     return done;
 }
 
-void FastTsne::computeForces(std::vector<double>& attr, std::vector<double>& rep, double& z, bool exact) const
+void FastTsne::computeForces(std::vector<double>& attr, std::vector<double>& rep, double& z, bool exact,
+                             int team) const
 {
     const std::int64_t n = m_n;
-    const int team = threads();
     attr.assign(sz(2 * n), 0.0);
     rep.assign(sz(2 * n), 0.0);
     // The attraction reads positions and P in float (half the bytes of the O(nnz) pass), both
@@ -900,12 +908,22 @@ void FastTsne::iterate()
     const bool exaggerate = !m_warm && m_iter < m_opt.exaggerationIterations;
     const double exaggeration = exaggerate ? m_opt.earlyExaggeration : 1.0;
     const double momentum = (m_warm || m_iter >= kMomentumSwitchIteration) ? kFinalMomentum : kInitialMomentum;
+    // The team: every kTeamCheckEvery iterations one iteration is timed with one thread and
+    // the next with the full team, and the faster is used until the next check. On a machine
+    // whose cores are busy with other work (a training job, builds) waking a team for the
+    // ~10 parallel loops of an iteration can cost more than it saves. The map does not
+    // depend on the team.
+    const int full = threads();
+    const int phase = m_iter % kTeamCheckEvery;
+    int team = m_team > 0 ? m_team : full;
+    if (full > 1 && phase < 2)
+        team = phase == 0 ? 1 : full;
+    const auto t0 = std::chrono::steady_clock::now();
     std::vector<double> attr, rep;
     double z = 0.0;
-    computeForces(attr, rep, z, false);
+    computeForces(attr, rep, z, false, team);
     const double invZ = 1.0 / std::max(z, std::numeric_limits<double>::min());
     const double lr = m_learningRate;
-    const int team = threads();
     // The gradient without its factor 4, as bhtsne / FIt-SNE / openTSNE step it.
 #pragma omp parallel for schedule(static) num_threads(team) if (n >= kParallelMin && team > 1)
     for (std::int64_t k = 0; k < 2 * n; ++k) {
@@ -929,6 +947,13 @@ void FastTsne::iterate()
         m_pos[sz(2 * i + 1)] -= cy;
     }
     syncEmbedding();
+    if (full > 1 && phase < 2) {
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (phase == 0)
+            m_singleThreadSeconds = seconds;
+        else
+            m_team = m_singleThreadSeconds < seconds ? 1 : full;
+    }
     ++m_iter;
 }
 
@@ -949,7 +974,7 @@ std::vector<double> FastTsne::gradientTerms(bool exact, bool withAttraction) con
         return g;
     std::vector<double> attr, rep;
     double z = 0.0;
-    computeForces(attr, rep, z, exact);
+    computeForces(attr, rep, z, exact, threads());
     for (std::size_t k = 0; k < g.size(); ++k)
         g[k] = withAttraction ? 4.0 * (attr[k] - rep[k] / z) : -4.0 * rep[k] / z;
     return g;

@@ -29,7 +29,8 @@ struct FastTsneOptions {
     int exaggerationIterations = 250; ///< counted from a cold start; warm starts skip it
     int maxIterations = 1000;
     std::uint64_t seed = 1;           ///< random start when PCA cannot initialise (all points equal)
-    int threads = 0;                  ///< OpenMP team size; 0 = omp_get_max_threads()
+    int threads = 0;                  ///< OpenMP team size at most; 0 = omp_get_max_threads() (the
+                                      ///< steps use 1 thread when that is timed faster, see docs/LAYOUT.md)
     TsneRepulsion repulsion = TsneRepulsion::Auto;
     /// The interpolation grid: `interpolationPoints` Lagrange nodes per box and axis, at least
     /// `minBoxes` boxes per axis, `boxesPerUnit` boxes per unit of the map's extent (boxes
@@ -158,7 +159,7 @@ public:
 
 private:
     void iterate();
-    void computeForces(std::vector<double>& attr, std::vector<double>& rep, double& z, bool exact) const;
+    void computeForces(std::vector<double>& attr, std::vector<double>& rep, double& z, bool exact, int team) const;
     /// gradient() (withAttraction) or repulsiveGradient() from one force pass.
     std::vector<double> gradientTerms(bool exact, bool withAttraction) const;
     void buildAttractionMatrix();
@@ -184,6 +185,8 @@ private:
     std::vector<double> m_update;
     std::vector<double> m_gains;
     int m_iter = 0;
+    int m_team = 0;                      ///< threads of the gradient steps (0: not timed yet)
+    double m_singleThreadSeconds = 0.0; ///< the last one-thread iteration's time
     bool m_warm = false;
     double m_affinitySeconds = 0.0;
     std::unique_ptr<FftWorkspace> m_workspace; ///< FFTW plans and buffers, reused across iterations
