@@ -147,6 +147,7 @@ private Q_SLOTS:
     void perplexityIsClampedForSmallSets();
     void approximateNeighboursAbove10000Points();
     void exactGradientMatchesBruteForce();
+    void attractionOverSeveralComponents();
     void fftGradientMatchesExact_data();
     void fftGradientMatchesExact();
     void separatesClusters();
@@ -326,6 +327,38 @@ void TestFastTsne::exactGradientMatchesBruteForce()
     const double err = relativeError(t.gradient(), ref);
     qInfo("exact path against the dense formula: relative error %.2e", err);
     QVERIFY2(err < 1e-5, qPrintable(QString::number(err)));
+}
+
+// The attraction pass runs over P renumbered in breadth-first order of its graph; with a
+// small perplexity (k = 15) the four far-apart clusters are four components of P's graph, so
+// the order restarts three times. The gradient must still be the paper's, for both
+// repulsions.
+void TestFastTsne::attractionOverSeveralComponents()
+{
+    std::vector<int> labels;
+    const int n = 240, d = 8;
+    std::vector<float> x = clusterData(4, 60, d, 23, &labels);
+    for (float& v : x)
+        v *= 4.0f; // clusters 32 apart, unit spread x 4: no neighbour across clusters
+    // Interleave the clusters so that BFS order and index order differ everywhere.
+    std::vector<float> mixed(x.size());
+    for (int i = 0; i < n; ++i) {
+        const int src = (i % 4) * 60 + i / 4;
+        std::copy_n(x.begin() + std::ptrdiff_t(src) * d, d, mixed.begin() + std::ptrdiff_t(i) * d);
+    }
+    for (TsneRepulsion repulsion : {TsneRepulsion::Exact, TsneRepulsion::Fft}) {
+        FastTsne t(mixed.data(), n, d, FastTsneOptions{.perplexity = 5.0, .repulsion = repulsion});
+        const SparseAffinities& p = t.affinities();
+        for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t e = p.rowStart[std::size_t(i)]; e < p.rowStart[std::size_t(i + 1)]; ++e)
+                QCOMPARE(p.col[std::size_t(e)] % 4, int(i % 4)); // neighbours within the cluster only
+        t.step(60);
+        const std::vector<double> ref = referenceGradient(dense(p), t.embedding());
+        const double err = relativeError(t.gradient(true), ref);
+        qInfo("%s repulsion run, exact gradient against the dense formula: relative error %.2e",
+              repulsion == TsneRepulsion::Exact ? "exact" : "FFT", err);
+        QVERIFY2(err < 1e-5, qPrintable(QString::number(err)));
+    }
 }
 
 void TestFastTsne::fftGradientMatchesExact_data()
