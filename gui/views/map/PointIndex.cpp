@@ -131,4 +131,34 @@ std::vector<std::int64_t> PointIndex::inRect(double x0, double y0, double x1, do
     return out;
 }
 
+bool pointInPolygon(double x, double y, const double* xy, std::size_t m)
+{
+    bool inside = false;
+    for (std::size_t i = 0, j = m - 1; i < m; j = i++) {
+        const double xi = xy[2 * i], yi = xy[2 * i + 1], xj = xy[2 * j], yj = xy[2 * j + 1];
+        if ((yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi)
+            inside = !inside;
+    }
+    return inside;
+}
+
+std::vector<std::int64_t> PointIndex::inPolygon(const std::vector<double>& xy) const
+{
+    const std::size_t m = xy.size() / 2;
+    if (m < 3)
+        return {};
+    double x0 = xy[0], x1 = xy[0], y0 = xy[1], y1 = xy[1];
+    for (std::size_t i = 1; i < m; ++i) {
+        x0 = std::min(x0, xy[2 * i]);
+        x1 = std::max(x1, xy[2 * i]);
+        y0 = std::min(y0, xy[2 * i + 1]);
+        y1 = std::max(y1, xy[2 * i + 1]);
+    }
+    std::vector<std::int64_t> out = inRect(x0, y0, x1, y1);
+    std::erase_if(out, [&](std::int64_t i) {
+        return !pointInPolygon(m_xy[2 * static_cast<std::size_t>(i)], m_xy[2 * static_cast<std::size_t>(i) + 1], xy.data(), m);
+    });
+    return out;
+}
+
 } // namespace setscope::gui

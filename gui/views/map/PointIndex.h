@@ -12,6 +12,10 @@ namespace setscope::gui {
 /// looks at the few cells a small disc overlaps. Built in O(n) (a counting sort of the
 /// points by cell); a million points take tens of milliseconds, once per new layout.
 /// Plain C++, no Qt; the points are copied (the caller's buffer may change afterwards).
+/// Whether (x, y) lies inside the polygon `xy` (m x 2, closed implicitly), even-odd rule.
+/// Points exactly on an edge may go either way.
+bool pointInPolygon(double x, double y, const double* xy, std::size_t m);
+
 class PointIndex {
 public:
     /// Indexes n points (xy: n x 2, row-major). Non-finite points are never found.
@@ -25,6 +29,10 @@ public:
     /// The points inside the axis-aligned rectangle (corners in any order, edges
     /// inclusive), ascending.
     std::vector<std::int64_t> inRect(double x0, double y0, double x1, double y1) const;
+    /// The points inside the polygon `xy` (m vertices, m x 2 row-major, closed implicitly;
+    /// even-odd rule, so a self-crossing lasso works as drawn), ascending. Only the cells
+    /// the polygon's bounding box overlaps are looked at. Fewer than 3 vertices: none.
+    std::vector<std::int64_t> inPolygon(const std::vector<double>& xy) const;
 
 private:
     int cellX(double x) const;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 // PointIndex (gui/views/map/PointIndex.h) against brute force: the nearest point within a
-// radius and the points in a rectangle, on random and on degenerate point sets.
+// radius, the points in a rectangle and in a polygon (lasso), on random and on degenerate
+// point sets. The polygon reference is Qt's own QPolygonF::containsPoint (odd-even fill).
 #include "gui/views/map/PointIndex.h"
 
+#include <QPolygonF>
 #include <QtTest>
 
 #include <cmath>
@@ -40,6 +42,27 @@ std::vector<std::int64_t> bruteRect(const std::vector<float>& xy, double x0, dou
     return out;
 }
 
+/// Points inside `poly` by QPolygonF's odd-even test, over every point.
+std::vector<std::int64_t> brutePolygon(const std::vector<float>& xy, const QPolygonF& poly)
+{
+    std::vector<std::int64_t> out;
+    for (std::size_t i = 0; i < xy.size() / 2; ++i)
+        if (std::isfinite(xy[2 * i]) && std::isfinite(xy[2 * i + 1]) &&
+            poly.containsPoint(QPointF(xy[2 * i], xy[2 * i + 1]), Qt::OddEvenFill))
+            out.push_back(static_cast<std::int64_t>(i));
+    return out;
+}
+
+std::vector<double> flat(const QPolygonF& poly)
+{
+    std::vector<double> v;
+    for (const QPointF& p : poly) {
+        v.push_back(p.x());
+        v.push_back(p.y());
+    }
+    return v;
+}
+
 } // namespace
 
 class TestPointIndex : public QObject {
@@ -49,6 +72,7 @@ private Q_SLOTS:
     void nearestMatchesBruteForce();
     void rectMatchesBruteForce();
     void tiesGoToTheHigherIndex();
+    void polygonMatchesBruteForce();
     void degenerateInputs();
 };
 
@@ -112,6 +136,37 @@ void TestPointIndex::rectMatchesBruteForce()
     QCOMPARE(index.inRect(xy[20], xy[21], xy[20], xy[21]), std::vector<std::int64_t>({10}));
     // The whole plane finds everything.
     QCOMPARE(index.inRect(-1e9, -1e9, 1e9, 1e9).size(), std::size_t(5000));
+}
+
+void TestPointIndex::polygonMatchesBruteForce()
+{
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> u(-10.0, 10.0);
+    std::vector<float> xy(2 * 5000);
+    for (float& v : xy)
+        v = float(u(rng));
+    xy[0] = std::numeric_limits<float>::quiet_NaN(); // never found
+    PointIndex index;
+    index.build(xy.data(), 5000);
+    // Random star-shaped lassos (what a hand draws: many vertices, concave), some reaching
+    // past the points' extent.
+    for (int q = 0; q < 100; ++q) {
+        const QPointF c(u(rng), u(rng));
+        const int m = 3 + q % 60;
+        QPolygonF poly;
+        for (int k = 0; k < m; ++k) {
+            const double a = 2.0 * M_PI * k / m, r = 1.0 + std::abs(u(rng)) * (q % 3 == 0 ? 1.5 : 0.6);
+            poly << c + QPointF(r * std::cos(a), r * std::sin(a));
+        }
+        QCOMPARE(index.inPolygon(flat(poly)), brutePolygon(xy, poly));
+    }
+    // A self-crossing lasso (a bow tie): both lobes are inside, as drawn.
+    const QPolygonF bowtie({{-8, -8}, {8, 8}, {8, -8}, {-8, 8}});
+    const std::vector<std::int64_t> tie = index.inPolygon(flat(bowtie));
+    QCOMPARE(tie, brutePolygon(xy, bowtie));
+    QVERIFY(tie.size() > 1000);
+    // Fewer than three vertices: nothing.
+    QVERIFY(index.inPolygon({0.0, 0.0, 5.0, 5.0}).empty());
 }
 
 void TestPointIndex::tiesGoToTheHigherIndex()
