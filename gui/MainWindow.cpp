@@ -12,7 +12,7 @@
 #include "gui/panels/TrainingPanel.h"
 #include "gui/session/Session.h"
 #include "gui/session/SelectionModel.h"
-#include "gui/views/EmbeddingView.h"
+#include "gui/views/map/EmbeddingView.h"
 #include "gui/views/ExplorerView.h"
 #include "gui/views/ViewList.h"
 #include "gui/views/compare/CompareView.h"

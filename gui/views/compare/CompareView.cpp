@@ -9,7 +9,7 @@
 #include "core/workspace/ModelMap.h"
 #include "gui/session/SelectionModel.h"
 #include "gui/session/Session.h"
-#include "gui/views/EmbeddingView.h"
+#include "gui/views/map/EmbeddingView.h"
 
 #include <QComboBox>
 #include <QFileDialog>

@@ -6,7 +6,7 @@
 #include "core/project/ProjectStore.h"
 #include "core/workspace/Export.h"
 #include "gui/session/Session.h"
-#include "gui/views/EmbeddingView.h"
+#include "gui/views/map/EmbeddingView.h"
 #include "gui/views/Palette.h"
 #include "gui/views/export/Svg.h"
 

@@ -2,12 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include <QElapsedTimer>
 #include <QImage>
-#include <QOpenGLBuffer>
 #include <QOpenGLFunctions_3_3_Core>
-#include <QOpenGLShaderProgram>
-#include <QOpenGLVertexArrayObject>
 #include <QOpenGLWidget>
 #include <QPointF>
 #include <QPointer>
@@ -20,7 +16,8 @@
 #include <vector>
 
 #include "gui/session/SelectionModel.h"
-#include "gui/views/map/PointIndex.h"
+#include "gui/views/map/ItemPresenter.h"
+#include "gui/views/map/MapCanvas.h"
 
 namespace setscope::data {
 class Dataset;
@@ -36,33 +33,38 @@ class SelectionModel;
 
 /// The embedding map: the newest 2-D layout of a dataset's items as round points coloured
 /// by a label set (OpenGL 3.3 core, shaders/points.*), with a Dear ImGui overlay: legend,
-/// hovered item (labels, image thumbnail or first words of a document) and a stats line.
+/// hovered item (labels, image thumbnail, a glyph of the set's elements, first words of a
+/// document) and a stats line. Built from two reusable parts in this folder: MapCanvas
+/// (camera, point buffers, drawing, picking through a grid index) and ItemPresenter (what
+/// the hover card says and shows about an item).
 ///
 /// Interaction: left-drag pans, the wheel zooms about the cursor, a double-click fits all
 /// points (and turns auto-fit back on; auto-fit keeps following the map until the user
 /// pans or zooms). With a SelectionModel: a click selects the point under the mouse (Ctrl:
 /// toggles it; a click on empty space clears), Shift-drag draws a rubber band and selects
 /// what it covers (Ctrl+Shift: adds). Selected points are drawn on top, larger, with a light
-/// rim. Picking goes through a grid index of the points (PointIndex), not a scan per mouse
-/// move, except while a new layout animates. New layouts animate: each item moves from where it was drawn to its new
-/// place over animationDuration() ms. The view repaints only when something changed
-/// (a layout, the colouring, interaction, a running animation), never in a busy loop.
+/// rim. Picking goes through a grid index of the layout's positions (where an animation
+/// ends), never a scan per mouse move. New layouts animate: each item moves from where it
+/// was drawn to its new place over animationDuration() ms, on the GPU. The view repaints
+/// only when something changed (a layout, the colouring, interaction, a running
+/// animation), never in a busy loop.
 ///
 /// Coordinates: "map" coordinates are the layout's; "widget" coordinates are logical
 /// pixels with y down. mapToWidget(p) = centre of the widget + (p - center()) * zoom(),
-/// with y flipped. GUI thread only.
+/// with y flipped (MapCamera). GUI thread only.
 class EmbeddingView final : public QOpenGLWidget, protected QOpenGLFunctions_3_3_Core {
     Q_OBJECT
 public:
     /// Fit-all leaves this many logical pixels between the outermost points and the edge
     /// (room for the stats line at the bottom).
-    static constexpr double kFitMargin = 40.0;
+    static constexpr double kFitMargin = MapCamera::kFitMargin;
 
     explicit EmbeddingView(QWidget* parent = nullptr);
     ~EmbeddingView() override;
 
     /// The dataset whose items the layouts index. Clears the current layout.
     void setDataset(std::shared_ptr<const data::Dataset> dataset);
+    std::shared_ptr<const data::Dataset> dataset() const { return m_dataset; }
     /// Shows `layout` (items must index the dataset; items out of range are dropped).
     /// Items present before move smoothly to their new place.
     void setLayout(std::shared_ptr<const layout::Layout> layout);
@@ -78,20 +80,19 @@ public:
     void fitAll();
     bool autoFit() const { return m_autoFit; }
     /// Pixels per map unit and the map point at the widget's centre.
-    double zoom() const { return m_zoom; }
-    QPointF center() const { return m_center; }
-    QPointF mapToWidget(QPointF p) const;
-    QPointF widgetToMap(QPointF w) const;
+    double zoom() const { return m_canvas.camera().zoom(); }
+    QPointF center() const { return m_canvas.camera().center(); }
+    QPointF mapToWidget(QPointF p) const { return m_canvas.camera().mapToWidget(p); }
+    QPointF widgetToMap(QPointF w) const { return m_canvas.camera().widgetToMap(w); }
     /// Drawn positions right now (items().size() x 2, map coordinates): the animation's
     /// current state.
-    std::vector<float> currentPositions() const;
-    const std::vector<std::int64_t>& items() const { return m_items; }
+    std::vector<float> currentPositions() const { return m_canvas.currentPositions(); }
+    const std::vector<std::int64_t>& items() const { return m_canvas.items(); }
 
     /// Dataset index of the point under `widgetPos` (nearest within a few pixels), or -1.
     std::int64_t itemAt(QPointF widgetPos) const;
-    /// Dataset indices of the points inside the widget rectangle `r` (drawn positions),
-    /// ascending.
-    std::vector<std::int64_t> itemsIn(QRectF r) const;
+    /// Dataset indices of the points inside the widget rectangle `r`, ascending.
+    std::vector<std::int64_t> itemsIn(QRectF r) const { return m_canvas.itemsInRect(r); }
 
     /// The selection this view shows and edits (shared with other views; not owned; may be
     /// null: then clicks only pan).
@@ -100,14 +101,13 @@ public:
     /// The rubber band being drawn (widget coordinates), empty when none.
     QRectF rubberBand() const;
     std::int64_t hoveredItem() const { return m_hovered; }
-    /// The lines of an item's hover card: "item N · split", one "label set: class" line per
-    /// label set, then for documents the first words of the item (about 160 characters),
-    /// for other sets their size. Empty for an item not in the dataset.
-    QStringList describeItem(std::int64_t item) const;
+    /// The lines of an item's hover card (ItemPresenter::describe).
+    QStringList describeItem(std::int64_t item) const { return m_presenter.describe(item); }
+    const ItemPresenter& presenter() const { return m_presenter; }
 
-    void setAnimationDuration(int ms) { m_animationMs = ms; }
-    int animationDuration() const { return m_animationMs; }
-    bool animating() const;
+    void setAnimationDuration(int ms) { m_canvas.setAnimationDuration(ms); }
+    int animationDuration() const { return m_canvas.animationDuration(); }
+    bool animating() const { return m_canvas.animating(); }
     /// Point diameter in logical pixels (default: from the number of points).
     void setPointSize(float px);
     float pointSize() const;
@@ -122,6 +122,8 @@ public:
     /// Frames rendered so far; the last GL problem ("" when none).
     int frameCount() const { return m_frames; }
     QString glProblem() const { return m_glProblem; }
+    /// CPU time of the last paintGL() in ms (the GPU work may finish later).
+    double lastFrameMs() const { return m_lastFrameMs; }
 
 Q_SIGNALS:
     /// The point under the mouse changed (dataset index, -1 = none).
@@ -131,6 +133,7 @@ protected:
     void initializeGL() override;
     void resizeGL(int w, int h) override;
     void paintGL() override;
+    void resizeEvent(QResizeEvent* e) override;
     void mousePressEvent(QMouseEvent* e) override;
     void mouseMoveEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
@@ -140,50 +143,27 @@ protected:
 
 private:
     void cleanupGL();
-    bool buildProgram();
-    void recomputeClasses();
-    void applyFit(const std::vector<float>& positions);
-    float animationT() const;
-    void drawPoints();
+    void recomputeColors();
+    void applyFit();
     void drawOverlay();
     void drawLegend();
     void drawHoverTooltip();
     void drawStats();
-    void updateThumbnail();
+    void drawRubberBand();
     void setHovered(std::int64_t item);
     void requestFrames(int n = 2);
-    void pointsChanged();
-    /// The grid over the layout's positions (m_to), rebuilt when they changed.
-    const PointIndex& pointIndex() const;
-    void drawRubberBand();
+    void syncSelection();
 
     std::shared_ptr<const data::Dataset> m_dataset;
     std::shared_ptr<const layout::Layout> m_layout;
     QString m_colorBy;
 
-    // Points, in the layout's order: where each starts and ends its animation, its class.
-    std::vector<std::int64_t> m_items;
-    std::vector<float> m_from;
-    std::vector<float> m_to;
-    std::vector<float> m_classes;
-    bool m_buffersDirty = true;
-    QElapsedTimer m_animClock;
-    int m_animationMs = 300;
-
-    // View transform.
-    QPointF m_center{0.0, 0.0};
-    double m_zoom = 1.0;
+    MapCanvas m_canvas;
+    ItemPresenter m_presenter;
     bool m_autoFit = true;
     float m_pointSize = 0.0f; ///< 0 = automatic
 
-    // Picking: a grid over the target positions, rebuilt when they change.
-    mutable PointIndex m_index;
-    mutable bool m_indexDirty = true;
-
-    // Selection: the model, and the vertices of its items in the layout (drawn on top).
     QPointer<SelectionModel> m_selection;
-    bool m_selectionDirty = true;
-    int m_selectedVertices = 0;
 
     // Interaction.
     bool m_dragging = false;
@@ -205,14 +185,8 @@ private:
 
     // GL.
     std::unique_ptr<ImGuiQt> m_imgui;
-    QOpenGLShaderProgram* m_program = nullptr;
-    QOpenGLVertexArrayObject m_vao;
-    QOpenGLBuffer m_vbo{QOpenGLBuffer::VertexBuffer};
-    QOpenGLBuffer m_selectedIbo{QOpenGLBuffer::IndexBuffer};
     bool m_glReady = false;
     QString m_glProblem;
-    GLuint m_thumbTexture = 0;
-    std::int64_t m_thumbItem = -1;
 
     QRectF m_legendRect;
     QRectF m_tooltipRect;

@@ -10,7 +10,7 @@
 #include "core/train/TrainerConfig.h"
 #include "gui/session/SelectionModel.h"
 #include "gui/session/Session.h"
-#include "gui/views/EmbeddingView.h"
+#include "gui/views/map/EmbeddingView.h"
 #include "gui/views/flow/FlowCanvas.h"
 #include "gui/views/flow/FlowView.h"
 #include "gui/views/pointswap/PointSwapView.h"

@@ -13,7 +13,7 @@
 #include "gui/panels/MetricsPanel.h"
 #include "gui/panels/TrainingPanel.h"
 #include "gui/session/Session.h"
-#include "gui/views/EmbeddingView.h"
+#include "gui/views/map/EmbeddingView.h"
 #include "gui/views/LossCurveWidget.h"
 #include "gui/views/Palette.h"
 

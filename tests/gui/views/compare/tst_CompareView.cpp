@@ -7,7 +7,7 @@
 #include "core/layout/FastTsne.h"
 #include "core/train/ModelHandle.h"
 #include "core/workspace/ModelMap.h"
-#include "gui/views/EmbeddingView.h"
+#include "gui/views/map/EmbeddingView.h"
 #include "tests/support/ExplorerFixture.h"
 
 #include <QtTest/QtTest>

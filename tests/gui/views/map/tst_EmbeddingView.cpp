@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "gui/views/EmbeddingView.h"
+#include "gui/views/map/EmbeddingView.h"
 #include "gui/session/SelectionModel.h"
 
 #include "core/data/Dataset.h"

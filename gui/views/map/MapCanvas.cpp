@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "gui/views/map/MapCanvas.h"
+
+#include "gui/views/Palette.h"
+#include "gui/views/ShaderSource.h"
+
+#include <QOpenGLFunctions_3_3_Core>
+#include <QOpenGLShaderProgram>
+#include <QVector2D>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace setscope::gui {
+
+namespace {
+
+/// Bounding box of n points (xy: n x 2) as plain min/max (left = min x, top = min y).
+QRectF boundsOfPoints(const std::vector<float>& xy)
+{
+    if (xy.size() < 2)
+        return {};
+    float x0 = std::numeric_limits<float>::infinity(), y0 = x0, x1 = -x0, y1 = -x0;
+    for (std::size_t i = 0; i + 1 < xy.size(); i += 2) {
+        x0 = std::min(x0, xy[i]);
+        x1 = std::max(x1, xy[i]);
+        y0 = std::min(y0, xy[i + 1]);
+        y1 = std::max(y1, xy[i + 1]);
+    }
+    return QRectF(QPointF(x0, y0), QPointF(x1, y1));
+}
+
+QRectF lerp(const QRectF& a, const QRectF& b, double t)
+{
+    auto mix = [t](double u, double v) { return u + (v - u) * t; };
+    return QRectF(QPointF(mix(a.left(), b.left()), mix(a.top(), b.top())),
+                  QPointF(mix(a.right(), b.right()), mix(a.bottom(), b.bottom())));
+}
+
+std::uint32_t unlabelledRgb() { return Palette::unlabelled().rgb() & 0xffffffu; }
+
+} // namespace
+
+MapCanvas::MapCanvas() = default;
+MapCanvas::~MapCanvas() = default;
+
+// --- points ----------------------------------------------------------------------------
+
+void MapCanvas::clear() { setPoints({}, {}); }
+
+void MapCanvas::setPoints(std::vector<std::int64_t> items, std::vector<float> xy)
+{
+    xy.resize(2 * items.size());
+    // Known items start where they are drawn now.
+    const float t = animationT();
+    std::vector<float> from(xy);
+    std::int64_t maxItem = -1;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        maxItem = std::max(maxItem, items[i]);
+        const std::int64_t v = vertexOf(items[i]);
+        if (v < 0)
+            continue;
+        const auto k = static_cast<std::size_t>(v);
+        from[2 * i] = m_from[2 * k] + (m_to[2 * k] - m_from[2 * k]) * t;
+        from[2 * i + 1] = m_from[2 * k + 1] + (m_to[2 * k + 1] - m_from[2 * k + 1]) * t;
+    }
+    m_vertexOf.assign(static_cast<std::size_t>(maxItem + 1), -1);
+    for (std::size_t i = 0; i < items.size(); ++i)
+        m_vertexOf[static_cast<std::size_t>(items[i])] = static_cast<std::int32_t>(i);
+    m_items = std::move(items);
+    m_from = std::move(from);
+    m_to = std::move(xy);
+    m_fromBounds = boundsOfPoints(m_from);
+    m_toBounds = boundsOfPoints(m_to);
+    m_animClock.start();
+    m_colors.assign(m_items.size(), unlabelledRgb());
+    m_sizes.clear();
+    m_selectedVertices.clear();
+    m_indexDirty = true;
+    m_positionsDirty = m_styleDirty = m_selectionDirty = true;
+}
+
+std::int64_t MapCanvas::vertexOf(std::int64_t item) const
+{
+    if (item < 0 || static_cast<std::size_t>(item) >= m_vertexOf.size())
+        return -1;
+    return m_vertexOf[static_cast<std::size_t>(item)];
+}
+
+void MapCanvas::setColors(std::vector<std::uint32_t> rgb)
+{
+    if (rgb.size() != m_items.size())
+        return;
+    m_colors = std::move(rgb);
+    m_styleDirty = true;
+}
+
+void MapCanvas::setSizes(std::vector<float> factors)
+{
+    if (!factors.empty() && factors.size() != m_items.size())
+        return;
+    m_sizes = std::move(factors);
+    m_styleDirty = true;
+}
+
+// --- animation -------------------------------------------------------------------------
+
+float MapCanvas::animationT() const
+{
+    if (m_animationMs <= 0 || !m_animClock.isValid())
+        return 1.0f;
+    const float t = std::clamp(static_cast<float>(m_animClock.elapsed()) / static_cast<float>(m_animationMs), 0.0f, 1.0f);
+    return t * t * (3.0f - 2.0f * t); // ease in and out
+}
+
+std::vector<float> MapCanvas::currentPositions() const
+{
+    const float t = animationT();
+    std::vector<float> p(m_to.size());
+    for (std::size_t i = 0; i < p.size(); ++i)
+        p[i] = m_from[i] + (m_to[i] - m_from[i]) * t;
+    return p;
+}
+
+QRectF MapCanvas::currentBounds() const
+{
+    const float t = animationT();
+    return t >= 1.0f ? m_toBounds : lerp(m_fromBounds, m_toBounds, t);
+}
+
+QRectF MapCanvas::boundsOf(const std::vector<std::int64_t>& items) const
+{
+    std::vector<float> xy;
+    xy.reserve(2 * items.size());
+    for (std::int64_t item : items)
+        if (const std::int64_t v = vertexOf(item); v >= 0) {
+            xy.push_back(m_to[2 * static_cast<std::size_t>(v)]);
+            xy.push_back(m_to[2 * static_cast<std::size_t>(v) + 1]);
+        }
+    return boundsOfPoints(xy);
+}
+
+// --- picking ---------------------------------------------------------------------------
+
+const PointIndex& MapCanvas::index() const
+{
+    if (m_indexDirty) {
+        m_index.build(m_to.data(), m_items.size());
+        m_indexDirty = false;
+    }
+    return m_index;
+}
+
+std::int64_t MapCanvas::itemAt(QPointF widgetPos, double radiusPx) const
+{
+    // Widget distances are map distances times the zoom (the same in x and y).
+    const QPointF m = m_camera.widgetToMap(widgetPos);
+    const std::int64_t v = index().nearest(m.x(), m.y(), radiusPx / m_camera.zoom());
+    return v < 0 ? -1 : m_items[static_cast<std::size_t>(v)];
+}
+
+std::vector<std::int64_t> MapCanvas::itemsInRect(QRectF r) const
+{
+    const QPointF a = m_camera.widgetToMap(r.topLeft()), b = m_camera.widgetToMap(r.bottomRight());
+    std::vector<std::int64_t> out;
+    for (std::int64_t v : index().inRect(a.x(), a.y(), b.x(), b.y()))
+        out.push_back(m_items[static_cast<std::size_t>(v)]);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<std::int64_t> MapCanvas::itemsInPolygon(const QPolygonF& polygon) const
+{
+    std::vector<double> xy;
+    xy.reserve(2 * static_cast<std::size_t>(polygon.size()));
+    for (const QPointF& w : polygon) {
+        const QPointF m = m_camera.widgetToMap(w);
+        xy.push_back(m.x());
+        xy.push_back(m.y());
+    }
+    std::vector<std::int64_t> out;
+    for (std::int64_t v : index().inPolygon(xy))
+        out.push_back(m_items[static_cast<std::size_t>(v)]);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void MapCanvas::setSelectedItems(const std::vector<std::int64_t>& items)
+{
+    m_selectedVertices.clear();
+    for (std::int64_t item : items)
+        if (const std::int64_t v = vertexOf(item); v >= 0)
+            m_selectedVertices.push_back(static_cast<std::uint32_t>(v));
+    m_selectionDirty = true;
+}
+
+// --- GL --------------------------------------------------------------------------------
+
+bool MapCanvas::initializeGL(QOpenGLFunctions_3_3_Core* gl, QString* problem)
+{
+    auto program = std::make_unique<QOpenGLShaderProgram>();
+    QString vertOrigin, fragOrigin;
+    const QByteArray vert = ShaderSource::load(QStringLiteral("points.vert"), &vertOrigin);
+    const QByteArray frag = ShaderSource::load(QStringLiteral("points.frag"), &fragOrigin);
+    QString error;
+    if (vert.isEmpty() || frag.isEmpty())
+        error = QStringLiteral("Shader sources points.vert / points.frag not found");
+    else if (!program->addShaderFromSourceCode(QOpenGLShader::Vertex, vert))
+        error = QStringLiteral("%1: %2").arg(vertOrigin, program->log());
+    else if (!program->addShaderFromSourceCode(QOpenGLShader::Fragment, frag))
+        error = QStringLiteral("%1: %2").arg(fragOrigin, program->log());
+    else if (!program->link())
+        error = QStringLiteral("Linking the point shaders failed: %1").arg(program->log());
+    if (!error.isEmpty()) {
+        if (problem)
+            *problem = error;
+        return false;
+    }
+    m_program = std::move(program);
+    m_gl = gl;
+    m_vao.create();
+    for (QOpenGLBuffer* b : {&m_positions, &m_style, &m_selectedIbo}) {
+        b->create();
+        b->setUsagePattern(QOpenGLBuffer::DynamicDraw);
+    }
+    {
+        QOpenGLVertexArrayObject::Binder bind(&m_vao);
+        m_positions.bind(); // from.xy, to.xy
+        gl->glEnableVertexAttribArray(0);
+        gl->glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 4 * sizeof(float), nullptr);
+        gl->glEnableVertexAttribArray(1);
+        gl->glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 4 * sizeof(float), reinterpret_cast<void*>(2 * sizeof(float)));
+        m_style.bind(); // rgba8 colour, float size factor
+        gl->glEnableVertexAttribArray(2);
+        gl->glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, 8, nullptr);
+        gl->glEnableVertexAttribArray(3);
+        gl->glVertexAttribPointer(3, 1, GL_FLOAT, GL_FALSE, 8, reinterpret_cast<void*>(4));
+        m_style.release();
+    }
+    m_positionsDirty = m_styleDirty = m_selectionDirty = true;
+    return true;
+}
+
+void MapCanvas::cleanupGL()
+{
+    if (!m_gl)
+        return;
+    m_positions.destroy();
+    m_style.destroy();
+    m_selectedIbo.destroy();
+    m_vao.destroy();
+    m_program.reset();
+    m_gl = nullptr;
+}
+
+void MapCanvas::uploadPositions()
+{
+    std::vector<float> v(4 * m_items.size());
+    for (std::size_t i = 0; i < m_items.size(); ++i) {
+        v[4 * i] = m_from[2 * i];
+        v[4 * i + 1] = m_from[2 * i + 1];
+        v[4 * i + 2] = m_to[2 * i];
+        v[4 * i + 3] = m_to[2 * i + 1];
+    }
+    m_positions.bind();
+    m_positions.allocate(v.data(), static_cast<int>(v.size() * sizeof(float)));
+    m_positions.release();
+    m_positionsDirty = false;
+}
+
+void MapCanvas::uploadStyle()
+{
+    struct Style {
+        std::uint8_t rgba[4];
+        float size;
+    };
+    static_assert(sizeof(Style) == 8);
+    std::vector<Style> v(m_items.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::uint32_t c = i < m_colors.size() ? m_colors[i] : unlabelledRgb();
+        v[i] = Style{{std::uint8_t(c >> 16), std::uint8_t(c >> 8), std::uint8_t(c), 255},
+                     m_sizes.empty() ? 1.0f : m_sizes[i]};
+    }
+    m_style.bind();
+    m_style.allocate(v.data(), static_cast<int>(v.size() * sizeof(Style)));
+    m_style.release();
+    m_styleDirty = false;
+}
+
+void MapCanvas::draw(QSize fb, float dpr, float pointSizePx, std::int64_t hoveredItem)
+{
+    if (!m_gl || m_items.empty())
+        return;
+    QOpenGLFunctions_3_3_Core* gl = m_gl;
+    if (m_positionsDirty)
+        uploadPositions();
+    if (m_styleDirty)
+        uploadStyle();
+    if (m_selectionDirty) {
+        m_selectedIbo.bind();
+        m_selectedIbo.allocate(m_selectedVertices.data(), static_cast<int>(m_selectedVertices.size() * sizeof(std::uint32_t)));
+        m_selectedIbo.release();
+        m_selectedCount = static_cast<int>(m_selectedVertices.size());
+        m_selectionDirty = false;
+    }
+
+    gl->glViewport(0, 0, fb.width(), fb.height());
+    gl->glEnable(GL_PROGRAM_POINT_SIZE);
+    gl->glEnable(GL_BLEND);
+    // Alpha stays 1 where a point covers the opaque background, so the widget composes right.
+    gl->glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    gl->glDisable(GL_DEPTH_TEST);
+
+    const QSizeF vp = m_camera.viewport();
+    m_program->bind();
+    m_program->setUniformValue("u_center", QVector2D(float(m_camera.center().x()), float(m_camera.center().y())));
+    m_program->setUniformValue("u_scale", QVector2D(float(2.0 * m_camera.zoom() / vp.width()),
+                                                    float(2.0 * m_camera.zoom() / vp.height())));
+    m_program->setUniformValue("u_t", animationT());
+    m_program->setUniformValue("u_pointSize", pointSizePx * dpr);
+
+    const std::int64_t hovered = vertexOf(hoveredItem);
+    {
+        QOpenGLVertexArrayObject::Binder bind(&m_vao);
+        m_program->setUniformValue("u_highlight", -1);
+        m_program->setUniformValue("u_selected", 0);
+        gl->glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(m_items.size()));
+        if (m_selectedCount > 0) { // on top, larger, light rim
+            m_program->setUniformValue("u_selected", 1);
+            m_selectedIbo.bind();
+            gl->glDrawElements(GL_POINTS, m_selectedCount, GL_UNSIGNED_INT, nullptr);
+            m_selectedIbo.release();
+            m_program->setUniformValue("u_selected", 0);
+        }
+        if (hovered >= 0) { // on top of its neighbours, larger
+            m_program->setUniformValue("u_highlight", static_cast<int>(hovered));
+            gl->glDrawArrays(GL_POINTS, static_cast<GLint>(hovered), 1);
+        }
+    }
+    m_program->release();
+    gl->glDisable(GL_BLEND);
+    gl->glDisable(GL_PROGRAM_POINT_SIZE);
+}
+
+} // namespace setscope::gui
