@@ -12,6 +12,7 @@
 #include <imgui.h>
 
 #include <QDebug>
+#include <QKeyEvent>
 #include <QLineF>
 #include <QMouseEvent>
 #include <QOpenGLContext>
@@ -28,6 +29,7 @@ namespace {
 
 constexpr double kHoverSlackPx = 4.0;
 constexpr double kClickSlackPx = 4.0; // a press and release closer than this is a click
+constexpr double kLassoStepPx = 2.0;  // the lasso gets a vertex every this many pixels
 constexpr const char* kFontFile = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
 ImVec4 toImVec4(const QColor& c) { return ImVec4(float(c.redF()), float(c.greenF()), float(c.blueF()), 1.0f); }
@@ -233,6 +235,12 @@ void EmbeddingView::mousePressEvent(QMouseEvent* e)
         m_pressModifiers = e->modifiers();
         if (m_selection && (e->modifiers() & Qt::ShiftModifier)) {
             m_boxSelecting = true;
+            setHovered(-1); // the card would follow the mouse over what is being selected
+            setCursor(Qt::CrossCursor);
+        } else if (m_selection && (m_lassoMode || (e->modifiers() & Qt::AltModifier))) {
+            m_lassoSelecting = true;
+            m_lasso = QPolygonF({e->position()});
+            setHovered(-1);
             setCursor(Qt::CrossCursor);
         } else {
             m_dragging = true;
@@ -247,8 +255,14 @@ void EmbeddingView::mouseMoveEvent(QMouseEvent* e)
 {
     m_mousePos = e->position();
     m_imgui->mouseMove(e->position());
-    if ((m_dragging || m_boxSelecting) && QLineF(m_pressPos, e->position()).length() > kClickSlackPx)
+    if ((m_dragging || m_boxSelecting || m_lassoSelecting) && QLineF(m_pressPos, e->position()).length() > kClickSlackPx)
         m_pressMoved = true;
+    if (m_lassoSelecting) {
+        if (QLineF(m_lasso.back(), e->position()).length() >= kLassoStepPx)
+            m_lasso << e->position();
+        requestFrames(1);
+        return;
+    }
     if (m_boxSelecting) {
         requestFrames(1);
         return;
@@ -276,20 +290,52 @@ void EmbeddingView::mouseReleaseEvent(QMouseEvent* e)
         if (m_selection)
             m_selection->select(itemsIn(QRectF(m_pressPos, e->position()).normalized()),
                                 add ? SelectionModel::Mode::Add : SelectionModel::Mode::Replace);
+    } else if (e->button() == Qt::LeftButton && m_lassoSelecting) {
+        m_lassoSelecting = false;
+        unsetCursor();
+        if (!m_pressMoved) {
+            clickSelect(e->position());
+        } else if (m_selection) {
+            m_lasso << e->position();
+            const bool add = m_pressModifiers & Qt::ControlModifier;
+            m_selection->select(itemsInPolygon(m_lasso), add ? SelectionModel::Mode::Add : SelectionModel::Mode::Replace);
+        }
+        m_lasso.clear();
     } else if (e->button() == Qt::LeftButton && m_dragging) {
         m_dragging = false;
         unsetCursor();
-        if (!m_pressMoved && m_selection) { // a click, not a pan
-            const std::int64_t item = itemAt(e->position());
-            if (m_pressModifiers & Qt::ControlModifier) {
-                if (item >= 0)
-                    m_selection->select({item}, SelectionModel::Mode::Toggle);
-            } else {
-                m_selection->select(item >= 0 ? std::vector<std::int64_t>{item} : std::vector<std::int64_t>{});
-            }
-        }
+        if (!m_pressMoved) // a click, not a pan
+            clickSelect(e->position());
     }
     requestFrames();
+}
+
+void EmbeddingView::clickSelect(QPointF pos)
+{
+    if (!m_selection)
+        return;
+    const std::int64_t item = itemAt(pos);
+    if (m_pressModifiers & Qt::ControlModifier) {
+        if (item >= 0)
+            m_selection->select({item}, SelectionModel::Mode::Toggle);
+    } else {
+        m_selection->select(item >= 0 ? std::vector<std::int64_t>{item} : std::vector<std::int64_t>{});
+    }
+}
+
+void EmbeddingView::setLassoMode(bool on)
+{
+    m_lassoMode = on;
+    requestFrames();
+}
+
+void EmbeddingView::keyPressEvent(QKeyEvent* e)
+{
+    if (e->key() == Qt::Key_L && !(e->modifiers() & ~Qt::KeypadModifier)) {
+        setLassoMode(!m_lassoMode);
+        return;
+    }
+    QOpenGLWidget::keyPressEvent(e);
 }
 
 void EmbeddingView::mouseDoubleClickEvent(QMouseEvent* e)
@@ -413,6 +459,7 @@ void EmbeddingView::drawOverlay()
     drawHoverTooltip();
     drawStats();
     drawRubberBand();
+    drawLasso();
     m_imgui->render();
 }
 
@@ -425,6 +472,18 @@ void EmbeddingView::drawRubberBand()
     const ImVec2 a(float(r.left()), float(r.top())), b(float(r.right()), float(r.bottom()));
     dl->AddRectFilled(a, b, IM_COL32(40, 90, 200, 40));
     dl->AddRect(a, b, IM_COL32(40, 90, 200, 220), 0.0f, 0, 1.5f);
+}
+
+void EmbeddingView::drawLasso()
+{
+    if (!m_lassoSelecting || m_lasso.size() < 2)
+        return;
+    std::vector<ImVec2> pts;
+    pts.reserve(static_cast<std::size_t>(m_lasso.size()));
+    for (const QPointF& p : m_lasso)
+        pts.emplace_back(float(p.x()), float(p.y()));
+    ImDrawList* dl = ImGui::GetForegroundDrawList();
+    dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), IM_COL32(40, 90, 200, 220), ImDrawFlags_Closed, 1.5f);
 }
 
 void EmbeddingView::drawLegend()

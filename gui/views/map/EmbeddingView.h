@@ -7,6 +7,7 @@
 #include <QOpenGLWidget>
 #include <QPointF>
 #include <QPointer>
+#include <QPolygonF>
 #include <QRectF>
 #include <QString>
 #include <QStringList>
@@ -42,8 +43,9 @@ class SelectionModel;
 /// points (and turns auto-fit back on; auto-fit keeps following the map until the user
 /// pans or zooms). With a SelectionModel: a click selects the point under the mouse (Ctrl:
 /// toggles it; a click on empty space clears), Shift-drag draws a rubber band and selects
-/// what it covers (Ctrl+Shift: adds). Selected points are drawn on top, larger, with a light
-/// rim. Picking goes through a grid index of the layout's positions (where an animation
+/// what it covers (Ctrl+Shift: adds), Alt-drag draws a free-form lasso and selects what it
+/// encloses (Ctrl+Alt: adds; with lasso mode on, L, a plain drag draws the lasso instead of
+/// panning). Selected points are drawn on top, larger, with a light rim. Picking goes through a grid index of the layout's positions (where an animation
 /// ends), never a scan per mouse move. New layouts animate: each item moves from where it
 /// was drawn to its new place over animationDuration() ms, on the GPU. The view repaints
 /// only when something changed (a layout, the colouring, interaction, a running
@@ -100,6 +102,16 @@ public:
     SelectionModel* selectionModel() const { return m_selection; }
     /// The rubber band being drawn (widget coordinates), empty when none.
     QRectF rubberBand() const;
+    /// Dataset indices of the points inside the widget polygon `p` (even-odd rule: a lasso
+    /// that crosses itself selects both lobes), ascending. Through the grid index: only the
+    /// points in the polygon's bounding box are tested.
+    std::vector<std::int64_t> itemsInPolygon(const QPolygonF& p) const { return m_canvas.itemsInPolygon(p); }
+    /// The lasso being drawn (widget coordinates, the mouse's path), empty when none.
+    QPolygonF lasso() const { return m_lassoSelecting ? m_lasso : QPolygonF(); }
+    /// Lasso mode: a plain left-drag draws a lasso instead of panning (the L key toggles it;
+    /// Alt-drag draws one in either mode).
+    void setLassoMode(bool on);
+    bool lassoMode() const { return m_lassoMode; }
     std::int64_t hoveredItem() const { return m_hovered; }
     /// The lines of an item's hover card (ItemPresenter::describe).
     QStringList describeItem(std::int64_t item) const { return m_presenter.describe(item); }
@@ -140,6 +152,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent* e) override;
     void wheelEvent(QWheelEvent* e) override;
     void leaveEvent(QEvent* e) override;
+    void keyPressEvent(QKeyEvent* e) override;
 
 private:
     void cleanupGL();
@@ -150,6 +163,8 @@ private:
     void drawHoverTooltip();
     void drawStats();
     void drawRubberBand();
+    void drawLasso();
+    void clickSelect(QPointF pos);
     void setHovered(std::int64_t item);
     void requestFrames(int n = 2);
     void syncSelection();
@@ -168,6 +183,9 @@ private:
     // Interaction.
     bool m_dragging = false;
     bool m_boxSelecting = false;
+    bool m_lassoSelecting = false;
+    bool m_lassoMode = false;
+    QPolygonF m_lasso;
     bool m_pressMoved = false;
     QPointF m_pressPos;
     Qt::KeyboardModifiers m_pressModifiers;

@@ -457,6 +457,73 @@ private Q_SLOTS:
         m_view->setSelectionModel(nullptr);
         click(m_view.get(), m_view->mapToWidget(kCentres[1])); // no model: nothing to select, no crash
     }
+
+    void lassoSelectsWhatItEncloses()
+    {
+        using setscope::gui::SelectionModel;
+        SelectionModel selection;
+        m_view->setAnimationDuration(0);
+        m_view->setDataset(m_ds);
+        m_view->setColorBy(QStringLiteral("fine"));
+        m_view->setLayout(makeLayout());
+        m_view->setSelectionModel(&selection);
+        m_view->fitAll();
+        m_view->grabMap();
+
+        // An L-shaped (concave) lasso in map coordinates: all of cluster 0, the left half of
+        // cluster 1 (x < 10.05), none of cluster 2, although cluster 2 lies inside the
+        // lasso's bounding box.
+        const QPointF corners[] = {{-12, -8}, {10.05, -8}, {10.05, -4}, {-2, -4}, {-2, 10}, {-12, 10}};
+        QPolygonF path; // widget coordinates, a vertex every 5 px along the edges
+        for (int k = 0; k < 6; ++k) {
+            const QPointF a = m_view->mapToWidget(corners[k]), b = m_view->mapToWidget(corners[(k + 1) % 6]);
+            const int steps = std::max(1, int(QLineF(a, b).length() / 5.0));
+            for (int s = 0; s < steps; ++s)
+                path << a + (b - a) * (double(s) / steps);
+        }
+        // Expected, independently: Qt's odd-even point-in-polygon test on every layout point.
+        const auto layout = makeLayout();
+        std::vector<std::int64_t> inside;
+        for (std::size_t i = 0; i < layout->items.size(); ++i)
+            if (path.containsPoint(m_view->mapToWidget(QPointF(layout->xy[2 * i], layout->xy[2 * i + 1])), Qt::OddEvenFill))
+                inside.push_back(layout->items[i]);
+        std::sort(inside.begin(), inside.end());
+        QVERIFY(inside.size() > std::size_t(kPerCluster) && inside.size() < std::size_t(2 * kPerCluster));
+        QVERIFY(std::find(inside.begin(), inside.end(), 30) != inside.end()); // the centre of cluster 1
+        QVERIFY(std::none_of(inside.begin(), inside.end(), [](std::int64_t i) { return i >= 2 * kPerCluster; }));
+        QCOMPARE(m_view->itemsInPolygon(path), inside);
+
+        // Alt-drag along the path draws the lasso and selects on release.
+        sendMouse(m_view.get(), QEvent::MouseButtonPress, path.front(), Qt::LeftButton, Qt::LeftButton, Qt::AltModifier);
+        for (int k = 1; k < path.size(); ++k)
+            sendMouse(m_view.get(), QEvent::MouseMove, path[k], Qt::NoButton, Qt::LeftButton, Qt::AltModifier);
+        QCOMPARE(m_view->lasso(), path);
+        QVERIFY(m_view->grabMap().save(outPath("tst_embedding_view_lasso.png")));
+        const QPointF c0 = m_view->center();
+        sendMouse(m_view.get(), QEvent::MouseButtonRelease, path.front(), Qt::LeftButton, Qt::NoButton, Qt::AltModifier);
+        QVERIFY(m_view->lasso().isEmpty());
+        QCOMPARE(selection.items(), inside);
+        QCOMPARE(m_view->center(), c0); // no pan
+
+        // Lasso mode (L): a plain drag draws the lasso; Ctrl adds to the selection.
+        QTest::keyClick(m_view.get(), Qt::Key_L);
+        QVERIFY(m_view->lassoMode());
+        const QPolygonF around2({m_view->mapToWidget({-2.5, 6}), m_view->mapToWidget({2.5, 6}),
+                                 m_view->mapToWidget({2.5, 10}), m_view->mapToWidget({-2.5, 10})});
+        sendMouse(m_view.get(), QEvent::MouseButtonPress, around2[0], Qt::LeftButton, Qt::LeftButton, Qt::ControlModifier);
+        for (int k = 1; k < 4; ++k)
+            sendMouse(m_view.get(), QEvent::MouseMove, around2[k], Qt::NoButton, Qt::LeftButton, Qt::ControlModifier);
+        sendMouse(m_view.get(), QEvent::MouseButtonRelease, around2[0], Qt::LeftButton, Qt::NoButton, Qt::ControlModifier);
+        QCOMPARE(selection.size(), inside.size() + std::size_t(kPerCluster));
+        QVERIFY(selection.contains(60) && selection.contains(89));
+        QCOMPARE(m_view->center(), c0);
+        // A click in lasso mode still selects the point under it.
+        click(m_view.get(), m_view->mapToWidget(kCentres[2]));
+        QCOMPARE(selection.items(), std::vector<std::int64_t>({60}));
+        QTest::keyClick(m_view.get(), Qt::Key_L);
+        QVERIFY(!m_view->lassoMode());
+        m_view->setSelectionModel(nullptr);
+    }
 };
 
 QTEST_MAIN(TestEmbeddingView)
