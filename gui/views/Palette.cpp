@@ -2,6 +2,9 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "gui/views/Palette.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace setscope::gui {
 
 namespace {
@@ -13,7 +16,23 @@ constexpr std::array<unsigned, Palette::kSize> kColors = {
     0xa0cbe8, 0xffbe7d, 0x8cd17d, 0xb6992d, 0x499894, 0x86bcb6, 0xd37295, 0xfabfd2, 0xd4a6c8, 0x79706e,
 };
 
+// viridis at 0, 1/8, ..., 1 (matplotlib's map, as R's viridisLite::viridis(9) lists it).
+constexpr std::array<unsigned, 9> kViridis = {0x440154, 0x472d7b, 0x3b528b, 0x2c728e, 0x21908c,
+                                              0x27ad81, 0x5dc863, 0xaadc32, 0xfde725};
+
 } // namespace
+
+QColor Palette::sequential(double t)
+{
+    if (!(t == t))
+        return unlabelled();
+    t = std::clamp(t, 0.0, 1.0) * double(kViridis.size() - 1);
+    const std::size_t k = std::min(static_cast<std::size_t>(t), kViridis.size() - 2);
+    const double f = t - double(k);
+    const QColor a = QColor::fromRgb(kViridis[k]), b = QColor::fromRgb(kViridis[k + 1]);
+    auto mix = [f](int u, int v) { return static_cast<int>(std::lround(u + (v - u) * f)); };
+    return QColor(mix(a.red(), b.red()), mix(a.green(), b.green()), mix(a.blue(), b.blue()));
+}
 
 QColor Palette::color(int classId)
 {

@@ -19,6 +19,9 @@ public:
     static QColor unlabelled();
     /// RGB in [0, 1], kSize entries, for a shader's uniform array.
     static const std::array<float, 3 * kSize>& rgb();
+    /// Sequential colour map for numeric columns: viridis (its 9 evenly spaced samples,
+    /// interpolated linearly in RGB), t in [0, 1] (clamped); NaN: unlabelled().
+    static QColor sequential(double t);
     /// Background of the map (also what tests look for).
     static QColor mapBackground();
 };

@@ -11,7 +11,11 @@
 
 #include <imgui.h>
 
+#include <QComboBox>
 #include <QDebug>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
 #include <QKeyEvent>
 #include <QLineF>
 #include <QMouseEvent>
@@ -22,6 +26,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <limits>
 
 namespace setscope::gui {
 
@@ -43,6 +48,20 @@ QRectF windowRect()
 
 std::uint32_t rgbOf(const QColor& c) { return c.rgb() & 0xffffffu; }
 
+const QString kSetSize = QStringLiteral("set size");
+
+/// The finite range of `v` ({0, 0} when it has no finite value).
+std::pair<float, float> finiteRange(const std::vector<float>& v)
+{
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    for (float x : v)
+        if (std::isfinite(x)) {
+            lo = std::min(lo, x);
+            hi = std::max(hi, x);
+        }
+    return lo <= hi ? std::pair{lo, hi} : std::pair{0.0f, 0.0f};
+}
+
 } // namespace
 
 EmbeddingView::EmbeddingView(QWidget* parent)
@@ -60,6 +79,35 @@ EmbeddingView::EmbeddingView(QWidget* parent)
     setMinimumSize(200, 150);
     setFocusPolicy(Qt::StrongFocus);
     m_canvas.camera().setViewport(QSizeF(size()));
+
+    m_toolBar = new QWidget(this);
+    m_toolBar->setObjectName(QStringLiteral("mapToolBar"));
+    m_toolBar->setAutoFillBackground(true);
+    auto* row = new QHBoxLayout(m_toolBar);
+    row->setContentsMargins(6, 3, 6, 3);
+    row->setSpacing(6);
+    m_colorCombo = new QComboBox;
+    m_colorCombo->setObjectName(QStringLiteral("colorBy"));
+    m_colorCombo->setToolTip(tr("Colour the points by a label set or a numeric column"));
+    m_colorCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_sizeCombo = new QComboBox;
+    m_sizeCombo->setObjectName(QStringLiteral("sizeBy"));
+    m_sizeCombo->setToolTip(tr("Scale the points by a numeric column"));
+    m_sizeCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    row->addWidget(new QLabel(tr("Colour")));
+    row->addWidget(m_colorCombo);
+    row->addWidget(new QLabel(tr("Size")));
+    row->addWidget(m_sizeCombo);
+    m_toolBar->move(10, 10);
+    connect(m_colorCombo, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i >= 0)
+            setColorBy(m_colorCombo->itemData(i).toString());
+    });
+    connect(m_sizeCombo, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i >= 0)
+            setSizeBy(m_sizeCombo->itemData(i).toString());
+    });
+    rebuildToolBar();
 }
 
 EmbeddingView::~EmbeddingView()
@@ -77,6 +125,14 @@ void EmbeddingView::setDataset(std::shared_ptr<const data::Dataset> dataset)
 {
     m_dataset = std::move(dataset);
     m_presenter.setDataset(m_dataset);
+    m_columns.clear();
+    if (m_dataset) {
+        std::vector<float> sizes(m_dataset->size());
+        for (std::size_t i = 0; i < sizes.size(); ++i)
+            sizes[i] = static_cast<float>(m_dataset->setSize(i));
+        m_columns.emplace_back(kSetSize, std::move(sizes));
+    }
+    rebuildToolBar();
     m_layout.reset();
     m_canvas.clear();
     m_autoFit = true;
@@ -106,6 +162,7 @@ void EmbeddingView::setLayout(std::shared_ptr<const layout::Layout> layout)
     m_layout = std::move(layout);
     m_canvas.setPoints(std::move(items), std::move(xy));
     recomputeColors();
+    recomputeSizes();
     syncSelection();
     m_hoverStale = true;
     if (m_hovered >= 0 && m_canvas.vertexOf(m_hovered) < 0)
@@ -113,11 +170,106 @@ void EmbeddingView::setLayout(std::shared_ptr<const layout::Layout> layout)
     requestFrames();
 }
 
-void EmbeddingView::setColorBy(const QString& labelSet)
+void EmbeddingView::setColorBy(const QString& labelSetOrColumn)
 {
-    m_colorBy = labelSet;
+    m_colorBy = labelSetOrColumn;
     recomputeColors();
+    if (const int i = m_colorCombo->findData(m_colorBy); i >= 0 && i != m_colorCombo->currentIndex()) {
+        const QSignalBlocker block(m_colorCombo);
+        m_colorCombo->setCurrentIndex(i);
+    }
     requestFrames();
+}
+
+void EmbeddingView::setSizeBy(const QString& column)
+{
+    m_sizeBy = column;
+    recomputeSizes();
+    if (const int i = m_sizeCombo->findData(m_sizeBy); i >= 0 && i != m_sizeCombo->currentIndex()) {
+        const QSignalBlocker block(m_sizeCombo);
+        m_sizeCombo->setCurrentIndex(i);
+    }
+    requestFrames();
+}
+
+bool EmbeddingView::setItemColumn(const QString& name, std::vector<float> values)
+{
+    if (!m_dataset || values.size() != m_dataset->size() || name.isEmpty())
+        return false;
+    auto it = std::find_if(m_columns.begin(), m_columns.end(), [&](const auto& c) { return c.first == name; });
+    if (it != m_columns.end())
+        it->second = std::move(values);
+    else
+        m_columns.emplace_back(name, std::move(values));
+    rebuildToolBar();
+    if (m_colorBy == name)
+        recomputeColors();
+    if (m_sizeBy == name)
+        recomputeSizes();
+    requestFrames();
+    return true;
+}
+
+QStringList EmbeddingView::columnNames() const
+{
+    QStringList names;
+    for (const auto& c : m_columns)
+        names << c.first;
+    return names;
+}
+
+const std::vector<float>& EmbeddingView::itemColumn(const QString& name) const
+{
+    static const std::vector<float> none;
+    for (const auto& c : m_columns)
+        if (c.first == name)
+            return c.second;
+    return none;
+}
+
+bool EmbeddingView::colorByColumn() const
+{
+    return m_dataset && !m_dataset->labelSet(m_colorBy.toStdString()) && !itemColumn(m_colorBy).empty();
+}
+
+void EmbeddingView::rebuildToolBar()
+{
+    const QSignalBlocker blockColor(m_colorCombo), blockSize(m_sizeCombo);
+    m_colorCombo->clear();
+    m_sizeCombo->clear();
+    m_sizeCombo->addItem(tr("uniform"), QString());
+    if (m_dataset) {
+        for (const data::LabelSet& ls : m_dataset->labelSets()) {
+            const QString name = QString::fromStdString(ls.name);
+            m_colorCombo->addItem(name, name);
+        }
+        for (const auto& c : m_columns) {
+            m_colorCombo->addItem(c.first, c.first);
+            m_sizeCombo->addItem(c.first, c.first);
+        }
+    }
+    if (const int i = m_colorCombo->findData(m_colorBy); i >= 0)
+        m_colorCombo->setCurrentIndex(i);
+    m_sizeCombo->setCurrentIndex(std::max(0, m_sizeCombo->findData(m_sizeBy)));
+    m_toolBar->adjustSize();
+}
+
+void EmbeddingView::recomputeSizes()
+{
+    const std::vector<float>& column = itemColumn(m_sizeBy);
+    if (column.empty()) {
+        m_canvas.setSizes({});
+        return;
+    }
+    const std::vector<std::int64_t>& items = m_canvas.items();
+    const auto [lo, hi] = finiteRange(column);
+    std::vector<float> factors(items.size(), 1.0f);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const float v = column[static_cast<std::size_t>(items[i])];
+        if (std::isfinite(v))
+            factors[i] = hi > lo ? 0.5f + 1.5f * (v - lo) / (hi - lo) : 1.0f;
+    }
+    m_canvas.setSizes(std::move(factors));
 }
 
 void EmbeddingView::setTrainingInfo(qint64 step, const QString& phase)
@@ -130,7 +282,17 @@ void EmbeddingView::recomputeColors()
 {
     const std::vector<std::int64_t>& items = m_canvas.items();
     std::vector<std::uint32_t> rgb(items.size(), rgbOf(Palette::unlabelled()));
-    if (m_dataset && !m_dataset->labelSets().empty()) {
+    m_colorRange = {0.0f, 0.0f};
+    if (colorByColumn()) {
+        const std::vector<float>& column = itemColumn(m_colorBy);
+        m_colorRange = finiteRange(column);
+        const auto [lo, hi] = m_colorRange;
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            const float v = column[static_cast<std::size_t>(items[i])];
+            if (std::isfinite(v))
+                rgb[i] = rgbOf(Palette::sequential(hi > lo ? (v - lo) / (hi - lo) : 0.5));
+        }
+    } else if (m_dataset && !m_dataset->labelSets().empty()) {
         const data::LabelSet* ls = m_dataset->labelSet(m_colorBy.toStdString());
         if (!ls)
             ls = &m_dataset->labelSets().front();
@@ -502,6 +664,10 @@ void EmbeddingView::drawLegend()
         ImGui::End();
         return;
     }
+    if (colorByColumn()) {
+        drawColumnLegend(m_colorBy);
+        return;
+    }
     const data::LabelSet* ls = m_dataset->labelSet(m_colorBy.toStdString());
     if (!ls && !m_dataset->labelSets().empty())
         ls = &m_dataset->labelSets().front();
@@ -539,6 +705,42 @@ void EmbeddingView::drawLegend()
         } else {
             ImGui::TextDisabled("This dataset has no label sets");
         }
+    }
+    ImGui::End();
+}
+
+void EmbeddingView::drawColumnLegend(const QString& column)
+{
+    const float w = static_cast<float>(width());
+    ImGui::SetNextWindowPos(ImVec2(w - 10.0f, 10.0f), ImGuiCond_Always, ImVec2(1.0f, 0.0f));
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
+                                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                   ImGuiWindowFlags_NoNav;
+    const std::string title = column.toStdString() + "###legend";
+    if (ImGui::Begin(title.c_str(), nullptr, flags)) {
+        m_legendRect = windowRect();
+        // The colour bar: the map's colours from the minimum (left) to the maximum (right).
+        const float barW = 160.0f, barH = ImGui::GetTextLineHeight();
+        const ImVec2 p0 = ImGui::GetCursorScreenPos();
+        ImGui::Dummy(ImVec2(barW, barH));
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        constexpr int kSteps = 32;
+        for (int k = 0; k < kSteps; ++k) {
+            const QColor a = Palette::sequential(double(k) / kSteps), b = Palette::sequential(double(k + 1) / kSteps);
+            const ImU32 ca = IM_COL32(a.red(), a.green(), a.blue(), 255), cb = IM_COL32(b.red(), b.green(), b.blue(), 255);
+            const float x0 = p0.x + barW * float(k) / kSteps, x1 = p0.x + barW * float(k + 1) / kSteps;
+            dl->AddRectFilledMultiColor(ImVec2(x0, p0.y), ImVec2(x1, p0.y + barH), ca, cb, cb, ca);
+        }
+        const auto [lo, hi] = m_colorRange;
+        const std::string low = QString::number(lo, 'g', 4).toStdString(), high = QString::number(hi, 'g', 4).toStdString();
+        ImGui::TextUnformatted(low.c_str());
+        ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetCursorPosX() + barW - ImGui::CalcTextSize(high.c_str()).x));
+        ImGui::TextUnformatted(high.c_str());
+        const std::vector<float>& values = itemColumn(column);
+        const std::size_t missing = static_cast<std::size_t>(
+            std::count_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); }));
+        if (missing > 0)
+            ImGui::TextDisabled("%zu without a value (grey)", missing);
     }
     ImGui::End();
 }

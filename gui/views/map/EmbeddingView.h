@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "gui/session/SelectionModel.h"
@@ -26,6 +27,8 @@ class Dataset;
 namespace setscope::layout {
 struct Layout;
 }
+
+class QComboBox;
 
 namespace setscope::gui {
 
@@ -71,9 +74,29 @@ public:
     /// Items present before move smoothly to their new place.
     void setLayout(std::shared_ptr<const layout::Layout> layout);
     std::shared_ptr<const layout::Layout> currentLayout() const { return m_layout; }
-    /// Colours points by the label set of this name (unknown name: the first label set).
-    void setColorBy(const QString& labelSet);
+    /// Colours points by the label set of this name, or by the numeric column of this name
+    /// (a continuous colour map, Palette::sequential, over the column's finite range, with
+    /// the range in the legend). Unknown name: the first label set.
+    void setColorBy(const QString& labelSetOrColumn);
     QString colorBy() const { return m_colorBy; }
+    /// Scales each point's diameter by a numeric column: from 0.5x (the column's minimum) to
+    /// 2x (its maximum); items without a value keep 1x. "" (or an unknown name): uniform.
+    void setSizeBy(const QString& column);
+    QString sizeBy() const { return m_sizeBy; }
+
+    /// A numeric per-item column to colour or size by: values[i] belongs to dataset item i
+    /// (values.size() must be the dataset's size, otherwise the call is ignored and returns
+    /// false; NaN = no value: grey, default size). Replaces a column of the same name and
+    /// redraws if it is in use. Columns belong to the dataset: setDataset() drops them.
+    /// Built in, for every dataset: "set size" (the number of elements of each item).
+    bool setItemColumn(const QString& name, std::vector<float> values);
+    /// Column names, the built-in ones first, then the callers' in the order they came.
+    QStringList columnNames() const;
+    /// Values of a column (empty when there is no such column).
+    const std::vector<float>& itemColumn(const QString& name) const;
+    /// Whether the colour comes from a column (then colorRange() is its finite range).
+    bool colorByColumn() const;
+    std::pair<float, float> colorRange() const { return m_colorRange; }
     /// Training progress for the stats line: the step and what the job is doing ("epoch
     /// 2/3"); step < 0 = not training. Shown at the next repaint (no repaint of its own).
     void setTrainingInfo(qint64 step, const QString& phase = {});
@@ -157,6 +180,9 @@ protected:
 private:
     void cleanupGL();
     void recomputeColors();
+    void recomputeSizes();
+    void rebuildToolBar();
+    void drawColumnLegend(const QString& column);
     void applyFit();
     void drawOverlay();
     void drawLegend();
@@ -172,6 +198,14 @@ private:
     std::shared_ptr<const data::Dataset> m_dataset;
     std::shared_ptr<const layout::Layout> m_layout;
     QString m_colorBy;
+    QString m_sizeBy;
+    std::vector<std::pair<QString, std::vector<float>>> m_columns;
+    std::pair<float, float> m_colorRange{0.0f, 0.0f};
+
+    // The tool bar in the top-left corner (Qt widgets over the GL surface).
+    QWidget* m_toolBar = nullptr;
+    QComboBox* m_colorCombo = nullptr;
+    QComboBox* m_sizeCombo = nullptr;
 
     MapCanvas m_canvas;
     ItemPresenter m_presenter;

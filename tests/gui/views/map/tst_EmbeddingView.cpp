@@ -9,6 +9,7 @@
 
 #include <QtTest/QtTest>
 
+#include <QComboBox>
 #include <QMouseEvent>
 #include <QWheelEvent>
 
@@ -523,6 +524,69 @@ private Q_SLOTS:
         QTest::keyClick(m_view.get(), Qt::Key_L);
         QVERIFY(!m_view->lassoMode());
         m_view->setSelectionModel(nullptr);
+    }
+
+    void colourAndSizeByAColumn()
+    {
+        m_view->setAnimationDuration(0);
+        m_view->setDataset(m_ds);
+        m_view->setColorBy(QStringLiteral("fine"));
+        m_view->setLayout(makeLayout());
+        m_view->setPointSize(8.0f);
+        m_view->fitAll();
+        QCOMPARE(m_view->columnNames(), QStringList({"set size"}));
+        QCOMPARE(m_view->itemColumn(QStringLiteral("set size")), std::vector<float>(90, 1.0f));
+        // Cluster 0 scores 0, cluster 1 scores 10, cluster 2 scores 5; item 89 has no score.
+        std::vector<float> score(90);
+        for (int i = 0; i < 90; ++i)
+            score[std::size_t(i)] = i < 30 ? 0.0f : i < 60 ? 10.0f : 5.0f;
+        score[89] = std::numeric_limits<float>::quiet_NaN();
+        QVERIFY(m_view->setItemColumn(QStringLiteral("score"), score));
+        QVERIFY(!m_view->setItemColumn(QStringLiteral("short"), std::vector<float>(3))); // wrong length
+        QCOMPARE(m_view->columnNames(), QStringList({"set size", "score"}));
+
+        auto* colour = m_view->findChild<QComboBox*>(QStringLiteral("colorBy"));
+        auto* size = m_view->findChild<QComboBox*>(QStringLiteral("sizeBy"));
+        QVERIFY(colour && size);
+        QCOMPARE(colour->currentText(), QStringLiteral("fine"));
+        colour->setCurrentIndex(colour->findText(QStringLiteral("score"))); // as the user picks it
+        QCOMPARE(m_view->colorBy(), QStringLiteral("score"));
+        QVERIFY(m_view->colorByColumn());
+        QCOMPARE(m_view->colorRange(), std::make_pair(0.0f, 10.0f));
+
+        const QImage img = m_view->grabMap();
+        QVERIFY(img.save(outPath("tst_embedding_view_column.png")));
+        // viridis at 0, 0.5 and 1 (matplotlib's values), independent of the view's code.
+        const QColor low(0x44, 0x01, 0x54), mid(0x21, 0x90, 0x8c), high(0xfd, 0xe7, 0x25);
+        QVERIFY(colourNear(img, clusterPixel(0), low));
+        QVERIFY(colourNear(img, clusterPixel(1), high));
+        QVERIFY(colourNear(img, clusterPixel(2), mid));
+        QVERIFY(!colourNear(img, clusterPixel(0), high, 6));
+        // The legend is a colour bar from low to high.
+        const QRectF legend = m_view->legendRect();
+        QVERIFY(!legend.isEmpty());
+        const QRect r(pixel(legend.topLeft()), pixel(legend.bottomRight()));
+        QVERIFY2(countColour(img, r, low, 12) >= 5, qPrintable(QString::number(countColour(img, r, low, 12))));
+        QVERIFY2(countColour(img, r, high, 12) >= 5, qPrintable(QString::number(countColour(img, r, high, 12))));
+
+        // Size by the score: cluster 1 (the maximum) gets 2x the diameter, cluster 0 0.5x.
+        colour->setCurrentIndex(colour->findText(QStringLiteral("fine")));
+        QCOMPARE(m_view->colorBy(), QStringLiteral("fine"));
+        auto area = [&](const QImage& im, int k) {
+            const QPoint p = clusterPixel(k);
+            const int rr = int(40 * m_dpr);
+            return countColour(im, QRect(p.x() - rr, p.y() - rr, 2 * rr, 2 * rr), Palette::color(k), 12);
+        };
+        const QImage uniform = m_view->grabMap();
+        size->setCurrentIndex(size->findText(QStringLiteral("score")));
+        QCOMPARE(m_view->sizeBy(), QStringLiteral("score"));
+        const QImage sized = m_view->grabMap();
+        QVERIFY(sized.save(outPath("tst_embedding_view_sized.png")));
+        QVERIFY2(area(sized, 1) > 2 * area(uniform, 1), qPrintable(QStringLiteral("%1 vs %2").arg(area(sized, 1)).arg(area(uniform, 1))));
+        QVERIFY2(area(sized, 0) < area(uniform, 0), qPrintable(QStringLiteral("%1 vs %2").arg(area(sized, 0)).arg(area(uniform, 0))));
+        m_view->setSizeBy(QString());
+        QCOMPARE(size->currentIndex(), 0); // "uniform"
+        m_view->setPointSize(0.0f);
     }
 };
 
