@@ -15,6 +15,8 @@
 #include <QDebug>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
+#include <QShortcut>
 #include <QSignalBlocker>
 #include <QKeyEvent>
 #include <QLineF>
@@ -49,6 +51,17 @@ QRectF windowRect()
 std::uint32_t rgbOf(const QColor& c) { return c.rgb() & 0xffffffu; }
 
 const QString kSetSize = QStringLiteral("set size");
+
+/// Whether `text` contains `needle` (already lower case), ASCII case folding.
+bool containsFolded(const std::string& text, const std::string& needle)
+{
+    if (needle.size() > text.size())
+        return false;
+    const auto it = std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
+        return (a >= 'A' && a <= 'Z' ? char(a - 'A' + 'a') : a) == b;
+    });
+    return it != text.end();
+}
 
 /// The finite range of `v` ({0, 0} when it has no finite value).
 std::pair<float, float> finiteRange(const std::vector<float>& v)
@@ -98,6 +111,30 @@ EmbeddingView::EmbeddingView(QWidget* parent)
     row->addWidget(m_colorCombo);
     row->addWidget(new QLabel(tr("Size")));
     row->addWidget(m_sizeCombo);
+    m_searchEdit = new QLineEdit;
+    m_searchEdit->setObjectName(QStringLiteral("search"));
+    m_searchEdit->setPlaceholderText(tr("Search labels and text"));
+    m_searchEdit->setClearButtonEnabled(true);
+    m_searchEdit->setMinimumWidth(180);
+    m_searchEdit->hide();
+    m_searchCount = new QLabel;
+    m_searchCount->setObjectName(QStringLiteral("searchCount"));
+    m_searchCount->hide();
+    row->addWidget(m_searchEdit);
+    row->addWidget(m_searchCount);
+    connect(m_searchEdit, &QLineEdit::textChanged, this, &EmbeddingView::runSearch);
+    connect(m_searchEdit, &QLineEdit::returnPressed, this, [this] { fitTo(m_searchMatches); });
+    auto* find = new QShortcut(QKeySequence::Find, this);
+    find->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(find, &QShortcut::activated, this, [this] { showSearch(m_searchEdit->text()); });
+    auto* close = new QShortcut(QKeySequence(Qt::Key_Escape), m_searchEdit);
+    close->setContext(Qt::WidgetShortcut);
+    connect(close, &QShortcut::activated, this, [this] {
+        m_searchEdit->hide();
+        m_searchCount->hide();
+        m_toolBar->adjustSize();
+        setFocus();
+    });
     m_toolBar->move(10, 10);
     connect(m_colorCombo, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i >= 0)
@@ -133,6 +170,9 @@ void EmbeddingView::setDataset(std::shared_ptr<const data::Dataset> dataset)
         m_columns.emplace_back(kSetSize, std::move(sizes));
     }
     rebuildToolBar();
+    m_searchMatches.clear();
+    if (m_searchEdit)
+        m_searchCount->clear();
     m_layout.reset();
     m_canvas.clear();
     m_autoFit = true;
@@ -230,6 +270,80 @@ const std::vector<float>& EmbeddingView::itemColumn(const QString& name) const
 bool EmbeddingView::colorByColumn() const
 {
     return m_dataset && !m_dataset->labelSet(m_colorBy.toStdString()) && !itemColumn(m_colorBy).empty();
+}
+
+std::vector<std::int64_t> EmbeddingView::search(const QString& query) const
+{
+    std::vector<std::int64_t> out;
+    const std::string needle = query.trimmed().toLower().toStdString();
+    if (!m_dataset || needle.empty())
+        return out;
+    std::vector<char> hit(m_dataset->size(), 0);
+    for (const data::LabelSet& ls : m_dataset->labelSets()) {
+        std::vector<char> classHit(ls.classNames.size());
+        bool any = false;
+        for (std::size_t c = 0; c < classHit.size(); ++c)
+            any |= (classHit[c] = containsFolded(ls.classNames[c], needle)) != 0;
+        if (!any)
+            continue;
+        for (std::size_t i = 0; i < hit.size(); ++i)
+            if (const std::int32_t l = ls.labels[i]; l >= 0 && classHit[static_cast<std::size_t>(l)])
+                hit[i] = 1;
+    }
+    if (m_dataset->hasElementText()) {
+        const std::vector<std::int64_t>& offsets = m_dataset->offsets();
+        for (std::size_t i = 0; i < hit.size(); ++i)
+            for (std::int64_t e = offsets[i]; !hit[i] && e < offsets[i + 1]; ++e)
+                hit[i] = containsFolded(m_dataset->elementText(static_cast<std::size_t>(e)), needle);
+    }
+    for (std::size_t i = 0; i < hit.size(); ++i)
+        if (hit[i])
+            out.push_back(static_cast<std::int64_t>(i));
+    return out;
+}
+
+void EmbeddingView::showSearch(const QString& query)
+{
+    m_searchEdit->show();
+    m_searchCount->show();
+    if (m_searchEdit->text() != query)
+        m_searchEdit->setText(query); // runs the search
+    else
+        runSearch(query);
+    m_searchEdit->setFocus();
+    m_searchEdit->selectAll();
+    m_toolBar->adjustSize();
+}
+
+void EmbeddingView::runSearch(const QString& query)
+{
+    m_searchMatches = search(query);
+    if (query.trimmed().isEmpty())
+        m_searchCount->setText(QString());
+    else
+        m_searchCount->setText(m_searchMatches.size() == 1 ? tr("1 match") : tr("%1 matches").arg(m_searchMatches.size()));
+    m_toolBar->adjustSize();
+    if (m_selection && !query.trimmed().isEmpty())
+        m_selection->select(m_searchMatches);
+}
+
+void EmbeddingView::fitTo(const std::vector<std::int64_t>& items)
+{
+    if (std::none_of(items.begin(), items.end(), [this](std::int64_t i) { return m_canvas.vertexOf(i) >= 0; }))
+        return;
+    const QRectF box = m_canvas.boundsOf(items);
+    // A single point (or a tight group) gets a box of at least a tenth of the map, so that
+    // its neighbourhood stays in view.
+    const QRectF all = m_canvas.currentBounds();
+    const double minSide = 0.1 * std::max(all.width(), all.height());
+    QRectF target = box;
+    if (target.width() < minSide)
+        target.adjust(-(minSide - target.width()) / 2, 0, (minSide - target.width()) / 2, 0);
+    if (target.height() < minSide)
+        target.adjust(0, -(minSide - target.height()) / 2, 0, (minSide - target.height()) / 2);
+    m_canvas.camera().fit(target);
+    m_autoFit = false;
+    requestFrames();
 }
 
 void EmbeddingView::rebuildToolBar()

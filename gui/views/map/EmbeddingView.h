@@ -29,6 +29,8 @@ struct Layout;
 }
 
 class QComboBox;
+class QLabel;
+class QLineEdit;
 
 namespace setscope::gui {
 
@@ -53,6 +55,10 @@ class SelectionModel;
 /// was drawn to its new place over animationDuration() ms, on the GPU. The view repaints
 /// only when something changed (a layout, the colouring, interaction, a running
 /// animation), never in a busy loop.
+///
+/// Tool bar (top-left): colour by a label set or column, size by a column, and the search
+/// field (Ctrl+F): it selects the items whose label or text contains the query, Enter fits
+/// the view to them, Escape closes it.
 ///
 /// Coordinates: "map" coordinates are the layout's; "widget" coordinates are logical
 /// pixels with y down. mapToWidget(p) = centre of the widget + (p - center()) * zoom(),
@@ -94,6 +100,19 @@ public:
     QStringList columnNames() const;
     /// Values of a column (empty when there is no such column).
     const std::vector<float>& itemColumn(const QString& name) const;
+    /// Dataset items whose label (a class name in any label set) or whose elements' text
+    /// (a document's words) contains `query`, case-insensitively (ASCII case folding), ascending.
+    /// Empty query: none. O(items x label sets + elements).
+    std::vector<std::int64_t> search(const QString& query) const;
+    /// Shows the search field (Ctrl+F does the same) with `query`, selects its matches in
+    /// the selection model (if any) and shows their count; Enter in the field fits the view
+    /// to the matches, Escape closes it.
+    void showSearch(const QString& query = {});
+    /// The matches of the search field's current text.
+    const std::vector<std::int64_t>& searchMatches() const { return m_searchMatches; }
+    /// Fits the view to these items' places in the layout (those shown; none: no change).
+    void fitTo(const std::vector<std::int64_t>& items);
+
     /// Whether the colour comes from a column (then colorRange() is its finite range).
     bool colorByColumn() const;
     std::pair<float, float> colorRange() const { return m_colorRange; }
@@ -182,6 +201,7 @@ private:
     void recomputeColors();
     void recomputeSizes();
     void rebuildToolBar();
+    void runSearch(const QString& query);
     void drawColumnLegend(const QString& column);
     void applyFit();
     void drawOverlay();
@@ -206,6 +226,9 @@ private:
     QWidget* m_toolBar = nullptr;
     QComboBox* m_colorCombo = nullptr;
     QComboBox* m_sizeCombo = nullptr;
+    QLineEdit* m_searchEdit = nullptr;
+    QLabel* m_searchCount = nullptr;
+    std::vector<std::int64_t> m_searchMatches;
 
     MapCanvas m_canvas;
     ItemPresenter m_presenter;

@@ -10,6 +10,8 @@
 #include <QtTest/QtTest>
 
 #include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
 #include <QMouseEvent>
 #include <QWheelEvent>
 
@@ -587,6 +589,80 @@ private Q_SLOTS:
         m_view->setSizeBy(QString());
         QCOMPARE(size->currentIndex(), 0); // "uniform"
         m_view->setPointSize(0.0f);
+    }
+
+    void searchSelectsByLabelAndTextAndFits()
+    {
+        data::DatasetBuilder b("docs");
+        b.setDimension(2);
+        b.defineLabelSet("topic", {"animals", "plants"});
+        const char* texts[4][2] = {{"dog", "cat"}, {"Oak", "tree"}, {"catalogue", "page"}, {"fern", "moss"}};
+        const int topics[4] = {0, 1, -1, 1};
+        for (int i = 0; i < 4; ++i) {
+            const float v[4] = {float(i), 0, 0, float(i)};
+            const std::size_t item = b.addItem(v, nullptr, 2, data::Split::Train);
+            if (topics[i] >= 0)
+                b.setLabel("topic", item, topics[i]);
+            b.setElementText(item, {texts[i][0], texts[i][1]});
+        }
+        const auto docs = std::make_shared<const data::Dataset>(b.finish());
+        EmbeddingView view;
+        setscope::gui::SelectionModel selection;
+        view.setSelectionModel(&selection);
+        view.resize(400, 300);
+        view.setAnimationDuration(0);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setDataset(docs);
+        auto l = std::make_shared<layout::Layout>();
+        l->items = {0, 1, 2, 3};
+        l->xy = {-10.f, -10.f, 10.f, -10.f, 10.f, 10.f, -10.f, 10.f};
+        view.setLayout(l);
+        view.grabMap();
+
+        using Items = std::vector<std::int64_t>;
+        QCOMPARE(view.search(QStringLiteral("cat")), Items({0, 2}));     // "cat", "catalogue"
+        QCOMPARE(view.search(QStringLiteral("PLANTS")), Items({1, 3}));  // a label, any case
+        QCOMPARE(view.search(QStringLiteral("oak")), Items({1}));        // text, any case
+        QCOMPARE(view.search(QStringLiteral(" moss ")), Items({3}));     // trimmed
+        QVERIFY(view.search(QStringLiteral("zebra")).empty());
+        QVERIFY(view.search(QString()).empty());
+
+        // Ctrl+F opens the field; typing selects the matches and shows their count.
+        auto* field = view.findChild<QLineEdit*>(QStringLiteral("search"));
+        auto* count = view.findChild<QLabel*>(QStringLiteral("searchCount"));
+        QVERIFY(field && count);
+        QVERIFY(!field->isVisible());
+        view.activateWindow();
+        view.setFocus();
+        QVERIFY(QTest::qWaitForWindowActive(&view));
+        QTest::keyClick(&view, Qt::Key_F, Qt::ControlModifier);
+        QVERIFY(field->isVisible());
+        QVERIFY(field->hasFocus());
+        QTest::keyClicks(field, QStringLiteral("anim"));
+        QCOMPARE(selection.items(), Items({0}));
+        QCOMPARE(count->text(), QStringLiteral("1 match"));
+        field->clear();
+        QTest::keyClicks(field, QStringLiteral("plant"));
+        QCOMPARE(selection.items(), Items({1, 3}));
+        QCOMPARE(count->text(), QStringLiteral("2 matches"));
+        QVERIFY(view.autoFit());
+
+        // Enter fits the view to the matches: items 1 (10, -10) and 3 (-10, 10), i.e. the
+        // whole map here; then a single match is centred.
+        field->clear();
+        QTest::keyClicks(field, QStringLiteral("oak"));
+        QTest::keyClick(field, Qt::Key_Return);
+        QVERIFY(!view.autoFit());
+        QVERIFY(std::abs(view.center().x() - 10.0) < 1e-9 && std::abs(view.center().y() + 10.0) < 1e-9);
+        QVERIFY(view.zoom() > 50.0); // a box of a tenth of the map (2 units) around it; all of it would be 11
+        QVERIFY(view.grabMap().save(outPath("tst_embedding_view_search.png")));
+
+        // Escape closes the field and leaves the selection as it is.
+        QTest::keyClick(field, Qt::Key_Escape);
+        QVERIFY(!field->isVisible());
+        QCOMPARE(selection.items(), Items({1}));
+        view.setSelectionModel(nullptr);
     }
 };
 
