@@ -23,6 +23,7 @@
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QSurfaceFormat>
+#include <QTimer>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -92,6 +93,14 @@ EmbeddingView::EmbeddingView(QWidget* parent)
     setMinimumSize(200, 150);
     setFocusPolicy(Qt::StrongFocus);
     m_canvas.camera().setViewport(QSizeF(size()));
+
+    m_settle = new QTimer(this);
+    m_settle->setSingleShot(true);
+    m_settle->setInterval(kSettleMs);
+    connect(m_settle, &QTimer::timeout, this, [this] {
+        m_interacting = false;
+        requestFrames();
+    });
 
     m_toolBar = new QWidget(this);
     m_toolBar->setObjectName(QStringLiteral("mapToolBar"));
@@ -474,6 +483,12 @@ std::int64_t EmbeddingView::itemAt(QPointF widgetPos) const
     return m_canvas.itemAt(widgetPos, pointSize() / 2.0 + kHoverSlackPx);
 }
 
+void EmbeddingView::cameraMoved()
+{
+    m_interacting = true;
+    m_settle->start();
+}
+
 void EmbeddingView::setHovered(std::int64_t item)
 {
     if (item == m_hovered)
@@ -547,6 +562,7 @@ void EmbeddingView::mouseMoveEvent(QMouseEvent* e)
         m_canvas.camera().panBy(e->position() - m_lastMouse);
         m_lastMouse = e->position();
         m_autoFit = false;
+        cameraMoved();
         requestFrames(1);
         return;
     }
@@ -633,6 +649,7 @@ void EmbeddingView::wheelEvent(QWheelEvent* e)
     // Keep the map point under the cursor where it is: about 1.2x per wheel notch.
     m_canvas.camera().zoomAbout(e->position(), std::pow(1.0015, static_cast<double>(delta.y())));
     m_autoFit = false;
+    cameraMoved();
     setHovered(itemAt(e->position()));
     requestFrames();
 }
@@ -711,7 +728,8 @@ void EmbeddingView::paintGL()
             setHovered(itemAt(m_mousePos));
     }
     const float dpr = static_cast<float>(devicePixelRatioF());
-    m_canvas.draw(QSize(int(width() * dpr), int(height() * dpr)), dpr, pointSize(), m_hovered);
+    const bool more = m_canvas.draw(defaultFramebufferObject(), QSize(int(width() * dpr), int(height() * dpr)), dpr,
+                                    pointSize(), m_hovered, m_interacting);
     drawOverlay();
     ++m_frames;
     m_lastFrameMs = static_cast<double>(frameClock.nsecsElapsed()) * 1e-6;
@@ -720,7 +738,7 @@ void EmbeddingView::paintGL()
     // ImGui sizes on their first frame and shows on the next.
     if (m_framesWanted > 0)
         --m_framesWanted;
-    if (animating() || m_framesWanted > 0)
+    if (animating() || more || m_framesWanted > 0)
         update();
 }
 

@@ -29,6 +29,7 @@ struct Layout;
 }
 
 class QComboBox;
+class QTimer;
 class QLabel;
 class QLineEdit;
 
@@ -178,6 +179,13 @@ public:
     QString glProblem() const { return m_glProblem; }
     /// CPU time of the last paintGL() in ms (the GPU work may finish later).
     double lastFrameMs() const { return m_lastFrameMs; }
+    /// Points drawn per frame into the map's retained layer (MapCanvas::setChunkSize).
+    void setFillChunk(std::size_t points) { m_canvas.setChunkSize(points); }
+    /// How the last frame drew the points (MapCanvas::DrawPath), for tests and benchmarks.
+    MapCanvas::DrawPath lastDrawPath() const { return m_canvas.lastDrawPath(); }
+    /// After the last drag step or wheel notch, this long until a large map is redrawn
+    /// at the new camera (until then its last picture is shown moved and scaled).
+    static constexpr int kSettleMs = 200;
 
 Q_SIGNALS:
     /// The point under the mouse changed (dataset index, -1 = none).
@@ -214,6 +222,7 @@ private:
     void setHovered(std::int64_t item);
     void requestFrames(int n = 2);
     void syncSelection();
+    void cameraMoved();
 
     std::shared_ptr<const data::Dataset> m_dataset;
     std::shared_ptr<const layout::Layout> m_layout;
@@ -251,6 +260,10 @@ private:
     std::int64_t m_hovered = -1;
     bool m_hoverStale = false; ///< the points moved since the hover was computed
     int m_framesWanted = 0;
+    /// The camera is moving (a drag or wheel within the last kSettleMs): a large map shows
+    /// its last complete picture moved and scaled instead of being redrawn (MapCanvas).
+    bool m_interacting = false;
+    QTimer* m_settle = nullptr;
 
     // Stats.
     qint64 m_trainingStep = -1;

@@ -5,6 +5,7 @@
 #include "gui/views/Palette.h"
 #include "gui/views/ShaderSource.h"
 
+#include <QOpenGLFramebufferObject>
 #include <QOpenGLFunctions_3_3_Core>
 #include <QOpenGLShaderProgram>
 #include <QVector2D>
@@ -79,7 +80,8 @@ void MapCanvas::setPoints(std::vector<std::int64_t> items, std::vector<float> xy
     m_sizes.clear();
     m_selectedVertices.clear();
     m_indexDirty = true;
-    m_positionsDirty = m_styleDirty = m_selectionDirty = true;
+    m_positionsDirty = m_styleDirty = m_selectionDirty = m_lodDirty = true;
+    ++m_content;
 }
 
 std::int64_t MapCanvas::vertexOf(std::int64_t item) const
@@ -95,6 +97,7 @@ void MapCanvas::setColors(std::vector<std::uint32_t> rgb)
         return;
     m_colors = std::move(rgb);
     m_styleDirty = true;
+    ++m_content;
 }
 
 void MapCanvas::setSizes(std::vector<float> factors)
@@ -103,6 +106,7 @@ void MapCanvas::setSizes(std::vector<float> factors)
         return;
     m_sizes = std::move(factors);
     m_styleDirty = true;
+    ++m_content;
 }
 
 // --- animation -------------------------------------------------------------------------
@@ -194,6 +198,7 @@ void MapCanvas::setSelectedItems(const std::vector<std::int64_t>& items)
         if (const std::int64_t v = vertexOf(item); v >= 0)
             m_selectedVertices.push_back(static_cast<std::uint32_t>(v));
     m_selectionDirty = true;
+    ++m_content;
 }
 
 // --- GL --------------------------------------------------------------------------------
@@ -221,7 +226,7 @@ bool MapCanvas::initializeGL(QOpenGLFunctions_3_3_Core* gl, QString* problem)
     m_program = std::move(program);
     m_gl = gl;
     m_vao.create();
-    for (QOpenGLBuffer* b : {&m_positions, &m_style, &m_selectedIbo}) {
+    for (QOpenGLBuffer* b : {&m_positions, &m_style, &m_selectedIbo, &m_lodIbo}) {
         b->create();
         b->setUsagePattern(QOpenGLBuffer::DynamicDraw);
     }
@@ -239,7 +244,8 @@ bool MapCanvas::initializeGL(QOpenGLFunctions_3_3_Core* gl, QString* problem)
         gl->glVertexAttribPointer(3, 1, GL_FLOAT, GL_FALSE, 8, reinterpret_cast<void*>(4));
         m_style.release();
     }
-    m_positionsDirty = m_styleDirty = m_selectionDirty = true;
+    m_positionsDirty = m_styleDirty = m_selectionDirty = m_lodDirty = true;
+    m_layerValid = m_fillingActive = false;
     return true;
 }
 
@@ -250,6 +256,10 @@ void MapCanvas::cleanupGL()
     m_positions.destroy();
     m_style.destroy();
     m_selectedIbo.destroy();
+    m_lodIbo.destroy();
+    m_layer.reset();
+    m_filling.reset();
+    m_layerValid = m_fillingActive = false;
     m_vao.destroy();
     m_program.reset();
     m_gl = nullptr;
@@ -289,10 +299,83 @@ void MapCanvas::uploadStyle()
     m_styleDirty = false;
 }
 
-void MapCanvas::draw(QSize fb, float dpr, float pointSizePx, std::int64_t hoveredItem)
+void MapCanvas::setUniforms(QSize fb, float dpr, float pointSizePx)
 {
-    if (!m_gl || m_items.empty())
+    QOpenGLFunctions_3_3_Core* gl = m_gl;
+    gl->glViewport(0, 0, fb.width(), fb.height());
+    gl->glEnable(GL_PROGRAM_POINT_SIZE);
+    gl->glEnable(GL_BLEND);
+    // Alpha stays 1 where a point covers the opaque background, so the widget composes right.
+    gl->glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    gl->glDisable(GL_DEPTH_TEST);
+    const QSizeF vp = m_camera.viewport();
+    m_program->bind();
+    m_program->setUniformValue("u_center", QVector2D(float(m_camera.center().x()), float(m_camera.center().y())));
+    m_program->setUniformValue("u_scale", QVector2D(float(2.0 * m_camera.zoom() / vp.width()),
+                                                    float(2.0 * m_camera.zoom() / vp.height())));
+    m_program->setUniformValue("u_t", animationT());
+    m_program->setUniformValue("u_pointSize", pointSizePx * dpr);
+    m_program->setUniformValue("u_highlight", -1);
+    m_program->setUniformValue("u_selected", 0);
+}
+
+void MapCanvas::drawRange(std::size_t first, std::size_t count)
+{
+    QOpenGLVertexArrayObject::Binder bind(&m_vao);
+    m_gl->glDrawArrays(GL_POINTS, static_cast<GLint>(first), static_cast<GLsizei>(count));
+}
+
+void MapCanvas::drawSelected()
+{
+    if (m_selectedCount <= 0)
         return;
+    QOpenGLVertexArrayObject::Binder bind(&m_vao);
+    m_program->setUniformValue("u_selected", 1); // on top, larger, light rim
+    m_selectedIbo.bind();
+    m_gl->glDrawElements(GL_POINTS, m_selectedCount, GL_UNSIGNED_INT, nullptr);
+    m_selectedIbo.release();
+    m_program->setUniformValue("u_selected", 0);
+}
+
+void MapCanvas::drawHovered(std::int64_t vertex)
+{
+    if (vertex < 0)
+        return;
+    QOpenGLVertexArrayObject::Binder bind(&m_vao);
+    m_program->setUniformValue("u_highlight", static_cast<int>(vertex)); // on top of its neighbours, larger
+    m_gl->glDrawArrays(GL_POINTS, static_cast<GLint>(vertex), 1);
+    m_program->setUniformValue("u_highlight", -1);
+}
+
+void MapCanvas::blitLayer(GLuint targetFbo, QSize fb, float dpr, bool transformed)
+{
+    QOpenGLFunctions_3_3_Core* gl = m_gl;
+    gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, m_layer->handle());
+    gl->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, targetFbo);
+    if (!transformed) {
+        gl->glBlitFramebuffer(0, 0, fb.width(), fb.height(), 0, 0, fb.width(), fb.height(), GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    } else {
+        // Where the layer's corners are under the current camera. Framebuffer y points up,
+        // like map y: a map point p is at size/2 + (p - centre) * zoom * dpr in both axes.
+        const double z0 = m_layerKey.zoom * dpr, z1 = m_camera.zoom() * dpr;
+        const QPointF c0 = m_layerKey.center, c1 = m_camera.center();
+        auto to = [&](double pixel, double half, double centre0, double centre1) {
+            return half + ((pixel - half) / z0 + centre0 - centre1) * z1;
+        };
+        const double hw = fb.width() / 2.0, hh = fb.height() / 2.0;
+        const double x0 = to(0, hw, c0.x(), c1.x()), x1 = to(fb.width(), hw, c0.x(), c1.x());
+        const double y0 = to(0, hh, c0.y(), c1.y()), y1 = to(fb.height(), hh, c0.y(), c1.y());
+        gl->glBlitFramebuffer(0, 0, fb.width(), fb.height(), GLint(std::lround(x0)), GLint(std::lround(y0)),
+                              GLint(std::lround(x1)), GLint(std::lround(y1)), GL_COLOR_BUFFER_BIT, GL_LINEAR);
+    }
+    gl->glBindFramebuffer(GL_FRAMEBUFFER, targetFbo);
+}
+
+bool MapCanvas::draw(GLuint targetFbo, QSize fb, float dpr, float pointSizePx, std::int64_t hoveredItem, bool interacting)
+{
+    m_lastPath = DrawPath::None;
+    if (!m_gl || m_items.empty() || fb.isEmpty())
+        return false;
     QOpenGLFunctions_3_3_Core* gl = m_gl;
     if (m_positionsDirty)
         uploadPositions();
@@ -305,43 +388,96 @@ void MapCanvas::draw(QSize fb, float dpr, float pointSizePx, std::int64_t hovere
         m_selectedCount = static_cast<int>(m_selectedVertices.size());
         m_selectionDirty = false;
     }
-
-    gl->glViewport(0, 0, fb.width(), fb.height());
-    gl->glEnable(GL_PROGRAM_POINT_SIZE);
-    gl->glEnable(GL_BLEND);
-    // Alpha stays 1 where a point covers the opaque background, so the widget composes right.
-    gl->glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-    gl->glDisable(GL_DEPTH_TEST);
-
-    const QSizeF vp = m_camera.viewport();
-    m_program->bind();
-    m_program->setUniformValue("u_center", QVector2D(float(m_camera.center().x()), float(m_camera.center().y())));
-    m_program->setUniformValue("u_scale", QVector2D(float(2.0 * m_camera.zoom() / vp.width()),
-                                                    float(2.0 * m_camera.zoom() / vp.height())));
-    m_program->setUniformValue("u_t", animationT());
-    m_program->setUniformValue("u_pointSize", pointSizePx * dpr);
-
     const std::int64_t hovered = vertexOf(hoveredItem);
-    {
-        QOpenGLVertexArrayObject::Binder bind(&m_vao);
-        m_program->setUniformValue("u_highlight", -1);
-        m_program->setUniformValue("u_selected", 0);
-        gl->glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(m_items.size()));
-        if (m_selectedCount > 0) { // on top, larger, light rim
-            m_program->setUniformValue("u_selected", 1);
-            m_selectedIbo.bind();
-            gl->glDrawElements(GL_POINTS, m_selectedCount, GL_UNSIGNED_INT, nullptr);
-            m_selectedIbo.release();
-            m_program->setUniformValue("u_selected", 0);
+    const std::size_t n = m_items.size();
+    bool more = false;
+
+    if (animating()) {
+        // Mid-animation nothing is final: draw at most kAnimationPoints (every k-th point).
+        if (m_lodDirty) {
+            std::vector<std::uint32_t> lod;
+            if (n > kAnimationPoints) {
+                const std::size_t k = (n + kAnimationPoints - 1) / kAnimationPoints;
+                lod.reserve(n / k + 1);
+                for (std::size_t v = 0; v < n; v += k)
+                    lod.push_back(static_cast<std::uint32_t>(v));
+            }
+            m_lodIbo.bind();
+            m_lodIbo.allocate(lod.data(), static_cast<int>(lod.size() * sizeof(std::uint32_t)));
+            m_lodIbo.release();
+            m_lodCount = static_cast<int>(lod.size());
+            m_lodDirty = false;
         }
-        if (hovered >= 0) { // on top of its neighbours, larger
-            m_program->setUniformValue("u_highlight", static_cast<int>(hovered));
-            gl->glDrawArrays(GL_POINTS, static_cast<GLint>(hovered), 1);
+        setUniforms(fb, dpr, pointSizePx);
+        if (n > kAnimationPoints) {
+            QOpenGLVertexArrayObject::Binder bind(&m_vao);
+            m_lodIbo.bind();
+            gl->glDrawElements(GL_POINTS, m_lodCount, GL_UNSIGNED_INT, nullptr);
+            m_lodIbo.release();
+        } else {
+            drawRange(0, n);
         }
+        if (m_selectedCount <= static_cast<int>(kAnimationPoints))
+            drawSelected();
+        drawHovered(hovered);
+        m_lastPath = DrawPath::Animated;
+        more = true;
+    } else {
+        const LayerKey key{m_camera.center(), m_camera.zoom(), fb, pointSizePx * dpr, m_content};
+        if (m_layerValid && m_layerKey == key) {
+            blitLayer(targetFbo, fb, dpr, false);
+            m_lastPath = DrawPath::LayerCopy;
+        } else if (interacting && n > m_chunk && m_layerValid && m_layerKey.size == fb &&
+                   m_layerKey.content == m_content) {
+            blitLayer(targetFbo, fb, dpr, true);
+            m_lastPath = DrawPath::LayerPreview;
+        } else {
+            // Fill the layer for this camera, m_chunk points per frame. Drawing the points in
+            // order in several calls blends exactly as one call would.
+            if (!m_fillingActive || !(m_fillingKey == key)) {
+                if (!m_filling || m_filling->size() != fb)
+                    m_filling = std::make_unique<QOpenGLFramebufferObject>(fb);
+                m_fillingKey = key;
+                m_fillingActive = true;
+                m_filled = 0;
+                m_filling->bind();
+                const QColor bg = Palette::mapBackground();
+                gl->glClearColor(float(bg.redF()), float(bg.greenF()), float(bg.blueF()), 1.0f);
+                gl->glClear(GL_COLOR_BUFFER_BIT);
+            }
+            m_filling->bind();
+            setUniforms(fb, dpr, pointSizePx);
+            const std::size_t count = std::min(m_chunk, n - m_filled);
+            drawRange(m_filled, count);
+            m_filled += count;
+            if (m_filled == n) {
+                drawSelected();
+                std::swap(m_layer, m_filling);
+                m_layerKey = key;
+                m_layerValid = true;
+                m_fillingActive = false;
+            }
+            gl->glBindFramebuffer(GL_FRAMEBUFFER, targetFbo);
+            if (m_layerValid && m_layerKey == key) {
+                blitLayer(targetFbo, fb, dpr, false);
+            } else {
+                // Not complete yet: show what is filled so far.
+                gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, m_filling->handle());
+                gl->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, targetFbo);
+                gl->glBlitFramebuffer(0, 0, fb.width(), fb.height(), 0, 0, fb.width(), fb.height(), GL_COLOR_BUFFER_BIT,
+                                      GL_NEAREST);
+                gl->glBindFramebuffer(GL_FRAMEBUFFER, targetFbo);
+                more = true;
+            }
+            m_lastPath = DrawPath::LayerFill;
+        }
+        setUniforms(fb, dpr, pointSizePx);
+        drawHovered(hovered);
     }
     m_program->release();
     gl->glDisable(GL_BLEND);
     gl->glDisable(GL_PROGRAM_POINT_SIZE);
+    return more;
 }
 
 } // namespace setscope::gui

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QOpenGLFunctions>
 #include <QOpenGLBuffer>
 #include <QOpenGLVertexArrayObject>
 #include <QPolygonF>
@@ -16,6 +17,7 @@
 #include "gui/views/map/MapCamera.h"
 #include "gui/views/map/PointIndex.h"
 
+class QOpenGLFramebufferObject;
 class QOpenGLFunctions_3_3_Core;
 class QOpenGLShaderProgram;
 
@@ -27,12 +29,20 @@ namespace setscope::gui {
 /// Not a widget: a QOpenGLWidget owns one, forwards its size to camera(), and calls
 /// initializeGL() / draw() / cleanupGL() from its own GL hooks.
 ///
-/// Cost model, so that a million points stay interactive: positions go to the GPU once per
-/// layout (a "from" and a "to" buffer; the vertex shader interpolates with a uniform t, so
-/// an animation costs no CPU per frame), colours and sizes once per change, the selection as
+/// Cost model, so that a million points stay interactive on a software rasteriser (Mesa's
+/// llvmpipe spends about a microsecond per point, so a million points cost seconds per
+/// draw): positions go to the GPU once per layout (a "from" and a "to" buffer; the vertex
+/// shader interpolates with a uniform t), colours and sizes once per change, the selection as
 /// an index buffer of the selected vertices (O(selected) to build). Nothing in draw() is
-/// proportional to the number of points on the CPU side. Picking asks the grid (PointIndex)
-/// over the layout's positions, i.e. where the animation ends.
+/// proportional to the number of points on the CPU side of the driver. At rest the points
+/// are drawn once into a retained layer (an off-screen framebuffer) and later frames copy it
+/// (hover, overlay, idle repaints); a new layer is filled chunkSize() points per frame, so no
+/// frame blocks for the whole set. While the camera moves (interacting = true) and the set
+/// is larger than one chunk, the last complete layer is shown moved and scaled to the new
+/// camera until the owner says the interaction ended. While a new layout animates, every
+/// k-th point is drawn (at most kAnimationPoints) and the full set appears when it stops.
+/// Picking asks the grid (PointIndex) over the layout's positions, i.e. where the
+/// animation ends.
 ///
 /// GUI thread only; GL calls need the owner's context current.
 class MapCanvas {
@@ -107,11 +117,39 @@ public:
     bool initializeGL(QOpenGLFunctions_3_3_Core* gl, QString* problem);
     void cleanupGL();
     bool glReady() const { return m_gl != nullptr; }
-    /// Draws the points into the bound framebuffer of `framebufferSize` device pixels.
-    /// `pointSizePx`: diameter in logical pixels; `hoveredItem` is drawn larger, on top.
-    void draw(QSize framebufferSize, float devicePixelRatio, float pointSizePx, std::int64_t hoveredItem);
+    /// Points drawn into the layer per frame, and the most drawn per frame while animating.
+    static constexpr std::size_t kChunk = 150000;
+    static constexpr std::size_t kAnimationPoints = 100000;
+    /// Points drawn into the layer per frame (default kChunk; tests use small values).
+    void setChunkSize(std::size_t points) { m_chunk = std::max<std::size_t>(1, points); }
+    std::size_t chunkSize() const { return m_chunk; }
+
+    /// Draws the points into `targetFbo` (the owner's framebuffer, `framebufferSize` device
+    /// pixels). `pointSizePx`: diameter in logical pixels; `hoveredItem` is drawn larger, on
+    /// top. `interacting`: the camera is moving (see the class comment). Returns true when
+    /// the picture is not final yet (a layer being filled, an animation running): the owner
+    /// should draw another frame.
+    bool draw(GLuint targetFbo, QSize framebufferSize, float devicePixelRatio, float pointSizePx,
+              std::int64_t hoveredItem, bool interacting = false);
+    /// How the last draw() made its picture (for tests and benchmarks).
+    enum class DrawPath { None, Direct, Animated, LayerFill, LayerCopy, LayerPreview };
+    DrawPath lastDrawPath() const { return m_lastPath; }
 
 private:
+    struct LayerKey {
+        QPointF center;
+        double zoom = 0.0;
+        QSize size;
+        float pointSize = 0.0f;
+        std::uint64_t content = 0;
+        bool operator==(const LayerKey&) const = default;
+    };
+    void setUniforms(QSize fb, float dpr, float pointSizePx);
+    void drawRange(std::size_t first, std::size_t count);
+    void drawSelected();
+    void drawHovered(std::int64_t vertex);
+    void blitLayer(GLuint targetFbo, QSize fb, float dpr, bool transformed);
+
     void uploadPositions();
     void uploadStyle();
 
@@ -136,6 +174,18 @@ private:
     QOpenGLBuffer m_style{QOpenGLBuffer::VertexBuffer};
     QOpenGLBuffer m_selectedIbo{QOpenGLBuffer::IndexBuffer};
     int m_selectedCount = 0;
+    QOpenGLBuffer m_lodIbo{QOpenGLBuffer::IndexBuffer}; ///< every k-th vertex, for animation frames
+    int m_lodCount = 0;
+    bool m_lodDirty = true;
+
+    // The retained layer: the complete picture of `m_layerKey`, and the one being filled.
+    std::unique_ptr<QOpenGLFramebufferObject> m_layer, m_filling;
+    LayerKey m_layerKey, m_fillingKey;
+    bool m_layerValid = false, m_fillingActive = false;
+    std::size_t m_filled = 0;
+    std::size_t m_chunk = kChunk;
+    std::uint64_t m_content = 1; ///< bumped whenever what the points look like changes
+    DrawPath m_lastPath = DrawPath::None;
 };
 
 } // namespace setscope::gui

@@ -155,6 +155,22 @@ private:
     QPoint pixel(QPointF widget) const { return (widget * m_dpr).toPoint(); }
     QPoint clusterPixel(int k) const { return pixel(m_view->mapToWidget(kCentres[k])); }
 
+    /// Whether two grabs show the same map: every pixel equal except in the stats line
+    /// (bottom left, one line: it shows the time of the last frame).
+    bool sameMap(const QImage& a, const QImage& b) const
+    {
+        if (a.size() != b.size())
+            return false;
+        const QRect stats(pixel({0, m_view->height() - 45.0}), pixel({m_view->width() * 0.7, double(m_view->height())}));
+        int differ = 0;
+        for (int y = 0; y < a.height(); ++y)
+            for (int x = 0; x < a.width(); ++x)
+                differ += !stats.contains(x, y) && a.pixel(x, y) != b.pixel(x, y);
+        if (differ > 0)
+            qWarning("%d pixels differ", differ);
+        return differ == 0;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -663,6 +679,59 @@ private Q_SLOTS:
         QVERIFY(!field->isVisible());
         QCOMPARE(selection.items(), Items({1}));
         view.setSelectionModel(nullptr);
+    }
+
+    void largeMapsFillTheirLayerInChunksAndPreviewWhileMoving()
+    {
+        // What a million points do (MapCanvas: a retained layer filled chunk by chunk, the
+        // last picture moved and scaled while the camera moves), shown with 90 points and a
+        // chunk of 25. The picture at the end must be the one drawn in a single pass.
+        using Path = setscope::gui::MapCanvas::DrawPath;
+        m_view->setAnimationDuration(0);
+        m_view->setDataset(m_ds);
+        m_view->setColorBy(QStringLiteral("fine"));
+        m_view->setLayout(makeLayout());
+        m_view->fitAll();
+        const QImage single = m_view->grabMap();
+        QCOMPARE(m_view->lastDrawPath(), Path::LayerCopy);
+
+        m_view->setFillChunk(25);
+        m_view->setColorBy(QStringLiteral("single")); // new content: the layer is filled again
+        m_view->setColorBy(QStringLiteral("fine"));
+        std::vector<Path> paths;
+        for (int i = 0; i < 6; ++i) {
+            m_view->grabFramebuffer();
+            paths.push_back(m_view->lastDrawPath());
+        }
+        // 90 points in chunks of 25: four frames fill the layer, then it is copied.
+        QCOMPARE(paths, std::vector<Path>({Path::LayerFill, Path::LayerFill, Path::LayerFill, Path::LayerFill,
+                                           Path::LayerCopy, Path::LayerCopy}));
+        QVERIFY(sameMap(m_view->grabFramebuffer(), single));
+
+        // A wheel notch: the old picture, scaled about the cursor, until the camera rests.
+        const QPointF cursor = m_view->mapToWidget(kCentres[1]);
+        QWheelEvent wheel(cursor, m_view->mapToGlobal(cursor), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(m_view.get(), &wheel);
+        const QImage preview = m_view->grabFramebuffer();
+        QCOMPARE(m_view->lastDrawPath(), Path::LayerPreview);
+        // Cluster 1 is under the cursor, so it stays where it was, in its colour.
+        QVERIFY(colourNear(preview, clusterPixel(1), Palette::color(1)));
+        // Once the camera rests (kSettleMs after the notch) the layer is filled again at the
+        // new camera, chunk by chunk, and then copied.
+        auto settledPath = [&] {
+            m_view->grabFramebuffer();
+            return m_view->lastDrawPath();
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(settledPath(), Path::LayerCopy, 10000);
+        const QImage settled = m_view->grabFramebuffer();
+        // The same camera drawn in one pass gives the same picture.
+        m_view->setFillChunk(setscope::gui::MapCanvas::kChunk);
+        m_view->setColorBy(QStringLiteral("single"));
+        m_view->setColorBy(QStringLiteral("fine"));
+        QVERIFY(sameMap(m_view->grabFramebuffer(), settled));
+        QVERIFY(colourNear(settled, clusterPixel(1), Palette::color(1)));
+        m_view->fitAll();
     }
 };
 
