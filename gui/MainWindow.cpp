@@ -102,6 +102,8 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
         const auto ds = m_session->dataset();
         m_selection->reset(); // indices of the previous dataset
         m_view->setDataset(ds);
+        if (m_pinned)
+            m_pinned->setDataset(ds);
         m_view->setTrainingInfo(-1);
         m_trainingPanel->setDataset(ds.get());
         m_datasetPanel->setDataset(ds, m_session->datasetSpec());
@@ -231,6 +233,9 @@ void MainWindow::createMenus()
     QAction* fit = view->addAction(tr("&Fit map"));
     fit->setShortcut(QKeySequence(Qt::Key_F));
     connect(fit, &QAction::triggered, m_view, &EmbeddingView::fitAll);
+    QAction* pin = view->addAction(tr("&Pin map beside"));
+    pin->setObjectName(QStringLiteral("pinMapAction"));
+    connect(pin, &QAction::triggered, this, &MainWindow::pinMap);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     connect(help->addAction(tr("&About setscope")), &QAction::triggered, this, &MainWindow::about);
@@ -351,6 +356,23 @@ void MainWindow::showError(const QString& text)
 {
     statusBar()->showMessage(text, 15000);
     m_logPanel->appendError(text);
+}
+
+void MainWindow::pinMap()
+{
+    if (!m_pinned) {
+        m_pinned = new EmbeddingView;
+        m_pinned->setObjectName(QStringLiteral("pinnedView"));
+        m_pinned->setSelectionModel(m_selection);
+        addPanel(m_pinned, tr("Pinned map"), QStringLiteral("pinnedMapDock"), Qt::RightDockWidgetArea);
+    }
+    m_pinned->setDataset(m_session->dataset());
+    m_pinned->setColorBy(m_view->colorBy());
+    m_pinned->setLayout(m_view->currentLayout());
+    if (auto* dock = qobject_cast<QDockWidget*>(m_pinned->parentWidget())) {
+        dock->show();
+        dock->raise();
+    }
 }
 
 void MainWindow::about()

@@ -72,6 +72,9 @@ public Q_SLOTS:
     /// view's id), or "npy", "tsv" (embeddings), "runs" (CSV). Asks for the file when `path`
     /// is empty. Returns "" on success, else the error (also shown).
     QString exportTo(const QString& what, const QString& viewId = {}, const QString& path = {});
+    /// Shows the current map in a second map view (a dock) that keeps it while the main map
+    /// moves on, sharing the selection: two runs or two moments side by side.
+    void pinMap();
 
 private:
     void createMenus();
@@ -87,6 +90,7 @@ private:
     Session* m_session = nullptr;
     SelectionModel* m_selection = nullptr;
     EmbeddingView* m_view = nullptr;
+    EmbeddingView* m_pinned = nullptr; ///< created by pinMap()
     DatasetPanel* m_datasetPanel = nullptr;
     TrainingPanel* m_trainingPanel = nullptr;
     MetricsPanel* m_metricsPanel = nullptr;

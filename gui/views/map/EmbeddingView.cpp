@@ -13,6 +13,8 @@
 
 #include <QComboBox>
 #include <QDebug>
+#include <QFile>
+#include <QSaveFile>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -931,6 +933,113 @@ void EmbeddingView::drawStats()
             ImGui::TextDisabled("%s", second.c_str());
     }
     ImGui::End();
+}
+
+QString EmbeddingView::toSvg() const
+{
+    auto hex = [](std::uint32_t rgb) { return QStringLiteral("#%1").arg(rgb, 6, 16, QLatin1Char('0')); };
+    auto esc = [](const QString& t) { return t.toHtmlEscaped(); };
+    const int w = width(), h = height();
+    QString svg;
+    svg.reserve(static_cast<int>(200 + 80 * m_canvas.size()));
+    svg += QStringLiteral("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%1\" height=\"%2\" viewBox=\"0 0 %1 %2\" "
+                          "font-family=\"DejaVu Sans, sans-serif\" font-size=\"13\">\n")
+               .arg(w)
+               .arg(h);
+    svg += QStringLiteral("<rect width=\"%1\" height=\"%2\" fill=\"%3\"/>\n").arg(w).arg(h).arg(hex(rgbOf(Palette::mapBackground())));
+
+    const std::vector<float> p = m_canvas.currentPositions();
+    const std::vector<std::int64_t>& items = m_canvas.items();
+    const std::vector<std::uint32_t>& colors = m_canvas.colors();
+    const std::vector<float>& sizes = m_canvas.sizes();
+    const float base = pointSize();
+    const QRectF view(0, 0, w, h);
+    auto circle = [&](std::size_t v, bool selected) {
+        const QPointF c = mapToWidget(QPointF(p[2 * v], p[2 * v + 1]));
+        const double r = base * (sizes.empty() ? 1.0 : sizes[v]) / 2.0 * (selected ? 1.6 : 1.0);
+        if (!view.adjusted(-r, -r, r, r).contains(c))
+            return;
+        const QString fill = hex(v < colors.size() ? colors[v] : rgbOf(Palette::unlabelled()));
+        svg += QStringLiteral("<circle data-item=\"%1\" cx=\"%2\" cy=\"%3\" r=\"%4\" fill=\"%5\"%6/>\n")
+                   .arg(items[v])
+                   .arg(c.x(), 0, 'f', 2)
+                   .arg(c.y(), 0, 'f', 2)
+                   .arg(r, 0, 'f', 2)
+                   .arg(fill, selected ? QStringLiteral(" stroke=\"#f2f2f2\" stroke-width=\"1.5\"") : QString());
+    };
+    svg += QStringLiteral("<g id=\"points\">\n");
+    for (std::size_t v = 0; v < items.size(); ++v)
+        circle(v, false);
+    svg += QStringLiteral("</g>\n<g id=\"selected\">\n");
+    if (m_selection)
+        for (std::int64_t item : m_selection->items())
+            if (const std::int64_t v = m_canvas.vertexOf(item); v >= 0)
+                circle(static_cast<std::size_t>(v), true);
+    svg += QStringLiteral("</g>\n");
+
+    // The legend, top right like the overlay's.
+    QStringList rows;
+    QList<QString> swatches;
+    QString title;
+    if (m_dataset && colorByColumn()) {
+        title = m_colorBy;
+    } else if (m_dataset && !m_dataset->labelSets().empty()) {
+        const data::LabelSet* ls = m_dataset->labelSet(m_colorBy.toStdString());
+        if (!ls)
+            ls = &m_dataset->labelSets().front();
+        title = QString::fromStdString(ls->name);
+        const std::vector<std::size_t> counts = ls->counts();
+        for (int c = 0; c < ls->numClasses(); ++c) {
+            rows << QStringLiteral("%1  (%2)").arg(QString::fromStdString(ls->classNames[std::size_t(c)])).arg(counts[std::size_t(c)]);
+            swatches << hex(rgbOf(Palette::color(c)));
+        }
+        if (const std::size_t u = ls->unlabelledCount(); u > 0) {
+            rows << QStringLiteral("unlabelled  (%1)").arg(u);
+            swatches << hex(rgbOf(Palette::unlabelled()));
+        }
+    }
+    if (!title.isEmpty()) {
+        const bool bar = colorByColumn();
+        const double lw = 200, lh = 30 + (bar ? 36 : 18 * rows.size()), x0 = w - 10 - lw, y0 = 10;
+        svg += QStringLiteral("<g id=\"legend\">\n<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" fill=\"#15161a\" "
+                              "fill-opacity=\"0.94\" stroke=\"#3d3f47\"/>\n")
+                   .arg(x0).arg(y0).arg(lw).arg(lh);
+        svg += QStringLiteral("<text x=\"%1\" y=\"%2\" fill=\"#ffffff\">%3</text>\n").arg(x0 + 8).arg(y0 + 18).arg(esc(title));
+        if (bar) {
+            svg += QStringLiteral("<defs><linearGradient id=\"colormap\">");
+            for (int k = 0; k <= 8; ++k)
+                svg += QStringLiteral("<stop offset=\"%1\" stop-color=\"%2\"/>").arg(k / 8.0).arg(hex(rgbOf(Palette::sequential(k / 8.0))));
+            svg += QStringLiteral("</linearGradient></defs>\n");
+            svg += QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"12\" fill=\"url(#colormap)\"/>\n")
+                       .arg(x0 + 8).arg(y0 + 26).arg(lw - 16);
+            svg += QStringLiteral("<text x=\"%1\" y=\"%2\" fill=\"#dddddd\">%3</text>\n").arg(x0 + 8).arg(y0 + 54).arg(m_colorRange.first);
+            svg += QStringLiteral("<text x=\"%1\" y=\"%2\" fill=\"#dddddd\" text-anchor=\"end\">%3</text>\n")
+                       .arg(x0 + lw - 8).arg(y0 + 54).arg(m_colorRange.second);
+        } else {
+            for (int k = 0; k < rows.size(); ++k) {
+                const double y = y0 + 28 + 18 * k;
+                svg += QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"12\" height=\"12\" fill=\"%3\"/>"
+                                      "<text x=\"%4\" y=\"%5\" fill=\"#dddddd\">%6</text>\n")
+                           .arg(x0 + 8).arg(y).arg(swatches[k]).arg(x0 + 26).arg(y + 11).arg(esc(rows[k]));
+            }
+        }
+        svg += QStringLiteral("</g>\n");
+    }
+    svg += QStringLiteral("</svg>\n");
+    return svg;
+}
+
+bool EmbeddingView::exportMap(const QString& path)
+{
+    if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
+        QSaveFile f(path);
+        if (!f.open(QIODevice::WriteOnly))
+            return false;
+        f.write(toSvg().toUtf8());
+        return f.commit();
+    }
+    return grabMap().save(path);
 }
 
 QImage EmbeddingView::grabMap()

@@ -170,6 +170,15 @@ public:
     /// Renders the map with its overlay and returns it (grabFramebuffer(); a few frames are
     /// rendered so that the overlay's auto-sized windows have their final size).
     QImage grabMap();
+    /// The map as SVG text, as drawn now at the widget's size: the background, one circle
+    /// per point inside the view (its colour and size; selected points on top with a light
+    /// rim; each circle carries data-item = its dataset index) and the legend (classes with
+    /// their colours and counts, or the column's colour bar and range). Qt's SVG module is
+    /// not used: the text is written here. Roughly 80 bytes per visible point.
+    QString toSvg() const;
+    /// Writes toSvg() (".svg") or grabMap() (any other suffix, e.g. ".png") to `path`;
+    /// false with nothing written when the file cannot be written.
+    bool exportMap(const QString& path);
     /// Where the overlay's windows were in the last frame (widget coordinates; empty when
     /// not shown). For tests and screenshots.
     QRectF legendRect() const { return m_legendRect; }

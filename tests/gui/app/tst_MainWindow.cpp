@@ -181,6 +181,25 @@ private Q_SLOTS:
         QVERIFY(!legend.isEmpty());
         QVERIFY(legend.right() > m_window->view()->width() - 20);
     }
+
+    void pinnedMapSharesTheSelection()
+    {
+        // View > Pin map beside: a second map of the current layout in a dock, one selection.
+        auto* pin = m_window->findChild<QAction*>(QStringLiteral("pinMapAction"));
+        QVERIFY(pin);
+        pin->trigger();
+        auto* pinned = m_window->findChild<gui::EmbeddingView*>(QStringLiteral("pinnedView"));
+        QVERIFY(pinned);
+        QVERIFY(pinned != m_window->view());
+        QTRY_VERIFY(pinned->isVisible());
+        QCOMPARE(pinned->currentLayout(), m_window->view()->currentLayout());
+        QCOMPARE(pinned->items(), m_window->view()->items());
+        QCOMPARE(pinned->selectionModel(), m_window->selection());
+        QCOMPARE(pinned->colorBy(), m_window->view()->colorBy());
+        const std::int64_t item = pinned->items().front();
+        m_window->selection()->select({item});
+        QVERIFY(pinned->selectionModel()->contains(item));
+    }
 };
 
 QTEST_MAIN(TestMainWindow)

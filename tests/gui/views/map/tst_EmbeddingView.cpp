@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
+#include <QXmlStreamReader>
 #include <QWheelEvent>
 
 #include <cmath>
@@ -732,6 +733,103 @@ private Q_SLOTS:
         QVERIFY(sameMap(m_view->grabFramebuffer(), settled));
         QVERIFY(colourNear(settled, clusterPixel(1), Palette::color(1)));
         m_view->fitAll();
+    }
+
+    void twoMapsShareOneSelection()
+    {
+        // Two runs side by side: the same items in two layouts (the second shifted and
+        // mirrored), one SelectionModel. A selection made in either shows in both.
+        using setscope::gui::SelectionModel;
+        SelectionModel selection;
+        m_view->setAnimationDuration(0);
+        m_view->setDataset(m_ds);
+        m_view->setColorBy(QStringLiteral("fine"));
+        m_view->setLayout(makeLayout());
+        m_view->setSelectionModel(&selection);
+        m_view->fitAll();
+        EmbeddingView other;
+        other.resize(640, 480);
+        other.setAnimationDuration(0);
+        other.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&other));
+        other.setDataset(m_ds);
+        other.setColorBy(QStringLiteral("fine"));
+        auto mirrored = std::make_shared<layout::Layout>(*makeLayout());
+        for (std::size_t i = 0; i < mirrored->items.size(); ++i)
+            mirrored->xy[2 * i] = -mirrored->xy[2 * i]; // cluster 1 now on the left
+        other.setLayout(mirrored);
+        other.setSelectionModel(&selection);
+        const QImage before = other.grabMap();
+
+        click(m_view.get(), m_view->mapToWidget(kCentres[1])); // item 30, in the first map
+        QCOMPARE(selection.items(), std::vector<std::int64_t>({30}));
+        const QImage after = other.grabMap();
+        QVERIFY(after.save(outPath("tst_embedding_view_linked.png")));
+        const QColor rim(242, 242, 242);
+        const QPoint at = (other.mapToWidget(QPointF(-kCentres[1].x(), kCentres[1].y())) * m_dpr).toPoint();
+        const QRect box(at.x() - 12, at.y() - 12, 24, 24);
+        QVERIFY2(countColour(after, box, rim, 30) > countColour(before, box, rim, 30) + 5,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(countColour(after, box, rim, 30)).arg(countColour(before, box, rim, 30))));
+
+        // A rubber band in the second map selects there and in the first.
+        const QPointF a = other.mapToWidget(QPointF(-kCentres[0].x() - 1.5, kCentres[0].y() + 1.5));
+        const QPointF b = other.mapToWidget(QPointF(-kCentres[0].x() + 1.5, kCentres[0].y() - 1.5));
+        sendMouse(&other, QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton, Qt::ShiftModifier);
+        sendMouse(&other, QEvent::MouseMove, b, Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
+        sendMouse(&other, QEvent::MouseButtonRelease, b, Qt::LeftButton, Qt::NoButton, Qt::ShiftModifier);
+        QCOMPARE(selection.size(), std::size_t(kPerCluster));
+        QVERIFY(selection.contains(0) && selection.contains(29));
+
+        // The SVG of the first map: one circle per point with its class colour at its place
+        // (the expected place and colour worked out here), the selected ones again on top,
+        // and the legend's classes.
+        const QString svg = m_view->toSvg();
+        {
+            QFile f(outPath("tst_embedding_view_map.svg"));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(svg.toUtf8());
+        }
+        QXmlStreamReader xml(svg);
+        int circles = 0, selectedCircles = 0;
+        bool sawItem30 = false;
+        QStringList texts;
+        QString group;
+        const Fit fit = expectedFit(*makeLayout(), m_view->size());
+        while (!xml.atEnd()) {
+            if (xml.readNext() != QXmlStreamReader::StartElement)
+                continue;
+            const auto attr = xml.attributes();
+            if (xml.name() == QLatin1String("g"))
+                group = attr.value(QLatin1String("id")).toString();
+            if (xml.name() == QLatin1String("circle")) {
+                (group == QLatin1String("selected") ? selectedCircles : circles)++;
+                if (group == QLatin1String("points") && attr.value(QLatin1String("data-item")) == QLatin1String("30")) {
+                    sawItem30 = true;
+                    const QPointF expected(m_view->width() / 2.0 + (kCentres[1].x() - fit.center.x()) * fit.zoom,
+                                           m_view->height() / 2.0 - (kCentres[1].y() - fit.center.y()) * fit.zoom);
+                    QVERIFY(std::abs(attr.value(QLatin1String("cx")).toDouble() - expected.x()) < 0.01);
+                    QVERIFY(std::abs(attr.value(QLatin1String("cy")).toDouble() - expected.y()) < 0.01);
+                    QCOMPARE(attr.value(QLatin1String("fill")).toString(), Palette::color(1).name());
+                }
+            }
+            if (xml.name() == QLatin1String("text"))
+                texts << xml.readElementText();
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QCOMPARE(circles, 90);
+        QCOMPARE(selectedCircles, kPerCluster);
+        QVERIFY(sawItem30);
+        QCOMPARE(texts, QStringList({"fine", "a  (30)", "b  (30)", "c  (30)"}));
+        const QString svgPath = outPath("tst_embedding_view_export.svg");
+        QVERIFY(m_view->exportMap(svgPath));
+        {
+            QFile f(svgPath);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QCOMPARE(QString::fromUtf8(f.readAll()), svg);
+        }
+        QVERIFY(m_view->exportMap(outPath("tst_embedding_view_export.png")));
+        QCOMPARE(QImage(outPath("tst_embedding_view_export.png")).size(), (QSizeF(m_view->size()) * m_dpr).toSize());
+        m_view->setSelectionModel(nullptr);
     }
 };
 
