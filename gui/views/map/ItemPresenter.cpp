@@ -253,7 +253,11 @@ void ItemPresenter::drawCard(std::int64_t item, std::uint32_t glyphColor)
                      ImVec2(float(f.width * 3), float(f.height * 3)));
     }
     if (m_glyphItem != item) {
-        m_glyph = glyph(item);
+        // At most kCardGlyphPoints elements: the projection of a 300-d document of two
+        // thousand words would otherwise cost tens of milliseconds on the GUI thread per
+        // newly hovered item; a few hundred points draw the same shape at this size.
+        constexpr std::size_t kCardGlyphPoints = 400;
+        m_glyph = glyph(item, kCardGlyphPoints);
         m_glyphItem = item;
     }
     if (!m_glyph.empty() && !m_dataset->hasImages()) {
