@@ -66,7 +66,6 @@ const char* pathName(gui::MapCanvas::DrawPath p)
     using P = gui::MapCanvas::DrawPath;
     switch (p) {
     case P::None: return "none";
-    case P::Direct: return "direct";
     case P::Animated: return "animated (every k-th point)";
     case P::LayerFill: return "filling the layer";
     case P::LayerCopy: return "layer copy";

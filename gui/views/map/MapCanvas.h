@@ -132,7 +132,7 @@ public:
     bool draw(GLuint targetFbo, QSize framebufferSize, float devicePixelRatio, float pointSizePx,
               std::int64_t hoveredItem, bool interacting = false);
     /// How the last draw() made its picture (for tests and benchmarks).
-    enum class DrawPath { None, Direct, Animated, LayerFill, LayerCopy, LayerPreview };
+    enum class DrawPath { None, Animated, LayerFill, LayerCopy, LayerPreview };
     DrawPath lastDrawPath() const { return m_lastPath; }
 
 private:
