@@ -179,7 +179,11 @@ void EmbeddingView::setDataset(std::shared_ptr<const data::Dataset> dataset)
         for (std::size_t i = 0; i < sizes.size(); ++i)
             sizes[i] = static_cast<float>(m_dataset->setSize(i));
         m_columns.emplace_back(kSetSize, std::move(sizes));
+        if (!m_dataset->labelSets().empty())
+            m_columns.emplace_back(QString::fromLatin1(kAgreementColumn),
+                                   std::vector<float>(m_dataset->size(), std::numeric_limits<float>::quiet_NaN()));
     }
+    m_agreementStale = true;
     rebuildToolBar();
     m_searchMatches.clear();
     if (m_searchEdit)
@@ -212,6 +216,8 @@ void EmbeddingView::setLayout(std::shared_ptr<const layout::Layout> layout)
     }
     m_layout = std::move(layout);
     m_canvas.setPoints(std::move(items), std::move(xy));
+    m_agreementStale = true;
+    updateAgreement();
     recomputeColors();
     recomputeSizes();
     syncSelection();
@@ -224,6 +230,11 @@ void EmbeddingView::setLayout(std::shared_ptr<const layout::Layout> layout)
 void EmbeddingView::setColorBy(const QString& labelSetOrColumn)
 {
     m_colorBy = labelSetOrColumn;
+    if (m_dataset && m_dataset->labelSet(m_colorBy.toStdString()) && m_agreementLabelSet != m_colorBy) {
+        m_agreementLabelSet = m_colorBy;
+        m_agreementStale = true;
+    }
+    updateAgreement();
     recomputeColors();
     if (const int i = m_colorCombo->findData(m_colorBy); i >= 0 && i != m_colorCombo->currentIndex()) {
         const QSignalBlocker block(m_colorCombo);
@@ -235,6 +246,9 @@ void EmbeddingView::setColorBy(const QString& labelSetOrColumn)
 void EmbeddingView::setSizeBy(const QString& column)
 {
     m_sizeBy = column;
+    updateAgreement();
+    if (m_colorBy == QLatin1String(kAgreementColumn))
+        recomputeColors(); // its values may have just been computed
     recomputeSizes();
     if (const int i = m_sizeCombo->findData(m_sizeBy); i >= 0 && i != m_sizeCombo->currentIndex()) {
         const QSignalBlocker block(m_sizeCombo);
@@ -377,6 +391,36 @@ void EmbeddingView::rebuildToolBar()
         m_colorCombo->setCurrentIndex(i);
     m_sizeCombo->setCurrentIndex(std::max(0, m_sizeCombo->findData(m_sizeBy)));
     m_toolBar->adjustSize();
+}
+
+void EmbeddingView::updateAgreement()
+{
+    const QString name = QString::fromLatin1(kAgreementColumn);
+    if (!m_agreementStale || !m_dataset || (m_colorBy != name && m_sizeBy != name))
+        return;
+    auto it = std::find_if(m_columns.begin(), m_columns.end(), [&](const auto& c) { return c.first == name; });
+    if (it == m_columns.end())
+        return;
+    const data::LabelSet* ls = m_dataset->labelSet(m_agreementLabelSet.toStdString());
+    if (!ls)
+        ls = &m_dataset->labelSets().front();
+    std::vector<float>& values = it->second;
+    std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
+    const std::vector<std::int64_t>& items = m_canvas.items();
+    const PointIndex& index = m_canvas.index();
+    for (std::size_t v = 0; v < items.size(); ++v) {
+        const std::int32_t label = ls->labels[static_cast<std::size_t>(items[v])];
+        if (label < 0)
+            continue;
+        const std::vector<std::int64_t> nn = index.kNearest(v, kAgreementK);
+        if (nn.empty())
+            continue;
+        std::size_t same = 0;
+        for (std::int64_t u : nn)
+            same += ls->labels[static_cast<std::size_t>(items[static_cast<std::size_t>(u)])] == label;
+        values[static_cast<std::size_t>(items[v])] = static_cast<float>(same) / static_cast<float>(nn.size());
+    }
+    m_agreementStale = false;
 }
 
 void EmbeddingView::recomputeSizes()

@@ -95,8 +95,14 @@ public:
     /// (values.size() must be the dataset's size, otherwise the call is ignored and returns
     /// false; NaN = no value: grey, default size). Replaces a column of the same name and
     /// redraws if it is in use. Columns belong to the dataset: setDataset() drops them.
-    /// Built in, for every dataset: "set size" (the number of elements of each item).
+    /// Built in, for every dataset: "set size" (the number of elements of each item); with
+    /// label sets also kAgreementColumn, the share of an item's kAgreementK nearest
+    /// neighbours on the map (PointIndex::kNearest) with its class, in the label set last
+    /// chosen for colour (else the first); NaN for unlabelled items and items not on the
+    /// map. It is computed when it is used (colour or size) and again for each new layout.
     bool setItemColumn(const QString& name, std::vector<float> values);
+    static constexpr const char* kAgreementColumn = "kNN agreement (map)";
+    static constexpr std::size_t kAgreementK = 10;
     /// Column names, the built-in ones first, then the callers' in the order they came.
     QStringList columnNames() const;
     /// Values of a column (empty when there is no such column).
@@ -217,6 +223,7 @@ private:
     void cleanupGL();
     void recomputeColors();
     void recomputeSizes();
+    void updateAgreement();
     void rebuildToolBar();
     void runSearch(const QString& query);
     void drawColumnLegend(const QString& column);
@@ -239,6 +246,8 @@ private:
     QString m_sizeBy;
     std::vector<std::pair<QString, std::vector<float>>> m_columns;
     std::pair<float, float> m_colorRange{0.0f, 0.0f};
+    QString m_agreementLabelSet; ///< the label set kAgreementColumn refers to ("" = the first)
+    bool m_agreementStale = true;
 
     // The tool bar in the top-left corner (Qt widgets over the GL surface).
     QWidget* m_toolBar = nullptr;

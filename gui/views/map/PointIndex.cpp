@@ -131,6 +131,56 @@ std::vector<std::int64_t> PointIndex::inRect(double x0, double y0, double x1, do
     return out;
 }
 
+std::vector<std::int64_t> PointIndex::kNearest(std::size_t i, std::size_t k) const
+{
+    std::vector<std::int64_t> out;
+    if (i >= m_n || k == 0 || m_cols == 0)
+        return out;
+    const double x = m_xy[2 * i], y = m_xy[2 * i + 1];
+    if (!std::isfinite(x) || !std::isfinite(y))
+        return out;
+    const int cx = cellX(x), cy = cellY(y);
+    std::vector<std::pair<double, std::uint32_t>> cand;
+    auto visit = [&](int c, int r) {
+        if (c < 0 || r < 0 || c >= m_cols || r >= m_rows)
+            return;
+        const std::size_t cell = static_cast<std::size_t>(r) * static_cast<std::size_t>(m_cols) + c;
+        for (std::uint32_t q = m_cellStart[cell]; q < m_cellStart[cell + 1]; ++q) {
+            const std::uint32_t j = m_order[q];
+            if (j == i)
+                continue;
+            const double dx = m_xy[2 * j] - x, dy = m_xy[2 * j + 1] - y;
+            cand.emplace_back(dx * dx + dy * dy, j);
+        }
+    };
+    const int maxRing = std::max(m_cols, m_rows);
+    for (int ring = 0; ring <= maxRing; ++ring) {
+        if (ring == 0) {
+            visit(cx, cy);
+        } else {
+            for (int c = cx - ring; c <= cx + ring; ++c) {
+                visit(c, cy - ring);
+                visit(c, cy + ring);
+            }
+            for (int r = cy - ring + 1; r <= cy + ring - 1; ++r) {
+                visit(cx - ring, r);
+                visit(cx + ring, r);
+            }
+        }
+        // Every point outside rings 0..ring is at least ring cells away from (x, y).
+        if (cand.size() >= k) {
+            std::nth_element(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(k - 1), cand.end());
+            const double reach = ring * m_cell;
+            if (cand[k - 1].first <= reach * reach)
+                break;
+        }
+    }
+    std::sort(cand.begin(), cand.end());
+    for (std::size_t q = 0; q < std::min(k, cand.size()); ++q)
+        out.push_back(cand[q].second);
+    return out;
+}
+
 bool pointInPolygon(double x, double y, const double* xy, std::size_t m)
 {
     bool inside = false;

@@ -33,6 +33,10 @@ public:
     /// even-odd rule, so a self-crossing lasso works as drawn), ascending. Only the cells
     /// the polygon's bounding box overlaps are looked at. Fewer than 3 vertices: none.
     std::vector<std::int64_t> inPolygon(const std::vector<double>& xy) const;
+    /// The k points nearest to point i (i itself excluded; non-finite points never found),
+    /// nearest first, ties by index. Looks at rings of cells around i's cell until the k-th
+    /// distance is inside the rings searched; fewer than k when there are fewer points.
+    std::vector<std::int64_t> kNearest(std::size_t i, std::size_t k) const;
 
 private:
     int cellX(double x) const;

@@ -553,7 +553,7 @@ private Q_SLOTS:
         m_view->setLayout(makeLayout());
         m_view->setPointSize(8.0f);
         m_view->fitAll();
-        QCOMPARE(m_view->columnNames(), QStringList({"set size"}));
+        QCOMPARE(m_view->columnNames(), QStringList({"set size", "kNN agreement (map)"}));
         QCOMPARE(m_view->itemColumn(QStringLiteral("set size")), std::vector<float>(90, 1.0f));
         // Cluster 0 scores 0, cluster 1 scores 10, cluster 2 scores 5; item 89 has no score.
         std::vector<float> score(90);
@@ -562,7 +562,7 @@ private Q_SLOTS:
         score[89] = std::numeric_limits<float>::quiet_NaN();
         QVERIFY(m_view->setItemColumn(QStringLiteral("score"), score));
         QVERIFY(!m_view->setItemColumn(QStringLiteral("short"), std::vector<float>(3))); // wrong length
-        QCOMPARE(m_view->columnNames(), QStringList({"set size", "score"}));
+        QCOMPARE(m_view->columnNames(), QStringList({"set size", "kNN agreement (map)", "score"}));
 
         auto* colour = m_view->findChild<QComboBox*>(QStringLiteral("colorBy"));
         auto* size = m_view->findChild<QComboBox*>(QStringLiteral("sizeBy"));
@@ -830,6 +830,49 @@ private Q_SLOTS:
         QVERIFY(m_view->exportMap(outPath("tst_embedding_view_export.png")));
         QCOMPARE(QImage(outPath("tst_embedding_view_export.png")).size(), (QSizeF(m_view->size()) * m_dpr).toSize());
         m_view->setSelectionModel(nullptr);
+    }
+
+    void knnAgreementColumn()
+    {
+        // Items 0..5 (class a) sit inside cluster 1 (class b): they disagree with their
+        // neighbours, and cluster 1's points near them partly do. Expected values by brute
+        // force over the layout.
+        m_view->setAnimationDuration(0);
+        m_view->setDataset(m_ds);
+        m_view->setColorBy(QStringLiteral("fine"));
+        auto l = std::make_shared<layout::Layout>(*makeLayout());
+        for (int i = 0; i < 6; ++i) {
+            l->xy[2 * std::size_t(i)] = float(kCentres[1].x() + 0.1 * i);
+            l->xy[2 * std::size_t(i) + 1] = float(kCentres[1].y() - 0.05 * i);
+        }
+        m_view->setLayout(l);
+        const QString name = QStringLiteral("kNN agreement (map)");
+        QVERIFY(std::isnan(m_view->itemColumn(name)[0])); // not computed until used
+        m_view->setColorBy(name);
+        QVERIFY(m_view->colorByColumn());
+        const std::vector<float>& got = m_view->itemColumn(name);
+        const data::LabelSet& fine = *m_ds->labelSet("fine");
+        const std::size_t n = l->items.size();
+        int partial = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            std::vector<std::pair<double, std::size_t>> d;
+            for (std::size_t j = 0; j < n; ++j)
+                if (j != i)
+                    d.emplace_back(std::hypot(double(l->xy[2 * j]) - l->xy[2 * i], double(l->xy[2 * j + 1]) - l->xy[2 * i + 1]), j);
+            std::sort(d.begin(), d.end());
+            int same = 0;
+            for (std::size_t q = 0; q < 10; ++q)
+                same += fine.labels[std::size_t(l->items[d[q].second])] == fine.labels[std::size_t(l->items[i])];
+            const float expected = float(same) / 10.0f;
+            QVERIFY2(std::abs(got[std::size_t(l->items[i])] - expected) < 1e-6f,
+                     qPrintable(QStringLiteral("item %1: %2, expected %3").arg(l->items[i]).arg(got[std::size_t(l->items[i])]).arg(expected)));
+            partial += expected > 0.0f && expected < 1.0f;
+        }
+        QVERIFY(got[0] < 0.5f);   // an intruder
+        QVERIFY(got[75] == 1.0f); // deep in cluster 2
+        QVERIFY(partial > 0);
+        QVERIFY(m_view->grabMap().save(outPath("tst_embedding_view_agreement.png")));
+        m_view->setColorBy(QStringLiteral("fine"));
     }
 };
 

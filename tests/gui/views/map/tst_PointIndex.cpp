@@ -73,6 +73,7 @@ private Q_SLOTS:
     void rectMatchesBruteForce();
     void tiesGoToTheHigherIndex();
     void polygonMatchesBruteForce();
+    void kNearestMatchesBruteForce();
     void degenerateInputs();
 };
 
@@ -167,6 +168,38 @@ void TestPointIndex::polygonMatchesBruteForce()
     QVERIFY(tie.size() > 1000);
     // Fewer than three vertices: nothing.
     QVERIFY(index.inPolygon({0.0, 0.0, 5.0, 5.0}).empty());
+}
+
+void TestPointIndex::kNearestMatchesBruteForce()
+{
+    std::mt19937_64 rng(13);
+    std::normal_distribution<double> g(0.0, 3.0);
+    std::vector<float> xy(2 * 3000);
+    for (std::size_t i = 0; i < xy.size(); i += 2) { // clustered, and a far outlier
+        const double c = (i / 2) % 3 == 0 ? 20.0 : 0.0;
+        xy[i] = float(c + g(rng));
+        xy[i + 1] = float(g(rng));
+    }
+    xy[2 * 17] = 500.0f;
+    xy[3] = std::numeric_limits<float>::quiet_NaN(); // point 1: never found, has no neighbours
+    PointIndex index;
+    index.build(xy.data(), 3000);
+    for (std::size_t i : {std::size_t(0), std::size_t(17), std::size_t(42), std::size_t(1500), std::size_t(2999)})
+        for (std::size_t k : {std::size_t(1), std::size_t(10), std::size_t(50)}) {
+            std::vector<std::pair<double, std::int64_t>> all;
+            for (std::size_t j = 0; j < 3000; ++j)
+                if (j != i && std::isfinite(xy[2 * j]) && std::isfinite(xy[2 * j + 1])) {
+                    const double dx = double(xy[2 * j]) - xy[2 * i], dy = double(xy[2 * j + 1]) - xy[2 * i + 1];
+                    all.emplace_back(dx * dx + dy * dy, std::int64_t(j));
+                }
+            std::sort(all.begin(), all.end());
+            std::vector<std::int64_t> expected;
+            for (std::size_t q = 0; q < k; ++q)
+                expected.push_back(all[q].second);
+            QCOMPARE(index.kNearest(i, k), expected);
+        }
+    QVERIFY(index.kNearest(1, 5).empty());
+    QCOMPARE(index.kNearest(0, 5000).size(), std::size_t(2998)); // all the other finite points
 }
 
 void TestPointIndex::tiesGoToTheHigherIndex()
