@@ -281,7 +281,7 @@ QString MainWindow::exportTo(const QString& what, const QString& viewId, const Q
         error = exporting::savePng(viewId == QLatin1String("map") ? static_cast<QWidget*>(m_view) : explorerView(viewId), path);
     } else if (what == QLatin1String("svg")) {
         if (viewId == QLatin1String("map"))
-            error = exporting::saveSvg(exporting::mapSvg(*m_view, m_session->dataset().get()), path);
+            error = exporting::saveSvg(m_view->toSvg(), path);
         else if (ExplorerView* v = explorerView(viewId))
             error = exporting::saveSvg(v->toSvg(), path);
         else

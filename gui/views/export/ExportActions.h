@@ -6,13 +6,8 @@
 
 class QWidget;
 
-namespace setscope::data {
-class Dataset;
-}
-
 namespace setscope::gui {
 
-class EmbeddingView;
 class Session;
 
 /// What File ▸ Export writes (issue 10 §4 "Export"). Each returns "" on success, else the
@@ -23,8 +18,6 @@ namespace exporting {
 QString savePng(QWidget* widget, const QString& path);
 /// An SVG document (from a view's toSvg()) into `path`; refuses an empty document.
 QString saveSvg(const QString& svg, const QString& path);
-/// The map as SVG: one circle per point at its drawn position in its colour, the legend.
-QString mapSvg(const EmbeddingView& view, const data::Dataset* dataset);
 /// The newest training snapshot's embeddings (every item it covers) as .npy + .csv metadata,
 /// or, with `tsv`, as vectors.tsv + metadata.tsv in the folder `path`.
 QString saveEmbeddings(const Session& session, const QString& path, bool tsv);
