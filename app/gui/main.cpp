@@ -16,8 +16,10 @@
 #include "gui/views/map/EmbeddingView.h"
 #include "gui/views/ExplorerView.h"
 #include "gui/views/ViewList.h"
+#include "gui/views/compare/CompareView.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QDir>
@@ -225,6 +227,15 @@ private:
         setscope::gui::ExplorerView* view = m_window.explorerView(id);
         QDockWidget* dock = m_window.viewDock(id);
         m_window.showView(id);
+        // Compare: map the first recorded run of the project (another run than the live one).
+        if (auto* compare = qobject_cast<setscope::gui::CompareView*>(view)) {
+            for (int i = 0; i < compare->runMenu()->count(); ++i)
+                if (compare->runMenu()->itemData(i).toString() != QLatin1String("live")) {
+                    compare->runMenu()->setCurrentIndex(i);
+                    compare->mapSelected();
+                    break;
+                }
+        }
         // Float the dock at a size that shows the view well, then put it back.
         dock->setFloating(true);
         dock->resize(980, 660);

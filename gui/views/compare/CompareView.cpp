@@ -44,15 +44,7 @@ CompareView::CompareView(Session* session, SelectionModel* selection, QWidget* p
     lay->addWidget(m_map, 1);
     lay->addWidget(statusLabel());
 
-    connect(m_mapRun, &QPushButton::clicked, this, [this] {
-        const QString data = m_runs->currentData().toString();
-        if (data == QLatin1String("live")) {
-            const auto live = this->session()->currentModel();
-            compareWith(live, live ? tr("the live run at step %1").arg(live->step()) : QString());
-        } else if (!data.isEmpty()) {
-            compareWithCheckpoint(data);
-        }
-    });
+    connect(m_mapRun, &QPushButton::clicked, this, &CompareView::mapSelected);
     connect(file, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Map a checkpoint"), QString(),
                                                           tr("setscope checkpoints (*.pt)"));
@@ -70,11 +62,23 @@ CompareView::CompareView(Session* session, SelectionModel* selection, QWidget* p
 
 CompareView::~CompareView() = default;
 
+void CompareView::mapSelected()
+{
+    const QString data = m_runs->currentData().toString();
+    if (data == QLatin1String("live")) {
+        const auto live = session()->currentModel();
+        compareWith(live, live ? tr("the live run at step %1").arg(live->step()) : QString());
+    } else if (!data.isEmpty()) {
+        compareWithCheckpoint(data);
+    }
+}
+
 void CompareView::onDatasetChanged()
 {
     m_layout.reset();
     m_what.clear();
     m_map->setDataset(dataset());
+    m_map->setTrainingInfo(-1);
     m_title->setText(tr("Pick a run to map its model beside the main map."));
     refreshRuns();
     setStatus({});
@@ -149,6 +153,7 @@ bool CompareView::compareWith(std::shared_ptr<const train::ModelHandle> model, c
             m_layout = out;
             m_what = what;
             m_map->setLayout(out);
+            m_map->setTrainingInfo(out->sourceStep, tr("compared model"));
             m_title->setText(tr("<b>%1</b> · %2 items · selection shared with the main map").arg(what).arg(out->items.size()));
             setStatus({});
         } else if (static_cast<job::JobStatus>(status) == job::JobStatus::Failed) {

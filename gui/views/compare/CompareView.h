@@ -39,6 +39,9 @@ public:
     bool compareWithCheckpoint(const QString& path);
     /// Re-reads the project's runs into the run menu.
     void refreshRuns();
+    /// The run menu (its data: "live" or a checkpoint path) and its "Map it" action.
+    QComboBox* runMenu() const { return m_runs; }
+    void mapSelected();
 
     EmbeddingView* map() const { return m_map; }
     std::shared_ptr<const layout::Layout> layout() const { return m_layout; }
