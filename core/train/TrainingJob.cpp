@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cmath>
 #include <iterator>
 #include <filesystem>
@@ -34,6 +35,7 @@
 #include <random>
 #include <span>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -125,6 +127,127 @@ std::vector<float> embedItems(sdk::SetEncoder& enc, const data::Dataset& ds, con
 {
     return embedSets(enc, nn::setRefs(ds, items), ds.dim(), device, control);
 }
+
+/// Embeds the items of each snapshot on a thread of its own, so that a snapshot of every item
+/// (seconds to minutes with the attention encoder on a large corpus) does not pause training:
+/// the training thread only hands over a copy of the weights (a ModelHandle). At most one
+/// snapshot waits while another is embedded; a third submit() waits for room (so every
+/// requested snapshot is published, in order, and memory stays bounded). Its own JobControl:
+/// the job's pause does not park it (a pause lets the snapshot in hand finish).
+class SnapshotEmbedder {
+public:
+    SnapshotEmbedder(const data::Dataset& ds, std::vector<std::int64_t> items, job::SnapshotBuffer& out)
+        : m_ds(ds)
+        , m_items(std::move(items))
+        , m_out(out)
+    {
+    }
+    SnapshotEmbedder(const SnapshotEmbedder&) = delete;
+    SnapshotEmbedder& operator=(const SnapshotEmbedder&) = delete;
+    /// Abandons what is left (a failed or cancelled run) and joins.
+    ~SnapshotEmbedder() { abort(); }
+
+    /// Queues `meta` (step, epoch, loss) to be filled with `model`'s embedding of the items.
+    /// Waits while a snapshot is already queued; throws job::Cancelled when `control` is
+    /// cancelled meanwhile, and the embedder's error if it failed.
+    void submit(std::shared_ptr<const ModelHandle> model, std::shared_ptr<job::EmbeddingSnapshot> meta,
+                job::JobControl& control)
+    {
+        std::unique_lock lock(m_mutex);
+        if (!m_thread.joinable())
+            m_thread = std::thread([this] { loop(); });
+        while (m_pending && m_error.empty()) {
+            m_cv.wait_for(lock, std::chrono::milliseconds(20));
+            lock.unlock();
+            control.checkpoint();
+            lock.lock();
+        }
+        if (!m_error.empty())
+            throw std::runtime_error("embedding a snapshot: " + m_error);
+        m_pending = Request{std::move(model), std::move(meta)};
+        m_cv.notify_all();
+    }
+    /// Waits until every submitted snapshot is published (the end of a run), then joins;
+    /// throws when embedding one failed (as it would have failed the run on its own thread).
+    void finish()
+    {
+        {
+            std::unique_lock lock(m_mutex);
+            m_cv.wait(lock, [this] { return (!m_pending && !m_busy) || !m_error.empty(); });
+            m_stop = true;
+            m_cv.notify_all();
+        }
+        if (m_thread.joinable())
+            m_thread.join();
+        if (!m_error.empty())
+            throw std::runtime_error("embedding a snapshot: " + m_error);
+    }
+    void abort()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+            m_pending.reset();
+            m_control.requestCancel();
+            m_cv.notify_all();
+        }
+        if (m_thread.joinable())
+            m_thread.join();
+    }
+
+private:
+    struct Request {
+        std::shared_ptr<const ModelHandle> model;
+        std::shared_ptr<job::EmbeddingSnapshot> snapshot;
+    };
+
+    void loop()
+    {
+        for (;;) {
+            Request r;
+            {
+                std::unique_lock lock(m_mutex);
+                m_cv.wait(lock, [this] { return m_pending || m_stop; });
+                if (!m_pending)
+                    return; // stopped with nothing left
+                r = std::move(*m_pending);
+                m_pending.reset();
+                m_busy = true;
+                m_cv.notify_all(); // room for the next submit()
+            }
+            try {
+                r.snapshot->vectors = r.model->embed(m_ds, m_items, &m_control);
+                m_out.publish(std::move(r.snapshot));
+            } catch (const job::Cancelled&) {
+                std::lock_guard lock(m_mutex);
+                m_busy = false;
+                m_cv.notify_all();
+                return;
+            } catch (const std::exception& e) {
+                std::lock_guard lock(m_mutex);
+                m_error = e.what();
+                m_busy = false;
+                m_cv.notify_all();
+                return;
+            }
+            std::lock_guard lock(m_mutex);
+            m_busy = false;
+            m_cv.notify_all();
+        }
+    }
+
+    const data::Dataset& m_ds;
+    const std::vector<std::int64_t> m_items;
+    job::SnapshotBuffer& m_out;
+    job::JobControl m_control;
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::optional<Request> m_pending;
+    bool m_busy = false;
+    bool m_stop = false;
+    std::string m_error;
+    std::thread m_thread; ///< declared last: joined (by abort()) before the members it uses go
+};
 
 std::vector<std::int64_t> allItems(const data::Dataset& ds)
 {
@@ -830,16 +953,17 @@ void TrainingJob::run()
         std::lock_guard lock(m_mutex);
         m_model = std::move(handle);
     };
+    // Declared after the objects its thread reads (ds, snapItems, m_snapshots live longer).
+    SnapshotEmbedder embedder(ds, snapItems, m_snapshots);
     auto publishSnapshot = [&](std::int64_t atStep) {
-        publishModel(atStep);
+        publishModel(atStep); // the weights, copied: the embedder works on this copy
         auto s = std::make_shared<job::EmbeddingSnapshot>();
         s->step = atStep;
         s->epoch = static_cast<int>(epochOf(atStep));
         s->loss = lastLoss;
         s->items = snapItems;
         s->dim = static_cast<int>(enc->outputDim());
-        s->vectors = embedItems(*enc, ds, snapItems, device, &control());
-        m_snapshots.publish(std::move(s));
+        embedder.submit(currentModel(), std::move(s), control());
     };
 
     double stepEmdSeconds = 0.0;
@@ -1065,6 +1189,7 @@ void TrainingJob::run()
         std::lock_guard lock(m_mutex);
         m_bestCheckpoint = best.path;
     }
+    embedder.finish(); // every requested snapshot is published before the run reports its end
     publishModel(step);
     reportMessage("finished after " + std::to_string(step) + " steps");
 }
