@@ -53,13 +53,17 @@ void SelectionModel::select(std::vector<std::int64_t> items, Mode mode)
         break;
     }
     // A click that leaves its item selected makes it current: the per-item views follow it.
-    const bool makeCurrent = single >= 0 && std::binary_search(next.begin(), next.end(), single);
-    if (next != m_items) {
+    // Both updated before either signal, so an observer of changed() sees the new current item.
+    const bool currentMoves = single >= 0 && single != m_current && std::binary_search(next.begin(), next.end(), single);
+    const bool itemsChange = next != m_items;
+    if (itemsChange)
         m_items = std::move(next);
+    if (currentMoves)
+        m_current = single;
+    if (itemsChange)
         Q_EMIT changed();
-    }
-    if (makeCurrent)
-        setCurrent(single);
+    if (currentMoves)
+        Q_EMIT currentChanged(single);
 }
 
 } // namespace setscope::gui

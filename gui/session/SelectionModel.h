@@ -33,7 +33,8 @@ public:
     explicit SelectionModel(QObject* parent = nullptr);
 
     /// Applies `items` (any order, duplicates allowed, negatives ignored). Emits changed()
-    /// only when the selection changed.
+    /// only when the selection changed, then currentChanged() when it made another item
+    /// current; both are updated before either signal.
     void select(std::vector<std::int64_t> items, Mode mode = Mode::Replace);
     void clear() { select({}, Mode::Replace); }
 

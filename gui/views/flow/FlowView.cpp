@@ -55,7 +55,7 @@ FlowView::FlowView(Session* session, SelectionModel* selection, QWidget* parent)
             // A second item selected beside the current one: compare the two.
             const std::int64_t cur = this->selection()->current();
             const std::int64_t other = selectedPartner(cur);
-            if (cur >= 0 && other >= 0 && other != m_b && isVisible())
+            if (cur >= 0 && other >= 0 && (cur != m_a || other != m_b) && isVisible())
                 showFlow(cur, other);
         });
 }
@@ -72,8 +72,10 @@ void FlowView::onDatasetChanged()
 
 void FlowView::onCurrentChanged(std::int64_t item)
 {
-    if (item >= 0 && isVisible())
-        showFlow(item, selectedPartner(item));
+    const std::int64_t other = selectedPartner(item);
+    // A Ctrl-click selects and makes current at once: changed() has already asked for this pair.
+    if (item >= 0 && isVisible() && !(item == m_a && other >= 0 && other == m_b))
+        showFlow(item, other);
 }
 
 std::int64_t FlowView::selectedPartner(std::int64_t a) const
