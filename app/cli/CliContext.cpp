@@ -6,6 +6,7 @@
 #include "Builtin.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/train/ModelHandle.h"
+#include "core/workspace/ItemText.h"
 #include "core/workspace/Retrieval.h"
 
 #include <setscope/sdk/Errors.h>
@@ -52,10 +53,11 @@ std::string formatSeconds(double s)
 
 std::size_t checkItem(const data::Dataset& ds, std::int64_t i, const char* what)
 {
-    if (i < 0 || static_cast<std::size_t>(i) >= ds.size())
-        throw std::invalid_argument(std::string(what) + " " + std::to_string(i) + " is not an item of '" + ds.name() +
-                                    "' (0.." + std::to_string(ds.size() - 1) + ")");
-    return static_cast<std::size_t>(i);
+    try {
+        return workspace::requireItem(ds, i, "");
+    } catch (const std::invalid_argument& e) {
+        throw sdk::InputError(what, "", e.what()); // a bad option: exit status 2
+    }
 }
 
 void checkModelFitsDataset(const train::ModelHandle& model, const data::Dataset& ds, const std::string& checkpoint,

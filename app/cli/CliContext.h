@@ -33,8 +33,8 @@ std::string formatSeconds(double s);
 /// Item i's class name in label set `labelSet`, "-" when the set is missing or i is unlabelled.
 using workspace::labelOf;
 
-/// `i` as an item index of `ds`; throws std::invalid_argument ("--query 99 is not an item of
-/// 'brown' (0..499)") naming the option `what` otherwise.
+/// `i` as an item index of `ds` (workspace::requireItem); otherwise throws sdk::InputError
+/// ("--query: 99 is not an item of 'brown' (0..499)"), a bad option: exit status 2.
 std::size_t checkItem(const data::Dataset& ds, std::int64_t i, const char* what);
 
 /// Refuses (sdk::InputError naming `checkpoint`) a model whose element size is not the

@@ -83,10 +83,7 @@ void addAugmentCommand(CLI::App& app, ContextFn ctx, int& rc)
         }
 
         const auto ds = ctx().openDataset(o->dataset);
-        if (o->item < 0 || static_cast<std::size_t>(o->item) >= ds->size())
-            throw sdk::InputError("--item", "", std::to_string(o->item) + " is not an item of '" + ds->name() + "' (0.." +
-                                                    std::to_string(ds->size() - 1) + ")");
-        const std::size_t item = static_cast<std::size_t>(o->item);
+        const std::size_t item = checkItem(*ds, o->item, "--item");
         std::unique_ptr<workspace::Vocabulary> vocab;
         if (req.method == workspace::AugmentMethod::PointMixup && ds->hasElementText())
             vocab = std::make_unique<workspace::Vocabulary>(*ds);

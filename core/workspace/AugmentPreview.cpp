@@ -76,10 +76,7 @@ AugmentPreview previewAugmentation(const data::Dataset& ds, const AugmentRequest
                                    const Vocabulary* vocabulary, job::JobControl* control)
 {
     request.validate();
-    if (request.item < 0 || static_cast<std::size_t>(request.item) >= ds.size())
-        throw std::invalid_argument(std::to_string(request.item) + " is not an item of '" + ds.name() + "' (0.." +
-                                    std::to_string(ds.size() - 1) + ")");
-    const std::size_t item = static_cast<std::size_t>(request.item);
+    const std::size_t item = requireItem(ds, request.item);
     AugmentPreview out;
     out.request = request;
     augment::Rng rng(request.seed);

@@ -5,6 +5,7 @@
 #include "core/data/Dataset.h"
 #include "core/data/VectorLoaders.h"
 #include "core/project/ProjectStore.h"
+#include "core/workspace/ItemText.h"
 
 #include <algorithm>
 #include <cmath>
@@ -44,8 +45,7 @@ void checkTable(const data::Dataset& ds, const EmbeddingTable& t)
         throw std::invalid_argument("embedding table of " + std::to_string(t.items.size()) + " items x " +
                                     std::to_string(t.dim) + " has " + std::to_string(t.vectors.size()) + " values");
     for (const std::int64_t i : t.items)
-        if (i < 0 || static_cast<std::size_t>(i) >= ds.size())
-            throw std::invalid_argument("item " + std::to_string(i) + " is not an item of '" + ds.name() + "'");
+        requireItem(ds, i);
 }
 
 /// Writes through `fill` into `path`.part, then renames it over `path`.

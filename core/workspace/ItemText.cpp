@@ -8,9 +8,29 @@
 #include <cstdio>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace setscope::workspace {
+
+std::size_t requireItem(const data::Dataset& ds, std::int64_t i, std::string_view what)
+{
+    if (i >= 0 && static_cast<std::size_t>(i) < ds.size())
+        return static_cast<std::size_t>(i);
+    std::string message(what);
+    if (!message.empty())
+        message += ' ';
+    message += std::to_string(i) + " is not an item of '" + ds.name() + "'";
+    message += ds.size() == 0 ? std::string(" (it has no items)") : " (0.." + std::to_string(ds.size() - 1) + ")";
+    throw std::invalid_argument(message);
+}
+
+std::string primaryLabelSet(const data::Dataset& ds)
+{
+    if (ds.labelSet("fine") || ds.labelSets().empty())
+        return "fine";
+    return ds.labelSets().front().name;
+}
 
 std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& labelSet)
 {

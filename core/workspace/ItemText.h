@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace setscope::data {
@@ -12,6 +13,16 @@ class Dataset;
 }
 
 namespace setscope::workspace {
+
+/// `i` as an index of `ds`, or std::invalid_argument "WHAT i is not an item of 'NAME' (0..N-1)"
+/// ("WHAT" left out when empty): the one check every workspace function, the CLI and the
+/// views make of an item a person named.
+std::size_t requireItem(const data::Dataset& ds, std::int64_t i, std::string_view what = "item");
+
+/// The label set views show and score by when a person has not chosen one: "fine" when the
+/// dataset has it, else its first label set, else "fine" (which then names no set, so labels
+/// read as "-" and label-based scores are left out).
+std::string primaryLabelSet(const data::Dataset& ds);
 
 /// Item i's class name in label set `labelSet`; "-" when the set is missing or i is unlabelled.
 std::string labelOf(const data::Dataset& ds, std::size_t i, const std::string& labelSet);

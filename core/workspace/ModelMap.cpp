@@ -4,6 +4,7 @@
 
 #include "core/data/Dataset.h"
 #include "core/train/ModelHandle.h"
+#include "core/workspace/ItemText.h"
 #include "core/workspace/Retrieval.h"
 
 #include <stdexcept>
@@ -20,8 +21,7 @@ layout::Layout mapModel(const data::Dataset& ds, const train::ModelHandle& model
     if (items.empty())
         throw std::invalid_argument("no items to map");
     for (const std::int64_t i : items)
-        if (i < 0 || static_cast<std::size_t>(i) >= ds.size())
-            throw std::invalid_argument("item " + std::to_string(i) + " is not an item of '" + ds.name() + "'");
+        requireItem(ds, i);
     if (start && start->size() != items.size() * 2)
         throw std::invalid_argument("the start map has " + std::to_string(start->size() / 2) + " points for " +
                                     std::to_string(items.size()) + " items");

@@ -58,9 +58,7 @@ RetrievalScore scoreList(const data::Dataset& dataset, const std::string& labelS
 RetrievalResult compareRetrieval(const data::Dataset& ds, const train::ModelHandle& model,
                                  std::span<const float> database, std::int64_t query, const RetrievalOptions& o)
 {
-    if (query < 0 || static_cast<std::size_t>(query) >= ds.size())
-        throw std::invalid_argument("query " + std::to_string(query) + " is not an item of '" + ds.name() + "' (0.." +
-                                    std::to_string(ds.size() - 1) + ")");
+    requireItem(ds, query, "query");
     const int dim = model.dim();
     if (database.size() != ds.size() * static_cast<std::size_t>(dim))
         throw std::invalid_argument("the embedded database has " + std::to_string(database.size()) +

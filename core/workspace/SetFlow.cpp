@@ -59,9 +59,7 @@ SetFlow computeSetFlow(const data::Dataset& ds, std::int64_t a, std::int64_t b, 
                        job::JobControl* control)
 {
     for (const std::int64_t i : {a, b})
-        if (i < 0 || static_cast<std::size_t>(i) >= ds.size())
-            throw std::invalid_argument(std::to_string(i) + " is not an item of '" + ds.name() + "' (0.." +
-                                        std::to_string(ds.size() - 1) + ")");
+        requireItem(ds, i);
     const ot::PointSet pa = ot::pointSet(ds, static_cast<std::size_t>(a));
     const ot::PointSet pb = ot::pointSet(ds, static_cast<std::size_t>(b));
     SetFlow f;

@@ -12,6 +12,7 @@
 #include "core/train/RunPlan.h"
 #include "core/train/SnapshotSubset.h"
 #include "core/train/TrainingJob.h"
+#include "core/workspace/ItemText.h"
 #include "core/workspace/WorkspaceJobs.h"
 #include "gui/bridge/QtProgressSink.h"
 
@@ -298,9 +299,7 @@ void Session::startLayout()
     });
     // The weighted means of every item (70 000 x 784 for Fashion-MNIST: ~0.1 s); the layout
     // work happens on the job's thread.
-    const std::string labelSet = m_dataset->labelSet("fine") || m_dataset->labelSets().empty()
-                                     ? std::string("fine")
-                                     : m_dataset->labelSets().front().name;
+    const std::string labelSet = workspace::primaryLabelSet(*m_dataset);
     job->submit(rawSnapshot(*m_dataset, mapItems(*m_dataset, labelSet, m_mapItemLimit)));
     m_submittedStep = 0;
     m_layoutPending = true;

@@ -508,8 +508,8 @@ void TestCli::emdKnnMatchesTheMatrix()
 void TestCli::emdBadInput()
 {
     const Run r = cli({"emd", "--dataset", "synthetic", "--i", "0", "--j", "99999"});
-    QCOMPARE(r.code, 1);
-    QVERIFY2(r.err.contains("--j 99999 is not an item"), qPrintable(r.err));
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--j: 99999 is not an item of"), qPrintable(r.err));
     const Run g = cli({"emd", "--dataset", "synthetic", "--i", "0", "--j", "1", "--ground", "manhattan"});
     QCOMPARE(g.code, 1);
     QVERIFY(g.err.contains("unknown ground distance 'manhattan'"));

@@ -231,10 +231,10 @@ void TestCliRetrieve::textTableMarksLabelsAndOverlap()
 void TestCliRetrieve::badInput()
 {
     const Run range = cli({"retrieve", "--dataset", m_npy, "--checkpoint", m_ckpt, "--query", "30"});
-    QCOMPARE(range.code, 1);
-    QVERIFY2(range.err.contains("--query 30 is not an item of 'sets' (0..29)"), qPrintable(range.err));
+    QCOMPARE(range.code, 2);
+    QVERIFY2(range.err.contains("--query: 30 is not an item of 'sets' (0..29)"), qPrintable(range.err));
     const Run neg = cli({"retrieve", "--dataset", m_npy, "--checkpoint", m_ckpt, "--query", "-1"});
-    QCOMPARE(neg.code, 1);
+    QCOMPARE(neg.code, 2);
 
     // Same dimension, other data: refused, unless asked for.
     const QString other = m_dir.filePath("other.npy");

@@ -6,6 +6,7 @@
 #include "core/job/TaskJob.h"
 #include "core/project/ProjectStore.h"
 #include "core/train/ModelHandle.h"
+#include "core/workspace/ItemText.h"
 #include "core/workspace/ModelMap.h"
 #include "gui/session/SelectionModel.h"
 #include "gui/session/Session.h"
@@ -137,9 +138,7 @@ bool CompareView::compareWith(std::shared_ptr<const train::ModelHandle> model, c
         items = main->items;
         start = std::make_shared<const std::vector<float>>(main->xy);
     } else {
-        const std::string labelSet = ds->labelSet("fine") || ds->labelSets().empty() ? std::string("fine")
-                                                                                     : ds->labelSets().front().name;
-        items = Session::mapItems(*ds, labelSet, session()->mapItemLimit());
+        items = Session::mapItems(*ds, workspace::primaryLabelSet(*ds), session()->mapItemLimit());
     }
     auto job = std::make_unique<job::TaskJob<layout::Layout>>(
         "mapping " + what.toStdString(), [ds, model, items, start](job::JobControl& control, const auto& progress) {

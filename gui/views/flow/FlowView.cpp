@@ -140,7 +140,7 @@ void FlowView::showSummary()
     if (!f || !ds)
         return;
     auto label = [&](std::int64_t i) {
-        return QString::fromStdString(workspace::labelOf(*ds, static_cast<std::size_t>(i), "fine")).toHtmlEscaped();
+        return QString::fromStdString(workspace::labelOf(*ds, static_cast<std::size_t>(i), workspace::primaryLabelSet(*ds))).toHtmlEscaped();
     };
     m_summary->setText(tr("<b>Item %1</b> (%2, %3 elements) → <b>item %4</b> (%5, %6 elements; %7)<br>"
                           "EMD <b>%8</b> · work %9 · total flow %10 · %11 arcs · %12 ground distance")

@@ -200,7 +200,7 @@ bool PointSwapView::augment(std::int64_t item)
     const workspace::Partner partner = it != m_partners.end() ? it->second : workspace::Partner{};
     m_header->setText(tr("<b>Item %1</b> · %2 · %3 elements")
                           .arg(item)
-                          .arg(QString::fromStdString(workspace::labelOf(*ds, static_cast<std::size_t>(item), "fine"))
+                          .arg(QString::fromStdString(workspace::labelOf(*ds, static_cast<std::size_t>(item), workspace::primaryLabelSet(*ds)))
                                    .toHtmlEscaped())
                           .arg(ds->setSize(static_cast<std::size_t>(item))));
     runJob(workspace::makeAugmentJob(ds, req, partner, nullptr), [this, req](int status, const QString& detail) {
@@ -231,7 +231,7 @@ void PointSwapView::showPreview()
         m_partnerLabel->setText(
             tr("<b>Partner:</b> item %1 · %2 · EMD %3 — %4")
                 .arg(pv.partner.item)
-                .arg(QString::fromStdString(workspace::labelOf(*ds, static_cast<std::size_t>(pv.partner.item), "fine"))
+                .arg(QString::fromStdString(workspace::labelOf(*ds, static_cast<std::size_t>(pv.partner.item), workspace::primaryLabelSet(*ds)))
                          .toHtmlEscaped())
                 .arg(pv.partner.emd, 0, 'g', 5)
                 .arg(QString::fromStdString(pv.partner.chosenAs).toHtmlEscaped()));

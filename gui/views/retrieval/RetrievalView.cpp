@@ -243,7 +243,7 @@ void RetrievalView::updateHeader()
     const auto q = static_cast<std::size_t>(m_query);
     m_header->setText(tr("<b>Query:</b> item %1 · %2 · %3 elements")
                           .arg(m_query)
-                          .arg(QString::fromStdString(workspace::labelOf(*ds, q, "fine")).toHtmlEscaped())
+                          .arg(QString::fromStdString(workspace::labelOf(*ds, q, workspace::primaryLabelSet(*ds))).toHtmlEscaped())
                           .arg(ds->setSize(q)));
 }
 
@@ -268,7 +268,7 @@ bool RetrievalView::retrieve(std::int64_t query)
     workspace::RetrievalOptions o;
     o.k = m_k->value();
     o.allCandidates = m_candidates->currentData().toBool();
-    o.labelSet = ds->labelSet("fine") ? "fine" : (ds->labelSets().empty() ? "fine" : ds->labelSets().front().name);
+    o.labelSet = workspace::primaryLabelSet(*ds);
     const auto model = m_model;
     runJob(workspace::makeRetrievalJob(ds, model, m_database, query, o), [this, model](int status, const QString& detail) {
         m_cancel->setEnabled(false);

@@ -315,6 +315,26 @@ void TestWorkspaceRequests::describesElements()
     QCOMPARE(workspace::otherItems(ds, 0, false, &pool), (std::vector<std::int64_t>{1}));
     QCOMPARE(pool, std::string("dataset (no train split)"));
     QVERIFY(workspace::Vocabulary(ds).empty());
+
+    // One check of a named item everywhere, its message naming the range.
+    QCOMPARE(workspace::requireItem(ds, 1), std::size_t(1));
+    for (const std::int64_t bad : {std::int64_t(-1), std::int64_t(2)}) {
+        try {
+            workspace::requireItem(ds, bad, "--query");
+            QFAIL("an item outside the dataset was accepted");
+        } catch (const std::invalid_argument& e) {
+            const std::string expected = "--query " + std::to_string(bad) + " is not an item of '" + ds.name() + "' (0..1)";
+            QCOMPARE(std::string(e.what()), expected);
+        }
+    }
+    // The label set shown by default: "fine" when there is one, else the first.
+    QCOMPARE(workspace::primaryLabelSet(ds), std::string("fine"));
+    QCOMPARE(workspace::primaryLabelSet(*m_ds), std::string("fine"));
+    data::LabelSet coarse;
+    coarse.name = "coarse";
+    coarse.classNames = {"a"};
+    coarse.labels = {0, 0};
+    QCOMPARE(workspace::primaryLabelSet(ds.withLabelSet(coarse)), std::string("coarse"));
 }
 
 QTEST_GUILESS_MAIN(TestWorkspaceRequests)
