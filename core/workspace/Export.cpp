@@ -130,25 +130,37 @@ void writeEmbeddingsTsv(const std::string& folder, const data::Dataset& ds, cons
     writeAtomically(dir / "metadata.tsv", [&](std::ostream& out) { writeItemMetadata(out, ds, t.items, '\t'); });
 }
 
-std::size_t writeRunsCsv(const std::string& path, const project::ProjectStore& store, std::span<const std::int64_t> runIds)
+std::vector<MetricRow> runMetricRows(const project::ProjectStore& store, std::span<const std::int64_t> runIds)
 {
-    std::size_t rows = 0;
+    std::vector<MetricRow> rows;
+    for (const project::RunRecord& run : store.runs()) {
+        if (!runIds.empty() && std::find(runIds.begin(), runIds.end(), run.id) == runIds.end())
+            continue;
+        for (const project::MetricRecord& m : store.metrics(run.id))
+            rows.push_back({run.id, run.datasetId, run.status, run.startedAt, m.epoch, m.step, m.name, m.value});
+    }
+    return rows;
+}
+
+std::size_t writeMetricRowsCsv(const std::string& path, std::span<const MetricRow> rows)
+{
     writeAtomically(fs::path(path), [&](std::ostream& out) {
         out << "run,dataset,status,started,epoch,step,metric,value\n";
         char buf[40];
-        for (const project::RunRecord& run : store.runs()) {
-            if (!runIds.empty() && std::find(runIds.begin(), runIds.end(), run.id) == runIds.end())
-                continue;
-            for (const project::MetricRecord& m : store.metrics(run.id)) {
-                std::snprintf(buf, sizeof buf, "%.10g", m.value);
-                out << run.id << ',' << run.datasetId << ',' << csvCell(run.status) << ',' << csvCell(run.startedAt)
-                    << ',' << m.epoch << ',' << m.step << ',' << csvCell(m.name) << ','
-                    << (std::isnan(m.value) ? std::string("nan") : std::string(buf)) << "\n";
-                ++rows;
-            }
+        for (const MetricRow& r : rows) {
+            std::snprintf(buf, sizeof buf, "%.10g", r.value);
+            out << r.run << ',' << r.dataset << ',' << csvCell(r.status) << ',' << csvCell(r.started) << ','
+                << r.epoch << ',' << r.step << ',' << csvCell(r.metric) << ','
+                << (std::isnan(r.value) ? std::string("nan") : std::string(buf)) << "\n";
         }
     });
-    return rows;
+    return rows.size();
+}
+
+std::size_t writeRunsCsv(const std::string& path, const project::ProjectStore& store, std::span<const std::int64_t> runIds)
+{
+    const std::vector<MetricRow> rows = runMetricRows(store, runIds);
+    return writeMetricRowsCsv(path, rows);
 }
 
 } // namespace setscope::workspace

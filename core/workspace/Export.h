@@ -37,9 +37,30 @@ std::string writeEmbeddingsNpy(const std::string& path, const data::Dataset& ds,
 /// Projector and similar viewers load. Creates the folder. Throws as writeEmbeddingsNpy().
 void writeEmbeddingsTsv(const std::string& folder, const data::Dataset& ds, const EmbeddingTable& table);
 
-/// Every recorded run of a project as CSV: run, dataset, status, started, epoch, step, metric,
-/// value (one row per recorded value, runs by id, values in the order they were recorded);
-/// `runIds` limits it to those runs (empty: all). Returns the number of value rows.
+/// One recorded value of a run, a row of the runs CSV. A run that is not (yet) in a project
+/// (the GUI's live run without a project file) has run and dataset 0.
+struct MetricRow {
+    std::int64_t run = 0;
+    std::int64_t dataset = 0;
+    std::string status;
+    std::string started;
+    std::int64_t epoch = 0;
+    std::int64_t step = 0;
+    std::string metric;
+    double value = 0.0;
+};
+
+/// The recorded values of a project's runs, runs by id, values in the order they were
+/// recorded; `runIds` limits it to those runs (empty: all).
+std::vector<MetricRow> runMetricRows(const project::ProjectStore& store, std::span<const std::int64_t> runIds = {});
+
+/// `rows` as CSV with the header run, dataset, status, started, epoch, step, metric, value
+/// (NaN as "nan"), written to `path`.part and renamed over `path`, so a failed write leaves a
+/// previous file as it was. Returns rows.size(). Throws std::runtime_error naming the file.
+std::size_t writeMetricRowsCsv(const std::string& path, std::span<const MetricRow> rows);
+
+/// Every recorded run of a project as CSV: writeMetricRowsCsv(path, runMetricRows(store,
+/// runIds)). Returns the number of value rows.
 std::size_t writeRunsCsv(const std::string& path, const project::ProjectStore& store,
                          std::span<const std::int64_t> runIds = {});
 

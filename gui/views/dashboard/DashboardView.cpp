@@ -22,7 +22,6 @@
 #include <QVBoxLayout>
 
 #include <cmath>
-#include <fstream>
 #include <set>
 
 namespace setscope::gui {
@@ -234,35 +233,27 @@ void DashboardView::redraw()
 
 std::size_t DashboardView::exportCsv(const QString& path) const
 {
+    // Stored runs come from the project (with their dataset, status and start time); the
+    // session's run without a project record is run 0 with the values it has reported.
     std::vector<std::int64_t> ids;
-    bool live = false;
-    for (const int r : checkedRows()) {
+    std::vector<workspace::MetricRow> rows;
+    const std::vector<int> checked = checkedRows();
+    if (checked.empty())
+        throw std::runtime_error("no run is checked");
+    for (const int r : checked)
         if (m_runs[static_cast<std::size_t>(r)].id > 0)
             ids.push_back(m_runs[static_cast<std::size_t>(r)].id);
-        else
-            live = true;
+    if (project::ProjectStore* store = session() ? session()->project() : nullptr; store && !ids.empty())
+        rows = workspace::runMetricRows(*store, ids);
+    for (const int r : checked) {
+        const Run& run = m_runs[static_cast<std::size_t>(r)];
+        if (run.id > 0)
+            continue;
+        for (const auto& [name, pts] : run.metrics)
+            for (const Point& p : pts)
+                rows.push_back({0, 0, "", "", p.epoch, p.step, name, p.value});
     }
-    if (project::ProjectStore* store = session() ? session()->project() : nullptr; store && !live) {
-        if (ids.empty())
-            throw std::runtime_error("no run is checked");
-        return workspace::writeRunsCsv(path.toStdString(), *store, ids);
-    }
-    // The session's run without a project: the same columns, run 0.
-    std::ofstream out(path.toStdString());
-    if (!out)
-        throw std::runtime_error(path.toStdString() + ": cannot write");
-    out << "run,dataset,status,started,epoch,step,metric,value\n";
-    std::size_t rows = 0;
-    for (const Run& run : m_runs)
-        if (run.id == 0)
-            for (const auto& [name, pts] : run.metrics)
-                for (const Point& p : pts) {
-                    out << "0,0,\"\",\"\"," << p.epoch << ',' << p.step << ",\"" << name << "\"," << p.value << "\n";
-                    ++rows;
-                }
-    if (!out)
-        throw std::runtime_error(path.toStdString() + ": write failed");
-    return rows;
+    return workspace::writeMetricRowsCsv(path.toStdString(), rows);
 }
 
 QString DashboardView::toSvg() const

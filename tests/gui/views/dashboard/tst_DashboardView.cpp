@@ -89,6 +89,28 @@ void TestDashboardView::liveRunWithoutAProject()
     QCOMPARE(view.runs()[0].id, std::int64_t(0));
     QCOMPARE(view.chart()->series().size(), std::size_t(1));
     QCOMPARE(view.chart()->series()[0].points.size(), fx.session->history().size());
+
+    // Its CSV: run 0, one row per reported value of every metric, written whole.
+    std::size_t values = 0;
+    for (const auto& [name, pts] : view.runs()[0].metrics)
+        values += pts.size();
+    QVERIFY(values >= fx.session->history().size());
+    QTemporaryDir dir;
+    const QString csv = dir.filePath("live.csv");
+    QCOMPARE(view.exportCsv(csv), values);
+    std::ifstream in(csv.toStdString());
+    std::string line;
+    std::size_t lines = 0;
+    std::getline(in, line);
+    QCOMPARE(line, std::string("run,dataset,status,started,epoch,step,metric,value"));
+    while (std::getline(in, line)) {
+        QVERIFY2(QString::fromStdString(line).startsWith("0,0,\"\",\"\","), line.c_str());
+        ++lines;
+    }
+    QCOMPARE(lines, values);
+    QVERIFY(!QFileInfo::exists(csv + ".part"));
+    view.setChecked({});
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, view.exportCsv(csv));
 }
 
 QTEST_MAIN(TestDashboardView)
