@@ -23,6 +23,7 @@
 #include <QApplication>
 #include <QTest>
 #include <QElapsedTimer>
+#include <QSignalSpy>
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QOpenGLFunctions>
@@ -293,10 +294,14 @@ int main(int argc, char** argv)
     QTest::qWait(5);
     fillLayer("after the animation: the full picture");
     // The built-in kNN-agreement column: a k-nearest-neighbour search per point on the grid.
+    // It runs on a thread of its own: the GUI thread's share is the call, the wait is not.
+    QSignalSpy computed(&view, &gui::EmbeddingView::agreementComputed);
     clock.restart();
     view.setColorBy(QString::fromLatin1(gui::EmbeddingView::kAgreementColumn));
-    std::printf("  colour by \"%s\" (computes it): %.0f ms\n", gui::EmbeddingView::kAgreementColumn,
-                double(clock.nsecsElapsed()) * 1e-6);
+    const double callMs = double(clock.nsecsElapsed()) * 1e-6;
+    computed.wait(600000);
+    std::printf("  colour by \"%s\": %.0f ms on the GUI thread, values after %.0f ms (own thread)\n",
+                gui::EmbeddingView::kAgreementColumn, callMs, double(clock.nsecsElapsed()) * 1e-6);
     std::printf("  load average after: %s\n", bench::loadAverage().c_str());
     return 0;
 }

@@ -5,6 +5,7 @@
 #include "gui/session/SelectionModel.h"
 
 #include "core/data/Dataset.h"
+#include "core/job/TaskJob.h"
 #include "core/layout/LayoutJob.h"
 #include "gui/imgui/ImGuiQt.h"
 #include "gui/views/Palette.h"
@@ -156,10 +157,24 @@ EmbeddingView::EmbeddingView(QWidget* parent)
             setSizeBy(m_sizeCombo->itemData(i).toString());
     });
     rebuildToolBar();
+    // Agreement jobs replaced by a newer layout are cancelled and joined once they end.
+    m_reapTimer.setInterval(100);
+    connect(&m_reapTimer, &QTimer::timeout, this, [this] {
+        m_retired.reap();
+        if (m_retired.empty())
+            m_reapTimer.stop();
+    });
+    m_retired.onAdded([this] {
+        if (!m_reapTimer.isActive())
+            m_reapTimer.start();
+    });
 }
 
 EmbeddingView::~EmbeddingView()
 {
+    if (m_agreementJob.job())
+        m_agreementJob.job()->cancel(); // the slot joins it
+    m_retired.cancelAll();
     if (m_glReady && context()) {
         makeCurrent();
         cleanupGL();
@@ -183,7 +198,7 @@ void EmbeddingView::setDataset(std::shared_ptr<const data::Dataset> dataset)
             m_columns.emplace_back(QString::fromLatin1(kAgreementColumn),
                                    std::vector<float>(m_dataset->size(), std::numeric_limits<float>::quiet_NaN()));
     }
-    m_agreementStale = true;
+    invalidateAgreement();
     rebuildToolBar();
     m_searchMatches.clear();
     if (m_searchEdit)
@@ -216,7 +231,7 @@ void EmbeddingView::setLayout(std::shared_ptr<const layout::Layout> layout)
     }
     m_layout = std::move(layout);
     m_canvas.setPoints(std::move(items), std::move(xy));
-    m_agreementStale = true;
+    invalidateAgreement();
     updateAgreement();
     recomputeColors();
     recomputeSizes();
@@ -232,7 +247,7 @@ void EmbeddingView::setColorBy(const QString& labelSetOrColumn)
     m_colorBy = labelSetOrColumn;
     if (m_dataset && m_dataset->labelSet(m_colorBy.toStdString()) && m_agreementLabelSet != m_colorBy) {
         m_agreementLabelSet = m_colorBy;
-        m_agreementStale = true;
+        invalidateAgreement();
     }
     updateAgreement();
     recomputeColors();
@@ -393,6 +408,12 @@ void EmbeddingView::rebuildToolBar()
     m_toolBar->adjustSize();
 }
 
+void EmbeddingView::invalidateAgreement()
+{
+    m_agreementStale = true;
+    m_agreementJob.retire();
+}
+
 void EmbeddingView::updateAgreement()
 {
     const QString name = QString::fromLatin1(kAgreementColumn);
@@ -404,23 +425,40 @@ void EmbeddingView::updateAgreement()
     const data::LabelSet* ls = m_dataset->labelSet(m_agreementLabelSet.toStdString());
     if (!ls)
         ls = &m_dataset->labelSets().front();
-    std::vector<float>& values = it->second;
-    std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
-    const std::vector<std::int64_t>& items = m_canvas.items();
-    const PointIndex& index = m_canvas.index();
-    for (std::size_t v = 0; v < items.size(); ++v) {
-        const std::int32_t label = ls->labels[static_cast<std::size_t>(items[v])];
-        if (label < 0)
-            continue;
-        const std::vector<std::int64_t> nn = index.kNearest(v, kAgreementK);
-        if (nn.empty())
-            continue;
-        std::size_t same = 0;
-        for (std::int64_t u : nn)
-            same += ls->labels[static_cast<std::size_t>(items[static_cast<std::size_t>(u)])] == label;
-        values[static_cast<std::size_t>(items[v])] = static_cast<float>(same) / static_cast<float>(nn.size());
-    }
+    std::fill(it->second.begin(), it->second.end(), std::numeric_limits<float>::quiet_NaN());
     m_agreementStale = false;
+    // Copies for the job: the layout may change while it runs (then this job is retired and
+    // its result never arrives).
+    auto items = std::make_shared<const std::vector<std::int64_t>>(m_canvas.items());
+    std::vector<std::int32_t> labels(items->size());
+    for (std::size_t v = 0; v < items->size(); ++v)
+        labels[v] = ls->labels[static_cast<std::size_t>((*items)[v])];
+    std::vector<float> xy = m_canvas.targetPositions();
+    auto job = std::make_unique<job::TaskJob<std::vector<float>>>(
+        "kNN agreement on the map",
+        [xy = std::move(xy), labels = std::move(labels)](job::JobControl& control, const auto&) {
+            return neighbourAgreement(xy.data(), labels, kAgreementK, [&control] { return control.cancelRequested(); });
+        });
+    m_agreementJob.prepare();
+    m_agreementJob.on(&QtProgressSink::jobFinished, this, [this, items, name](int status, const QString&) {
+        const auto* done = m_agreementJob.jobAs<job::TaskJob<std::vector<float>>>();
+        const auto values = done ? done->result() : nullptr;
+        if (static_cast<job::JobStatus>(status) != job::JobStatus::Finished || !values || values->size() != items->size())
+            return;
+        auto column = std::find_if(m_columns.begin(), m_columns.end(), [&](const auto& c) { return c.first == name; });
+        if (column == m_columns.end())
+            return;
+        for (std::size_t v = 0; v < items->size(); ++v)
+            column->second[static_cast<std::size_t>((*items)[v])] = (*values)[v];
+        if (m_colorBy == name)
+            recomputeColors();
+        if (m_sizeBy == name)
+            recomputeSizes();
+        m_hoverStale = true;
+        requestFrames();
+        Q_EMIT agreementComputed();
+    });
+    m_agreementJob.start(std::move(job));
 }
 
 void EmbeddingView::recomputeSizes()

@@ -11,12 +11,14 @@
 #include <QRectF>
 #include <QString>
 #include <QStringList>
+#include <QTimer>
 
 #include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "gui/session/JobSlot.h"
 #include "gui/session/SelectionModel.h"
 #include "gui/views/map/ItemPresenter.h"
 #include "gui/views/map/MapCanvas.h"
@@ -99,10 +101,14 @@ public:
     /// label sets also kAgreementColumn, the share of an item's kAgreementK nearest
     /// neighbours on the map (PointIndex::kNearest) with its class, in the label set last
     /// chosen for colour (else the first); NaN for unlabelled items and items not on the
-    /// map. It is computed when it is used (colour or size) and again for each new layout.
+    /// map. It is computed when it is used (colour or size) and again for each new layout,
+    /// on a thread of its own (a million points take seconds): until agreementComputed() the
+    /// column holds NaN (grey).
     bool setItemColumn(const QString& name, std::vector<float> values);
     static constexpr const char* kAgreementColumn = "kNN agreement (map)";
     static constexpr std::size_t kAgreementK = 10;
+    /// The kNN-agreement column is being computed for the current layout.
+    bool agreementPending() const { return m_agreementJob.running(); }
     /// Column names, the built-in ones first, then the callers' in the order they came.
     QStringList columnNames() const;
     /// Values of a column (empty when there is no such column).
@@ -205,6 +211,8 @@ public:
 Q_SIGNALS:
     /// The point under the mouse changed (dataset index, -1 = none).
     void hoveredChanged(qint64 item);
+    /// The kNN-agreement column now holds the values of the current layout.
+    void agreementComputed();
 
 protected:
     void initializeGL() override;
@@ -248,6 +256,13 @@ private:
     std::pair<float, float> m_colorRange{0.0f, 0.0f};
     QString m_agreementLabelSet; ///< the label set kAgreementColumn refers to ("" = the first)
     bool m_agreementStale = true;
+    /// Marks the agreement column stale and drops a computation of the old layout.
+    void invalidateAgreement();
+    // The agreement job: retired jobs are reaped by a timer while any runs; m_retired is
+    // declared before the slot so the slot (joining the current job) goes first.
+    RetiredJobs m_retired;
+    JobSlot m_agreementJob{m_retired};
+    QTimer m_reapTimer;
 
     // The tool bar in the top-left corner (Qt widgets over the GL surface).
     QWidget* m_toolBar = nullptr;

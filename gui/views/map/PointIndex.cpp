@@ -211,4 +211,28 @@ std::vector<std::int64_t> PointIndex::inPolygon(const std::vector<double>& xy) c
     return out;
 }
 
+std::vector<float> neighbourAgreement(const float* xy, const std::vector<std::int32_t>& labels, std::size_t k,
+                                      const std::function<bool()>& stop)
+{
+    const std::size_t n = labels.size();
+    std::vector<float> out(n, std::numeric_limits<float>::quiet_NaN());
+    PointIndex index;
+    index.build(xy, n);
+    for (std::size_t v = 0; v < n; ++v) {
+        if (stop && v % 4096 == 0 && stop())
+            return {};
+        const std::int32_t label = labels[v];
+        if (label < 0)
+            continue;
+        const std::vector<std::int64_t> nn = index.kNearest(v, k);
+        if (nn.empty())
+            continue;
+        std::size_t same = 0;
+        for (const std::int64_t u : nn)
+            same += labels[static_cast<std::size_t>(u)] == label;
+        out[v] = static_cast<float>(same) / static_cast<float>(nn.size());
+    }
+    return out;
+}
+
 } // namespace setscope::gui

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace setscope::gui {
@@ -49,5 +50,13 @@ private:
     std::vector<std::uint32_t> m_cellStart; ///< m_cols * m_rows + 1 offsets into m_order
     std::vector<std::uint32_t> m_order;     ///< point indices grouped by cell, ascending within a cell
 };
+
+/// For each of n points (xy: n x 2), the share of its k nearest other points
+/// (PointIndex::kNearest) whose label equals its own (`labels`: one per point, < 0 =
+/// unlabelled). NaN for unlabelled points and points without neighbours. `stop`, when set,
+/// is asked every 4 096 points; when it returns true the result is empty. A million points
+/// take seconds: call it off the GUI thread.
+std::vector<float> neighbourAgreement(const float* xy, const std::vector<std::int32_t>& labels, std::size_t k,
+                                      const std::function<bool()>& stop = {});
 
 } // namespace setscope::gui

@@ -848,8 +848,13 @@ private Q_SLOTS:
         m_view->setLayout(l);
         const QString name = QStringLiteral("kNN agreement (map)");
         QVERIFY(std::isnan(m_view->itemColumn(name)[0])); // not computed until used
+        QSignalSpy computed(m_view.get(), &EmbeddingView::agreementComputed);
         m_view->setColorBy(name);
         QVERIFY(m_view->colorByColumn());
+        // Computed on a thread of its own; the column is filled when it reports.
+        QVERIFY(computed.wait(20000));
+        QCOMPARE(computed.count(), 1);
+        QVERIFY(!m_view->agreementPending());
         const std::vector<float>& got = m_view->itemColumn(name);
         const data::LabelSet& fine = *m_ds->labelSet("fine");
         const std::size_t n = l->items.size();

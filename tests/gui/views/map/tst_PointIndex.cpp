@@ -8,6 +8,7 @@
 #include <QPolygonF>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -74,6 +75,7 @@ private Q_SLOTS:
     void tiesGoToTheHigherIndex();
     void polygonMatchesBruteForce();
     void kNearestMatchesBruteForce();
+    void agreementMatchesBruteForce();
     void degenerateInputs();
 };
 
@@ -214,6 +216,44 @@ void TestPointIndex::tiesGoToTheHigherIndex()
     ring.build(two.data(), 2);
     QCOMPARE(ring.nearest(0.0, 0.0, 1.0), std::int64_t(1));
     QCOMPARE(ring.nearest(0.0, 0.0, 0.99), std::int64_t(-1));
+}
+
+void TestPointIndex::agreementMatchesBruteForce()
+{
+    // Two overlapping classes and unlabelled points: each labelled point's share of its 10
+    // nearest (by brute force) with its label.
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> g(0.0, 1.0);
+    const std::size_t n = 600, k = 10;
+    std::vector<float> xy(2 * n);
+    std::vector<std::int32_t> labels(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        labels[i] = i % 7 == 0 ? -1 : std::int32_t(i % 2);
+        xy[2 * i] = float(g(rng) + (i % 2) * 1.5);
+        xy[2 * i + 1] = float(g(rng));
+    }
+    const std::vector<float> got = setscope::gui::neighbourAgreement(xy.data(), labels, k);
+    QCOMPARE(got.size(), n);
+    int partial = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (labels[i] < 0) {
+            QVERIFY(std::isnan(got[i]));
+            continue;
+        }
+        std::vector<std::pair<double, std::size_t>> d;
+        for (std::size_t j = 0; j < n; ++j)
+            if (j != i)
+                d.emplace_back(std::hypot(double(xy[2 * j]) - xy[2 * i], double(xy[2 * j + 1]) - xy[2 * i + 1]), j);
+        std::sort(d.begin(), d.end());
+        int same = 0;
+        for (std::size_t q = 0; q < k; ++q)
+            same += labels[d[q].second] == labels[i];
+        QCOMPARE(got[i], float(same) / float(k));
+        partial += same > 0 && same < int(k);
+    }
+    QVERIFY(partial > 50);
+    // Asked to stop: no values.
+    QVERIFY(setscope::gui::neighbourAgreement(xy.data(), labels, k, [] { return true; }).empty());
 }
 
 void TestPointIndex::degenerateInputs()
