@@ -114,10 +114,22 @@ CREATE TABLE checkpoints (
 CREATE INDEX checkpoints_by_run ON checkpoints(run_id, id);
 )sql";
 
+// Version 2: the mapping a label set was derived by (weak labels, docs/LABELS.md), kept so it
+// can be edited and applied again. A version-1 project gains the table when opened.
+constexpr const char* kSchemaV2 = R"sql(
+CREATE TABLE label_mappings (
+  label_set_id INTEGER PRIMARY KEY REFERENCES label_sets(id),
+  source       TEXT NOT NULL,
+  mapping_json TEXT NOT NULL,
+  updated_at   TEXT NOT NULL DEFAULT )sql" SETSCOPE_NOW R"sql(
+);
+)sql";
+
 #undef SETSCOPE_NOW
 
 constexpr const char* kTables[] = {"schema_version", "datasets", "label_sets", "label_classes", "edits",
                                    "edit_changes",   "runs",     "metrics",    "checkpoints"};
+constexpr const char* kTablesV2[] = {"label_mappings"};
 
 std::string hint(int rc)
 {
@@ -505,6 +517,7 @@ void createProject(Connection& c)
             t.exec("PRAGMA synchronous = FULL");
             Transaction tx(t, Transaction::Mode::Write);
             t.exec(kSchemaV1);
+            t.exec(kSchemaV2);
             Statement(t, "INSERT INTO schema_version (version, written_by) VALUES (?1, ?2)")
                 .bindInt(1, ProjectStore::kSchemaVersion)
                 .bindText(2, std::string("setscope ") + SETSCOPE_VERSION)
@@ -616,7 +629,20 @@ void openProject(Connection& c)
         for (const char* t : kTables)
             if (!has(t))
                 c.fail(std::string("the project file is damaged (table ") + t + " is missing)");
+        if (version >= 2)
+            for (const char* t : kTablesV2)
+                if (!has(t))
+                    c.fail(std::string("the project file is damaged (table ") + t + " is missing)");
         tx.commit();
+        if (version < 2) {
+            // Upgrade in one transaction: a failure leaves a version-1 project as it was.
+            Transaction up(c, Transaction::Mode::Write);
+            c.exec(kSchemaV2);
+            Statement(c, "INSERT INTO schema_version (version, written_by) VALUES (2, ?1)")
+                .bindText(1, std::string("setscope ") + SETSCOPE_VERSION + " (upgrade from version 1)")
+                .run();
+            up.commit();
+        }
     }
 
     {
@@ -1045,6 +1071,35 @@ bool ProjectStore::redo(std::int64_t labelSetId)
     Connection& c = *m_impl;
     Operation op(c, "cannot redo in label set " + std::to_string(labelSetId));
     return replayEdit(c, labelSetId, true);
+}
+
+void ProjectStore::setLabelMapping(std::int64_t labelSetId, const std::string& source, const std::string& mappingJson)
+{
+    Connection& c = *m_impl;
+    Operation op(c, "cannot record the mapping of label set " + std::to_string(labelSetId));
+    if (source.empty() || mappingJson.empty())
+        c.fail("a mapping needs its source label set and its text");
+    Transaction tx(c, Transaction::Mode::Write);
+    requireLabelSet(c, labelSetId);
+    Statement(c, "INSERT INTO label_mappings (label_set_id, source, mapping_json) VALUES (?1, ?2, ?3) "
+                 "ON CONFLICT (label_set_id) DO UPDATE SET source = excluded.source, "
+                 "mapping_json = excluded.mapping_json, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")
+        .bindInt(1, labelSetId)
+        .bindText(2, source)
+        .bindText(3, mappingJson)
+        .run();
+    tx.commit();
+}
+
+std::optional<LabelMappingRecord> ProjectStore::labelMapping(std::int64_t labelSetId) const
+{
+    Connection& c = *m_impl;
+    Operation op(c, "cannot read the mapping of label set " + std::to_string(labelSetId));
+    Statement s(c, "SELECT label_set_id, source, mapping_json, updated_at FROM label_mappings WHERE label_set_id = ?1");
+    s.bindInt(1, labelSetId);
+    if (!s.step())
+        return std::nullopt;
+    return LabelMappingRecord{s.integer(0), s.text(1), s.text(2), s.text(3)};
 }
 
 std::vector<EditRecord> ProjectStore::history(std::int64_t labelSetId) const

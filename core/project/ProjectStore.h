@@ -66,6 +66,14 @@ struct EditRecord {
     std::string createdAt;    ///< ISO-8601 UTC
 };
 
+/// The mapping a label set was derived by (data::LabelMapping's JSON), kept with it.
+struct LabelMappingRecord {
+    std::int64_t labelSetId = 0;
+    std::string source;      ///< the label set it was derived from
+    std::string mappingJson; ///< as written by data::LabelMapping::toJson()
+    std::string updatedAt;   ///< ISO-8601 UTC
+};
+
 /// What one edit did to one item (both labels are class ids or -1).
 struct EditChangeRecord {
     std::int64_t item = 0;
@@ -118,7 +126,7 @@ struct CheckpointRecord {
 class ProjectStore {
 public:
     /// The newest schema version this build reads and writes.
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2;
     /// How long a write waits for another connection's write lock before it fails.
     static constexpr int kBusyTimeoutMs = 5000;
 
@@ -190,6 +198,13 @@ public:
     bool undo(std::int64_t labelSetId);
     /// Re-applies the earliest undone edit; false when there is none.
     bool redo(std::int64_t labelSetId);
+
+    /// Records (or replaces) the mapping label set `labelSetId` was derived by. The text is
+    /// stored as given (callers pass data::LabelMapping::toJson()); `source` names the label
+    /// set it maps from. Throws for an unknown label set or an empty source or text.
+    void setLabelMapping(std::int64_t labelSetId, const std::string& source, const std::string& mappingJson);
+    /// The mapping recorded for a label set; std::nullopt when it was not derived by one.
+    std::optional<LabelMappingRecord> labelMapping(std::int64_t labelSetId) const;
     /// The label set's edits, oldest first, undone ones included (they are the tail).
     std::vector<EditRecord> history(std::int64_t labelSetId) const;
     /// What edit `editId` changed, by item.

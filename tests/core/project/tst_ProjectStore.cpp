@@ -106,6 +106,7 @@ private Q_SLOTS:
 
     void createAndReopenKeepsEverything();
     void newProjectFileFormat();
+    void version1ProjectIsUpgraded();
     void checkpointDirBesideFile();
     void datasetDedupByPathAndHash();
     void labelSetCreateValidates();
@@ -199,7 +200,7 @@ void TestProjectStore::createAndReopenKeepsEverything()
 void TestProjectStore::newProjectFileFormat()
 {
     // Checked with SQLite directly, not through the store: a new project is a WAL-mode SQLite
-    // file with the setscope application id and schema version 1.
+    // file with the setscope application id and schema version 2.
     const QString path = file("fmt.setscope");
     ProjectStore::open(str(path)).reset();
     const QByteArray bytes = fileBytes(path);
@@ -214,9 +215,56 @@ void TestProjectStore::newProjectFileFormat()
     sqlite3_stmt* st = nullptr;
     QCOMPARE(sqlite3_prepare_v2(db, "SELECT version FROM schema_version", -1, &st, nullptr), SQLITE_OK);
     QCOMPARE(sqlite3_step(st), SQLITE_ROW);
-    QCOMPARE(sqlite3_column_int(st, 0), 1);
+    QCOMPARE(sqlite3_column_int(st, 0), 2);
+    QCOMPARE(sqlite3_step(st), SQLITE_DONE); // one row: a new file is not an upgraded one
     sqlite3_finalize(st);
     sqlite3_close(db);
+}
+
+void TestProjectStore::version1ProjectIsUpgraded()
+{
+    // A version-1 project (what setscope wrote before label mappings): the same file without
+    // the label_mappings table. Opening it adds the table and records version 2; its
+    // labels, edits and runs are as they were.
+    const QString path = file("v1.setscope");
+    std::int64_t ls = 0;
+    {
+        auto store = ProjectStore::open(str(path));
+        ls = makeSpecies(*store);
+        store->applyEdit(ls, kEdit1, "first");
+    }
+    QVERIFY(rawSql(path, "DROP TABLE label_mappings; UPDATE schema_version SET version = 1"));
+    {
+        auto store = ProjectStore::open(str(path));
+        QCOMPARE(store->labels(ls), kAfter1);
+        QCOMPARE(store->history(ls).size(), std::size_t(1));
+        QVERIFY(!store->labelMapping(ls));
+        store->setLabelMapping(ls, "fine", "{\"name\": \"species\"}");
+        QVERIFY(store->integrityCheck());
+    }
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    QCOMPARE(sqlite3_prepare_v2(db, "SELECT version, written_by FROM schema_version ORDER BY version", -1, &st, nullptr),
+             SQLITE_OK);
+    QCOMPARE(sqlite3_step(st), SQLITE_ROW);
+    QCOMPARE(sqlite3_column_int(st, 0), 1);
+    QCOMPARE(sqlite3_step(st), SQLITE_ROW);
+    QCOMPARE(sqlite3_column_int(st, 0), 2);
+    QVERIFY(QByteArray(reinterpret_cast<const char*>(sqlite3_column_text(st, 1))).contains("upgrade from version 1"));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    // The mapping survived the reopen; a second open does not upgrade again.
+    auto store = ProjectStore::open(str(path));
+    const auto m = store->labelMapping(ls);
+    QVERIFY(m);
+    QCOMPARE(m->source, std::string("fine"));
+    QCOMPARE(m->mappingJson, std::string("{\"name\": \"species\"}"));
+    QVERIFY(kIsoUtc.match(QString::fromStdString(m->updatedAt)).hasMatch());
+    store->setLabelMapping(ls, "other", "{}"); // replaced, not added
+    QCOMPARE(store->labelMapping(ls)->source, std::string("other"));
+    QVERIFY(projectError([&] { store->setLabelMapping(ls + 100, "fine", "{}"); }));
+    QVERIFY(projectError([&] { store->setLabelMapping(ls, "", "{}"); }));
 }
 
 void TestProjectStore::checkpointDirBesideFile()
@@ -609,6 +657,7 @@ void TestProjectStore::badFiles_data()
     QTest::newRow("truncated inside header") << "short" << "damaged (truncated to 50 bytes)";
     QTest::newRow("table missing") << "dropped" << "table runs is missing";
     QTest::newRow("newer schema version") << "newer" << "newer setscope (schema version 99";
+    QTest::newRow("version-2 table missing") << "dropped2" << "table label_mappings is missing";
 }
 
 void TestProjectStore::badFiles()
@@ -648,9 +697,11 @@ void TestProjectStore::badFiles()
                              "INSERT INTO notes (body) VALUES ('keep me');"));
     } else if (kind == "otherapp") {
         QVERIFY(rawSql(path, "PRAGMA application_id = 1234; CREATE TABLE t (x);"));
-    } else if (kind == "dropped" || kind == "newer") {
+    } else if (kind == "dropped" || kind == "newer" || kind == "dropped2") {
         makeReal(path);
-        QVERIFY(rawSql(path, kind == "dropped" ? "DROP TABLE runs" : "UPDATE schema_version SET version = 99"));
+        QVERIFY(rawSql(path, kind == "dropped"    ? "DROP TABLE runs"
+                             : kind == "dropped2" ? "DROP TABLE label_mappings"
+                                                  : "UPDATE schema_version SET version = 99"));
     } else {
         const QString real = file("real.setscope");
         makeReal(real);
