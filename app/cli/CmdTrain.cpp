@@ -5,8 +5,10 @@
 #include "ConsoleSink.h"
 
 #include "core/data/Dataset.h"
+#include "core/data/LabelMapping.h"
 #include "core/eval/Metrics.h"
 #include "core/project/ProjectStore.h"
+#include "core/project/LabelSets.h"
 #include "core/project/RunRecorder.h"
 #include "core/train/RunPlan.h"
 #include "core/train/TrainingJob.h"
@@ -19,6 +21,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -37,6 +40,7 @@ struct TrainOptions {
     train::TrainerConfig cfg;
     bool baseline = true;
     std::vector<std::string> modelOptions;
+    std::string coarse; ///< a label mapping file (--coarse)
 };
 
 /// "raw vectors: kNN 0.8538  R@1 0.8092 ...  [test-vs-train, 10000 queries]"
@@ -109,6 +113,9 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
                     "cache has one (setscope-cli emd-matrix computes it); off: always solve them")
         ->capture_default_str();
     cmd->add_option("--label-set", c.labelSet, "labels that supervise and score the run")->capture_default_str();
+    cmd->add_option("--coarse", o->coarse,
+                    "derive a label set by this mapping file (JSON, docs/LABELS.md; e.g. coarse classes from fine "
+                    "ones) and supervise the run with it; with --project the derived set is saved there");
     cmd->add_option("--embedding-dim", c.embeddingDim, "output dimension")->capture_default_str();
     cmd->add_option("--model-option", o->modelOptions, "encoder option key=value (repeatable; or its own flag below)");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
@@ -179,6 +186,12 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         if (cfg.recipe.empty() && cfg.loss.empty())
             cfg.loss = "triplet"; // recorded as what runs
         cfg.snapshotEvery = 0; // nobody looks at maps here
+        std::optional<data::LabelMapping> coarse; // read before any work: a bad file fails at once
+        if (!o->coarse.empty()) {
+            coarse = data::readLabelMapping(o->coarse);
+            if (cmd->count("--label-set") == 0)
+                cfg.labelSet = coarse->name;
+        }
         cfg.validate();
         train::resolveDevice(cfg.device); // fail early with a clear message
         const train::RunPlan plan = train::planRun(cfg, context.registry); // every item and option checked
@@ -201,6 +214,17 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             project::AttachedDataset attached = project::attachDataset(*store, *ds, o->dataset);
             datasetId = attached.datasetId;
             ds = std::move(attached.dataset);
+        }
+        if (coarse) {
+            const data::LabelMapping& m = *coarse;
+            if (store) {
+                const project::DerivedLabelSet d = project::deriveLabelSet(*store, datasetId, *ds, m);
+                ds = std::make_shared<const data::Dataset>(project::withProjectLabels(*store, datasetId, *ds));
+                std::fprintf(stderr, "label set '%s' %s in the project (%lld items changed)\n", m.name.c_str(),
+                             d.created ? "derived" : "re-derived", static_cast<long long>(d.changed));
+            } else {
+                ds = std::make_shared<const data::Dataset>(ds->withLabelSet(m.apply(*ds)));
+            }
         }
         std::fprintf(stderr, "dataset %s: %zu items (train %zu, test %zu), dim %d\n", ds->name().c_str(), ds->size(),
                      ds->count(data::Split::Train), ds->count(data::Split::Test), ds->dim());

@@ -27,5 +27,6 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc);
 void addAugmentCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addRetrieveCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addTsneCommand(CLI::App& app, ContextFn ctx, int& rc);
+void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc);
 
 } // namespace setscope::cli

@@ -41,6 +41,7 @@ int main(int argc, char** argv)
     addAugmentCommand(app, ctx, rc);
     addRetrieveCommand(app, ctx, rc);
     addTsneCommand(app, ctx, rc);
+    addLabelsCommand(app, ctx, rc);
 
     try {
         app.parse(argc, argv);
