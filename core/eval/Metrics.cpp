@@ -254,6 +254,28 @@ std::vector<MetricValue> computeNmi(const MetricInput& in, const sdk::OptionValu
                  " items (seed 004)"}};
 }
 
+/// The weighted mean point of each set of `ds`, row-major (size x dim).
+std::vector<float> meanPoints(const data::Dataset& ds)
+{
+    const std::size_t dim = static_cast<std::size_t>(ds.dim());
+    std::vector<float> out(ds.size() * dim, 0.0f);
+    std::vector<double> mean(dim);
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+        const data::ItemView it = ds.item(i);
+        std::fill(mean.begin(), mean.end(), 0.0);
+        double total = 0.0;
+        for (std::size_t e = 0; e < it.count; ++e) {
+            const double w = it.weights ? it.weights[e] : 1.0;
+            total += w;
+            for (std::size_t c = 0; c < dim; ++c)
+                mean[c] += w * it.element(e)[c];
+        }
+        for (std::size_t c = 0; c < dim; ++c)
+            out[i * dim + c] = static_cast<float>(total > 0.0 ? mean[c] / total : 0.0);
+    }
+    return out;
+}
+
 sdk::OptionSpec ksOption()
 {
     return sdk::OptionSpec::text("ks", "1,2,4,8", "comma-separated K values");
@@ -366,7 +388,7 @@ void registerBuiltinMetrics(MetricRegistry& r)
             sdk::OptionSpec::choice("tree", "input", {"input", "coarse"},
                                     "average-linkage dendrogram of the input features' class means, or the fine -> coarse "
                                     "tree of the coarse labels")},
-           false, computeCsl});
+           false, computeCsl, false, true});
     r.add({"nmi", "normalised mutual information of k-means clusters (as many as classes) and the labels (seed 004)",
            {sdk::OptionSpec::integer("redos", 3, 1, 1000, "k-means runs from different seeds; the best objective wins"),
             sdk::OptionSpec::integer("iterations", 25, 1, 100000, "Lloyd iterations per run"),
@@ -417,29 +439,6 @@ std::vector<MetricValue> evaluateMetrics(const data::Dataset& ds, const float* v
     in.control = control;
     if (!request.coarseLabelSet.empty())
         in.coarseLabels = &ds.requireLabelSet(request.coarseLabelSet).labels;
-    // The input features of the class-mean dendrogram (csl): the raw vectors, or the weighted
-    // mean point of each set.
-    std::vector<float> setMeans;
-    if (ds.isVectorDataset()) {
-        in.inputFeatures = {ds.values().data(), static_cast<std::int64_t>(ds.size()), ds.dim()};
-    } else if (!ds.empty()) {
-        setMeans.assign(ds.size() * static_cast<std::size_t>(ds.dim()), 0.0f);
-        for (std::size_t i = 0; i < ds.size(); ++i) {
-            const data::ItemView it = ds.item(i);
-            double total = 0.0;
-            std::vector<double> mean(static_cast<std::size_t>(ds.dim()), 0.0);
-            for (std::size_t e = 0; e < it.count; ++e) {
-                const double w = it.weights ? it.weights[e] : 1.0;
-                total += w;
-                for (int c = 0; c < ds.dim(); ++c)
-                    mean[static_cast<std::size_t>(c)] += w * it.element(e)[static_cast<std::size_t>(c)];
-            }
-            for (int c = 0; c < ds.dim(); ++c)
-                setMeans[i * static_cast<std::size_t>(ds.dim()) + static_cast<std::size_t>(c)] =
-                    static_cast<float>(total > 0.0 ? mean[static_cast<std::size_t>(c)] / total : 0.0);
-        }
-        in.inputFeatures = {setMeans.data(), static_cast<std::int64_t>(ds.size()), ds.dim()};
-    }
     const auto train = ds.indices(data::Split::Train);
     const auto test = ds.indices(data::Split::Test);
     if (!train.empty() && !test.empty()) {
@@ -459,6 +458,19 @@ std::vector<MetricValue> evaluateMetrics(const data::Dataset& ds, const float* v
         for (const MetricDefinition& d : registry.all())
             if ((!d.needsExactEmd || in.exactEmd) && (!d.needsCoarseLabels || in.coarseLabels))
                 names.push_back(d.name);
+    // The input features of the class-mean dendrogram (csl): the raw vectors, or the weighted
+    // mean point of each set (a pass over the dataset, so only when a metric reads them).
+    std::vector<float> setMeans;
+    const bool wantFeatures = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+        const MetricDefinition* d = registry.find(n);
+        return d && d->usesInputFeatures;
+    });
+    if (wantFeatures && ds.isVectorDataset()) {
+        in.inputFeatures = {ds.values().data(), static_cast<std::int64_t>(ds.size()), ds.dim()};
+    } else if (wantFeatures && !ds.empty()) {
+        setMeans = meanPoints(ds);
+        in.inputFeatures = {setMeans.data(), static_cast<std::int64_t>(ds.size()), ds.dim()};
+    }
     std::vector<MetricValue> out;
     for (const std::string& name : names) {
         const auto it = request.options.find(name);

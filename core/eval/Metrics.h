@@ -70,6 +70,9 @@ struct MetricDefinition {
     MetricCompute compute;      ///< runs on the calling thread (and its own workers)
     /// Skipped by evaluateMetrics() when no coarse label set is given.
     bool needsCoarseLabels = false;
+    /// Reads MetricInput::inputFeatures: evaluateMetrics() fills them (the mean point of each
+    /// set costs a pass over the dataset) only when such a metric is computed.
+    bool usesInputFeatures = false;
 };
 
 /// The metric definitions by name, in registration order. Not thread-safe to modify;

@@ -262,11 +262,8 @@ void TestHierarchy::ndcgAgainstBruteForce()
 
 void TestHierarchy::dendrogramHandBuilt()
 {
-    //        6 (4)
-    //       /     \
-    //    4 (1)   5 (2)
-    //    /  \    /  \
-    //   0    1  2    3
+    // Node 4 joins leaves 0 and 1 at height 1, node 5 joins 2 and 3 at 2, the root 6 joins
+    // 4 and 5 at 4: ((0, 1) 1, (2, 3) 2) 4.
     const eval::Dendrogram t(4, {{0, 1, 1.0}, {2, 3, 2.0}, {4, 5, 4.0}});
     QCOMPARE(t.leaves(), 4);
     QCOMPARE(t.rootHeight(), 4.0);
@@ -556,6 +553,24 @@ void TestHierarchy::registeredMetrics()
     m = byName(eval::evaluateMetrics(ds, ds.values().data(), 1, "fine", req));
     QVERIFY_NEAR(m.at("csl-average"), 2.0 / 3.0);
     QVERIFY_NEAR(m.at("csl-total"), 1.0 / 3.0);
+    // A dataset of sets: item i is {x_i - 3 (weight 1), x_i + 1 (weight 3)}, whose weighted mean
+    // is x_i, so the class-mean dendrogram (and CSL) is the one of the points above.
+    {
+        data::DatasetBuilder b;
+        b.setDimension(1);
+        b.defineLabelSet("fine", {"A", "B", "C", "D"});
+        for (std::size_t i = 0; i < kLine.size(); ++i) {
+            const float pts[] = {kLine[i] - 3, kLine[i] + 1}, w[] = {1, 3};
+            b.setLabel("fine", b.addItem(pts, w, 2, data::Split::Train), kFine[i]);
+        }
+        const data::Dataset sets = b.finish();
+        QVERIFY(!sets.isVectorDataset());
+        eval::MetricRequest r;
+        r.metrics = {"csl"};
+        m = byName(eval::evaluateMetrics(sets, kLine.data(), 1, "fine", r));
+        QVERIFY_NEAR(m.at("csl-average"), sum / 3.0);
+        QVERIFY_NEAR(m.at("csl-total"), sum / 6.0);
+    }
     // Names and docs for tables and tooltips.
     QCOMPARE(eval::shortMetricName("ndcg"), std::string("nDCG"));
     QCOMPARE(eval::shortMetricName("csl-total"), std::string("CSL"));
