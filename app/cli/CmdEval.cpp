@@ -19,7 +19,7 @@ void addEvalCommand(CLI::App& app, ContextFn ctx, int& rc)
     auto* cmd = app.add_subcommand("eval", "Score raw vectors or a checkpoint's embedding with the named metrics of "
                                            "docs/METRICS.md (default: kNN accuracy, both Recall@K and precision@K)");
     struct Opt {
-        std::string dataset, checkpoint, labelSet = "fine";
+        std::string dataset, checkpoint, labelSet = "fine", coarse;
         std::vector<std::string> metrics, options;
         int threads = 0, k = 0;
         bool json = false, list = false;
@@ -29,13 +29,15 @@ void addEvalCommand(CLI::App& app, ContextFn ctx, int& rc)
     cmd->add_option("--checkpoint", o->checkpoint, "checkpoint to evaluate (default: the raw vectors)");
     cmd->add_option("--label-set", o->labelSet, "labels to score against")->capture_default_str();
     cmd->add_option("--metrics", o->metrics,
-                    "metrics to compute, comma-separated (knn-accuracy, recall-hit, recall-class, precision, emd-mse, "
-                    "kde-discrepancy; `--list` shows them with their options); default: the standard scores of every "
-                    "training epoch")
+                    "metrics to compute, comma-separated (knn-accuracy, recall-hit, recall-class, precision, "
+                    "neighbourhood-purity, ndcg, csl, nmi, emd-mse, kde-discrepancy; `--list` shows them with their "
+                    "options); default: the standard scores of every training epoch")
         ->delimiter(',');
     cmd->add_option("--option", o->options,
                     "METRIC.KEY=VALUE: an option of one metric (repeatable), e.g. knn-accuracy.k=5, recall-class.ks=1,5,15 "
                     "(quote it), kde-discrepancy.sigma=0.5");
+    cmd->add_option("--coarse", o->coarse,
+                    "label set that groups --label-set (e.g. coarse), for ndcg and csl tree=coarse (seed 003)");
     cmd->add_option("-k", o->k, "kNN neighbours (short for --option knn-accuracy.k=K)")->check(CLI::PositiveNumber);
     cmd->add_option("--threads", o->threads, "threads for exact EMD (0 = all cores)")->capture_default_str();
     cmd->add_flag("--json", o->json, "print the values as JSON");
@@ -44,7 +46,8 @@ void addEvalCommand(CLI::App& app, ContextFn ctx, int& rc)
         const eval::MetricRegistry& registry = eval::builtinMetrics();
         if (o->list) {
             for (const eval::MetricDefinition& d : registry.all()) {
-                std::printf("%-16s %s%s\n", d.name.c_str(), d.doc.c_str(), d.needsExactEmd ? " [exact EMD]" : "");
+                std::printf("%-16s %s%s%s\n", d.name.c_str(), d.doc.c_str(), d.needsExactEmd ? " [exact EMD]" : "",
+                            d.needsCoarseLabels ? " [--coarse]" : "");
                 for (const sdk::OptionSpec& s : d.options)
                     std::printf("    %-14s %s (%s, default %s)\n", s.name.c_str(), s.doc.c_str(),
                                 sdk::optionTypeName(s.type), s.defaultValue.c_str());
@@ -72,6 +75,7 @@ void addEvalCommand(CLI::App& app, ContextFn ctx, int& rc)
             if (registry.require(name).needsExactEmd)
                 request.exactEmd = eval::exactEmdOf(*ds);
         request.threads = o->threads;
+        request.coarseLabelSet = o->coarse;
 
         std::vector<eval::MetricValue> values;
         std::string what;
@@ -85,13 +89,16 @@ void addEvalCommand(CLI::App& app, ContextFn ctx, int& rc)
         }
         if (o->json) {
             nlohmann::ordered_json out = {{"dataset", ds->name()}, {"embedding", what}, {"label_set", o->labelSet}};
+            if (!o->coarse.empty())
+                out["coarse_label_set"] = o->coarse;
             nlohmann::ordered_json list = nlohmann::ordered_json::array();
             for (const eval::MetricValue& v : values)
                 list.push_back({{"name", v.name}, {"value", v.value}, {"doc", v.doc}});
             out["values"] = list;
             std::printf("%s\n", out.dump(2).c_str());
         } else {
-            std::printf("%s on '%s' (label set '%s')\n", what.c_str(), ds->name().c_str(), o->labelSet.c_str());
+            std::printf("%s on '%s' (label set '%s'%s)\n", what.c_str(), ds->name().c_str(), o->labelSet.c_str(),
+                        o->coarse.empty() ? "" : (", coarse '" + o->coarse + "'").c_str());
             for (const eval::MetricValue& v : values)
                 std::printf("%-18s %.4f   %s\n", v.name.c_str(), v.value, v.doc.c_str());
         }

@@ -3,6 +3,7 @@
 #include "core/eval/Metrics.h"
 
 #include "core/data/Dataset.h"
+#include "core/eval/Hierarchy.h"
 #include "core/eval/Recall.h"
 #include "core/ot/Emd.h"
 #include "core/ot/PointSet.h"
@@ -158,6 +159,123 @@ std::vector<MetricValue> computeKde(const MetricInput& in, const sdk::OptionValu
     return {{"kde-discrepancy", r.discrepancy, doc}};
 }
 
+/// The queries' rows of a label vector that is not the fine one (coarse labels).
+std::vector<std::int32_t> gatherLabels(const std::vector<std::int32_t>& labels, const std::vector<std::int64_t>& rows)
+{
+    std::vector<std::int32_t> out(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        out[i] = labels[static_cast<std::size_t>(rows[i])];
+    return out;
+}
+
+void requireCoarse(const MetricInput& in, const std::string& metric)
+{
+    if (!in.coarseLabels)
+        throw std::invalid_argument("metric " + metric + " needs coarse labels (a label set that groups the scored one: "
+                                    "MetricRequest::coarseLabelSet, setscope-cli eval --coarse NAME)");
+    if (static_cast<std::int64_t>(in.coarseLabels->size()) != in.embedding.rows)
+        throw std::invalid_argument("metric " + metric + ": needs one coarse label per embedding row");
+}
+
+std::vector<MetricValue> computePurity(const MetricInput& in, const sdk::OptionValues& o)
+{
+    requireLabels(in, "neighbourhood-purity");
+    const int k = static_cast<int>(o.integer("k"));
+    const Rows q = gather(in, in.queries);
+    const double v = neighbourhoodPurity(q.view, q.labels, k, in.control);
+    std::int64_t labelled = 0;
+    for (std::int32_t y : q.labels)
+        labelled += y >= 0 ? 1 : 0;
+    return {{"neighbourhood-purity", v,
+             "share of the " + std::to_string(std::min<std::int64_t>(k, labelled - 1)) + " nearest with the query's label, " +
+                 queriesWhat(in) + ", " + std::to_string(labelled) + " queries (seed 003 §3.3)"}};
+}
+
+std::vector<MetricValue> computeNdcg(const MetricInput& in, const sdk::OptionValues& o)
+{
+    requireLabels(in, "ndcg");
+    requireCoarse(in, "ndcg");
+    const int k = static_cast<int>(o.integer("k"));
+    const DcgGain gain = o.text("gain") == "linear" ? DcgGain::Linear : DcgGain::Exponential;
+    const Rows q = gather(in, in.queries);
+    const NdcgResult r = ndcg(q.view, q.labels, gatherLabels(*in.coarseLabels, in.queries), k, gain, in.control);
+    std::string doc = "nDCG over the " + (k == 0 ? "full ranking (" + std::to_string(r.cutoff) + " items)"
+                                                 : std::to_string(r.cutoff) + " nearest") +
+                      ", relevance 1 same fine / 0.5 same coarse, gain " +
+                      (gain == DcgGain::Linear ? "rel" : "2^rel - 1") + ", " + queriesWhat(in) + ", " +
+                      std::to_string(r.queries) + " queries (seed 003 §4.4)";
+    if (r.skipped)
+        doc += "; " + std::to_string(r.skipped) + " queries left out (nothing relevant to retrieve)";
+    return {{"ndcg", r.ndcg, doc}};
+}
+
+std::vector<MetricValue> computeCsl(const MetricInput& in, const sdk::OptionValues& o)
+{
+    requireLabels(in, "csl");
+    const int k = static_cast<int>(o.integer("k"));
+    const CslPrediction prediction = o.text("prediction") == "vote" ? CslPrediction::Vote : CslPrediction::Neighbours;
+    const std::string treeKind = o.text("tree");
+    Dendrogram tree;
+    std::string treeDoc;
+    if (treeKind == "coarse") {
+        requireCoarse(in, "csl (tree=coarse)");
+        tree = Dendrogram::twoLevel(coarseOfFine(*in.labels, *in.coarseLabels), 0.5);
+        treeDoc = "fine -> coarse tree (same coarse 0.5, else 1)";
+    } else {
+        if (!in.inputFeatures.data || in.inputFeatures.rows != in.embedding.rows)
+            throw std::invalid_argument("metric csl (tree=input) needs the items' input features (one row per item) for "
+                                        "its class-mean dendrogram; none given (use tree=coarse with coarse labels)");
+        tree = classMeanDendrogram(in.inputFeatures, *in.labels);
+        treeDoc = "average-linkage dendrogram of the input class means";
+    }
+    const Rows q = gather(in, in.queries);
+    const CslResult r = contextSensitiveLoss(q.view, q.labels, tree, k, prediction, in.control);
+    const std::string what = (prediction == CslPrediction::Vote ? "the distance-weighted vote of the " + std::to_string(k)
+                                                                : "each of the " + std::to_string(k)) +
+                             " nearest as ŷ, " + treeDoc + ", " + queriesWhat(in) + ", " + std::to_string(r.predictions) +
+                             " predictions, " + std::to_string(r.wrong) + " wrong (seed 003 §4.4)";
+    return {{"csl-average", r.average, "mean LCA height (root = 1) of the wrong predictions, " + what},
+            {"csl-total", r.total, "mean CSL over all predictions (0 when right), " + what}};
+}
+
+std::vector<MetricValue> computeNmi(const MetricInput& in, const sdk::OptionValues& o)
+{
+    requireLabels(in, "nmi");
+    KmeansNmiOptions ko;
+    ko.redos = static_cast<int>(o.integer("redos"));
+    ko.iterations = static_cast<int>(o.integer("iterations"));
+    ko.seed = static_cast<int>(o.integer("seed"));
+    const Rows q = gather(in, in.queries);
+    const NmiResult r = kmeansNmi(q.view, q.labels, ko, in.control);
+    return {{"nmi", r.nmi,
+             "NMI (arithmetic mean of entropies) of k-means with " + std::to_string(r.clusters) + " clusters (FAISS, " +
+                 std::to_string(ko.redos) + " runs of " + std::to_string(ko.iterations) + " iterations, seed " +
+                 std::to_string(ko.seed) + ") against the labels, " + queriesWhat(in) + ", " + std::to_string(r.items) +
+                 " items (seed 004)"}};
+}
+
+/// The weighted mean point of each set of `ds`, row-major (size x dim).
+std::vector<float> meanPoints(const data::Dataset& ds)
+{
+    const std::size_t dim = static_cast<std::size_t>(ds.dim());
+    std::vector<float> out(ds.size() * dim, 0.0f);
+    std::vector<double> mean(dim);
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+        const data::ItemView it = ds.item(i);
+        std::fill(mean.begin(), mean.end(), 0.0);
+        double total = 0.0;
+        for (std::size_t e = 0; e < it.count; ++e) {
+            const double w = it.weights ? it.weights[e] : 1.0;
+            total += w;
+            for (std::size_t c = 0; c < dim; ++c)
+                mean[c] += w * it.element(e)[c];
+        }
+        for (std::size_t c = 0; c < dim; ++c)
+            out[i * dim + c] = static_cast<float>(total > 0.0 ? mean[c] / total : 0.0);
+    }
+    return out;
+}
+
 sdk::OptionSpec ksOption()
 {
     return sdk::OptionSpec::text("ks", "1,2,4,8", "comma-separated K values");
@@ -225,6 +343,9 @@ std::vector<MetricValue> MetricRegistry::compute(const std::string& name, const 
     const sdk::OptionValues values = sdk::OptionValues::resolve(d.options, options, "metric " + name);
     if (d.needsExactEmd && !input.exactEmd)
         throw std::invalid_argument("metric " + name + " needs exact EMD between items (none given)");
+    if (d.needsCoarseLabels && !input.coarseLabels)
+        throw std::invalid_argument("metric " + name + " needs coarse labels (a label set that groups the scored one: "
+                                    "MetricRequest::coarseLabelSet, setscope-cli eval --coarse NAME)");
     return d.compute(input, values);
 }
 
@@ -245,6 +366,34 @@ void registerBuiltinMetrics(MetricRegistry& r)
            }});
     r.add({"precision", "Precision@K: the share of the K nearest that have the query's class", {ksOption()}, false,
            [](const MetricInput& in, const sdk::OptionValues& o) { return computeRetrieval(in, o, RetrievalKind::Precision); }});
+    r.add({"neighbourhood-purity", "neighbourhood purity: the share of the k nearest with the item's label (seed 003 §3.3)",
+           {sdk::OptionSpec::integer("k", 10, 1, 1000000, "neighbours per item (seed 003 does not say; 10)")}, false,
+           computePurity});
+    {
+        MetricDefinition d{"ndcg", "nDCG with relevance 1 for the same fine label, 0.5 for the same coarse label only "
+                                   "(seed 003 §4.4)",
+                           {sdk::OptionSpec::integer("k", 0, 0, 1000000,
+                                                     "ranked neighbours per item (0 = every other item, seed 003's sum to n)"),
+                            sdk::OptionSpec::choice("gain", "exponential", {"exponential", "linear"},
+                                                    "gain of a relevance r: 2^r - 1 (seed 003) or r")},
+                           false, computeNdcg};
+        d.needsCoarseLabels = true;
+        r.add(std::move(d));
+    }
+    r.add({"csl", "context-sensitive loss: the dendrogram height where the true and the predicted class meet, root 1 "
+                  "(seed 003 §4.4)",
+           {sdk::OptionSpec::integer("k", 1, 1, 1000000, "nearest neighbours that predict (1: the nearest-neighbour class)"),
+            sdk::OptionSpec::choice("prediction", "neighbours", {"neighbours", "vote"},
+                                    "each neighbour's label is a prediction, or their distance-weighted vote is one"),
+            sdk::OptionSpec::choice("tree", "input", {"input", "coarse"},
+                                    "average-linkage dendrogram of the input features' class means, or the fine -> coarse "
+                                    "tree of the coarse labels")},
+           false, computeCsl, false, true});
+    r.add({"nmi", "normalised mutual information of k-means clusters (as many as classes) and the labels (seed 004)",
+           {sdk::OptionSpec::integer("redos", 3, 1, 1000, "k-means runs from different seeds; the best objective wins"),
+            sdk::OptionSpec::integer("iterations", 25, 1, 100000, "Lloyd iterations per run"),
+            sdk::OptionSpec::integer("seed", 1234, 0, 2147483647, "seed of the k-means initialisation")},
+           false, computeNmi});
     r.add({"emd-mse", "mean squared error of the embedding distance against exact EMD (seed 001 Table 8)",
            {distanceOption(),
             sdk::OptionSpec::integer("max-pairs", 10000, 0, 1e12, "sample this many pairs when there are more (0 = all)"),
@@ -288,6 +437,8 @@ std::vector<MetricValue> evaluateMetrics(const data::Dataset& ds, const float* v
     in.exactEmd = request.exactEmd;
     in.threads = request.threads;
     in.control = control;
+    if (!request.coarseLabelSet.empty())
+        in.coarseLabels = &ds.requireLabelSet(request.coarseLabelSet).labels;
     const auto train = ds.indices(data::Split::Train);
     const auto test = ds.indices(data::Split::Test);
     if (!train.empty() && !test.empty()) {
@@ -305,8 +456,21 @@ std::vector<MetricValue> evaluateMetrics(const data::Dataset& ds, const float* v
     std::vector<std::string> names = request.metrics;
     if (names.empty())
         for (const MetricDefinition& d : registry.all())
-            if (!d.needsExactEmd || in.exactEmd)
+            if ((!d.needsExactEmd || in.exactEmd) && (!d.needsCoarseLabels || in.coarseLabels))
                 names.push_back(d.name);
+    // The input features of the class-mean dendrogram (csl): the raw vectors, or the weighted
+    // mean point of each set (a pass over the dataset, so only when a metric reads them).
+    std::vector<float> setMeans;
+    const bool wantFeatures = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+        const MetricDefinition* d = registry.find(n);
+        return d && d->usesInputFeatures;
+    });
+    if (wantFeatures && ds.isVectorDataset()) {
+        in.inputFeatures = {ds.values().data(), static_cast<std::int64_t>(ds.size()), ds.dim()};
+    } else if (wantFeatures && !ds.empty()) {
+        setMeans = meanPoints(ds);
+        in.inputFeatures = {setMeans.data(), static_cast<std::int64_t>(ds.size()), ds.dim()};
+    }
     std::vector<MetricValue> out;
     for (const std::string& name : names) {
         const auto it = request.options.find(name);
@@ -334,8 +498,11 @@ std::vector<MetricValue> evaluateRawMetrics(const data::Dataset& ds, const std::
 
 std::string shortMetricName(const std::string& name)
 {
-    if (name == "knn-accuracy")
-        return "kNN";
+    static const std::map<std::string, std::string> fixed{{"knn-accuracy", "kNN"},     {"neighbourhood-purity", "Purity"},
+                                                          {"ndcg", "nDCG"},           {"csl-average", "CSL avg"},
+                                                          {"csl-total", "CSL"},       {"nmi", "NMI"}};
+    if (const auto it = fixed.find(name); it != fixed.end())
+        return it->second;
     for (const auto& [prefix, label] : {std::pair<const char*, const char*>{"recall-hit@", "R@"},
                                         {"recall-class@", "RC@"},
                                         {"precision@", "P@"}}) {
@@ -360,6 +527,10 @@ std::string describeMetric(const std::string& name, const MetricRegistry& regist
     const auto at = name.find('@');
     if (const MetricDefinition* d = registry.find(name.substr(0, at)))
         return d->doc + (at == std::string::npos ? std::string() : ", at K = " + name.substr(at + 1));
+    // A metric with several values names them NAME-PART (csl-average, csl-total).
+    for (auto dash = name.rfind('-'); dash != std::string::npos && dash > 0; dash = name.rfind('-', dash - 1))
+        if (const MetricDefinition* d = registry.find(name.substr(0, dash)))
+            return d->doc + " (" + name.substr(dash + 1) + ")";
     return {};
 }
 

@@ -49,6 +49,13 @@ struct MetricInput {
     PairDistance exactEmd;                          ///< empty: EMD metrics are unavailable
     int threads = 0;                                ///< for exact EMD; 0 = all cores
     job::JobControl* control = nullptr;             ///< may be null
+    /// Coarse labels, one per row, -1 unlabelled (the grouping of `labels` that a weakly
+    /// supervised model was trained on, seed 003); null: ndcg (and csl with tree=coarse) are
+    /// unavailable.
+    const std::vector<std::int32_t>* coarseLabels = nullptr;
+    /// The items' input features, one row per item (the raw vectors, or the weighted mean point
+    /// of each set), for the class-mean dendrogram of csl (tree=input); data null: unavailable.
+    MatrixView inputFeatures;
 };
 
 using MetricCompute = std::function<std::vector<MetricValue>(const MetricInput&, const sdk::OptionValues&)>;
@@ -61,6 +68,11 @@ struct MetricDefinition {
     sdk::OptionSchema options;
     bool needsExactEmd = false; ///< skipped by evaluateMetrics() when no EMD callable is given
     MetricCompute compute;      ///< runs on the calling thread (and its own workers)
+    /// Skipped by evaluateMetrics() when no coarse label set is given.
+    bool needsCoarseLabels = false;
+    /// Reads MetricInput::inputFeatures: evaluateMetrics() fills them (the mean point of each
+    /// set costs a pass over the dataset) only when such a metric is computed.
+    bool usesInputFeatures = false;
 };
 
 /// The metric definitions by name, in registration order. Not thread-safe to modify;
@@ -76,7 +88,8 @@ public:
     const std::vector<MetricDefinition>& all() const { return m_definitions; }
     /// Resolves `options` against the metric's schema (sdk::OptionValues::resolve: unknown
     /// names and bad values throw std::invalid_argument naming "metric NAME") and computes.
-    /// Throws std::invalid_argument when the metric needs exact EMD and none is given.
+    /// Throws std::invalid_argument when the metric needs exact EMD or coarse labels and none
+    /// are given.
     std::vector<MetricValue> compute(const std::string& name, const MetricInput& input,
                                      const std::map<std::string, std::string>& options = {}) const;
 
@@ -90,6 +103,16 @@ private:
 ///  - recall-hit        recall-hit@K (Recall.h; seed 004), option ks = "1,2,4,8"
 ///  - recall-class      recall-class@K (Recall.h; seed 000 Table II, seed 001 Table 9)
 ///  - precision         precision@K (Recall.h), the share of the K nearest in the class
+///  - neighbourhood-purity  neighbourhoodPurity() within the queries (Hierarchy.h, seed 003
+///                      §3.3), option k = 10
+///  - ndcg              ndcg() within the queries with fine/coarse relevance (seed 003 §4.4);
+///                      options k = 0 (every other item), gain; needs coarse labels
+///  - csl               contextSensitiveLoss() within the queries (seed 003 §4.4): values
+///                      "csl-average" and "csl-total"; options k = 1, prediction, tree
+///                      (input: class-mean dendrogram of the input features; coarse: the
+///                      fine -> coarse tree, needs coarse labels)
+///  - nmi               kmeansNmi() of the queries (seed 004); options redos = 3,
+///                      iterations = 25, seed
 ///  - emd-mse           emdApproximationMse() over pairs of queries (seed 001 Table 8);
 ///                      options distance, max-pairs = 10000, seed; needs exact EMD
 ///  - kde-discrepancy   kdeDiscrepancy() of queries against references (seed 001 §7.6);
@@ -106,7 +129,8 @@ std::vector<int> parseKs(const std::string& text);
 
 struct MetricRequest {
     /// Metric names to compute, in this order; empty: every registered metric, skipping
-    /// those that need exact EMD when `exactEmd` is empty.
+    /// those that need exact EMD when `exactEmd` is empty and those that need coarse labels
+    /// when `coarseLabelSet` is empty.
     std::vector<std::string> metrics;
     /// Options per metric name ({"recall-class": {{"ks", "5,15,30"}}}).
     std::map<std::string, std::map<std::string, std::string>> options;
@@ -114,6 +138,9 @@ struct MetricRequest {
     PairDistance exactEmd;
     int threads = 0;                           ///< for exact EMD; 0 = all cores
     const MetricRegistry* registry = nullptr;  ///< null: builtinMetrics()
+    /// A label set of the dataset that groups the scored one (e.g. "coarse" when scoring
+    /// "fine"), for ndcg and csl tree=coarse; empty: none.
+    std::string coarseLabelSet;
 };
 
 /// The named scores of an embedding (`vectors`: dataset.size() x dim, row-major) with the
@@ -121,7 +148,8 @@ struct MetricRequest {
 /// split, test queries against train references ("test-vs-train"); otherwise every item
 /// against all the others ("leave-one-out"). Runs on the calling thread (plus workers for
 /// exact EMD); `control` may be null. Throws std::invalid_argument for an unknown label
-/// set, metric or option, or an EMD metric asked for without `exactEmd`.
+/// set, metric or option, an EMD metric asked for without `exactEmd`, or a metric that needs
+/// coarse labels asked for without `coarseLabelSet`.
 std::vector<MetricValue> evaluateMetrics(const data::Dataset& dataset, const float* vectors, int dim,
                                          const std::string& labelSet, const MetricRequest& request = {},
                                          job::JobControl* control = nullptr);
@@ -137,7 +165,9 @@ std::vector<MetricValue> evaluateRawMetrics(const data::Dataset& dataset, const 
                                             job::JobControl* control = nullptr);
 
 /// A short label for tables and console lines: knn-accuracy -> "kNN", recall-hit@K -> "R@K",
-/// recall-class@K -> "RC@K", precision@K -> "P@K"; any other name as it is.
+/// recall-class@K -> "RC@K", precision@K -> "P@K", neighbourhood-purity -> "Purity",
+/// ndcg -> "nDCG", csl-average -> "CSL avg", csl-total -> "CSL", nmi -> "NMI"; any other name
+/// as it is.
 std::string shortMetricName(const std::string& name);
 
 /// One line saying what a named value is, for tooltips and listings: the registered metric's

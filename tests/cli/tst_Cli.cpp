@@ -305,6 +305,20 @@ void TestCli::evalRawAndCheckpoint()
     QCOMPARE(badOption.code, 1);
     QVERIFY2(badOption.err.contains("metric knn-accuracy"), qPrintable(badOption.err));
     QVERIFY(cli({"eval", "--list"}).out.contains("kde-discrepancy"));
+    // The substructure scores of seed 003 with the coarse label set; without it ndcg is refused
+    // with a message naming the flag.
+    const Run weak = cli({"eval", "--dataset", ds, "--metrics", "ndcg,csl,neighbourhood-purity,nmi", "--coarse", "coarse",
+                          "--option", "csl.tree=coarse"});
+    QCOMPARE(weak.code, 0);
+    QVERIFY2(weak.out.contains("label set 'fine', coarse 'coarse'"), qPrintable(weak.out));
+    for (const char* name : {"ndcg", "csl-average", "csl-total", "neighbourhood-purity", "nmi"})
+        QVERIFY2(weak.out.contains(QRegularExpression(QStringLiteral(R"(^%1 +[01]\.\d{4} )").arg(name),
+                                                      QRegularExpression::MultilineOption)),
+                 qPrintable(weak.out));
+    const Run noCoarse = cli({"eval", "--dataset", ds, "--metrics", "ndcg"});
+    QCOMPARE(noCoarse.code, 1);
+    QVERIFY2(noCoarse.err.contains("metric ndcg needs coarse labels") && noCoarse.err.contains("--coarse"),
+             qPrintable(noCoarse.err));
     const QString ck = m_dir.filePath("eval-ck");
     QCOMPARE(cli({"train", "--dataset", ds, "--epochs", "1", "--checkpoint-dir", ck, "--no-baseline"}).code, 0);
     const QString file = ck + "/" + QDir(ck).entryList({"*.pt"}).last();

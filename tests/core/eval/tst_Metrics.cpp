@@ -71,8 +71,8 @@ void TestMetrics::builtinNamesAndOptions()
         // Every schema resolves with its defaults.
         sdk::OptionValues::resolve(d.options, {}, "metric " + d.name);
     }
-    QCOMPARE(got, (std::vector<std::string>{"knn-accuracy", "recall-hit", "recall-class", "precision", "emd-mse",
-                                            "kde-discrepancy"}));
+    QCOMPARE(got, (std::vector<std::string>{"knn-accuracy", "recall-hit", "recall-class", "precision",
+                                            "neighbourhood-purity", "ndcg", "csl", "nmi", "emd-mse", "kde-discrepancy"}));
     QVERIFY(r.require("emd-mse").needsExactEmd);
     QVERIFY(r.require("kde-discrepancy").needsExactEmd);
     QVERIFY(!r.require("recall-class").needsExactEmd);
@@ -138,8 +138,10 @@ void TestMetrics::testVsTrainHandSolved()
     req.options["recall-class"] = {{"ks", "1,2"}};
     req.options["precision"] = {{"ks", "1,2"}};
     const auto v = eval::evaluateMetrics(ds, ds.values().data(), 1, "fine", req);
+    // No metric named: every one that needs neither exact EMD nor coarse labels.
     QCOMPARE(names(v), (std::vector<std::string>{"knn-accuracy", "recall-hit@1", "recall-hit@2", "recall-class@1",
-                                                  "recall-class@2", "precision@1", "precision@2"}));
+                                                  "recall-class@2", "precision@1", "precision@2", "neighbourhood-purity",
+                                                  "csl-average", "csl-total", "nmi"}));
     const auto m = byName(v);
     QCOMPARE(m.at("knn-accuracy"), 0.75);
     QCOMPARE(m.at("recall-hit@1"), 0.75);
@@ -148,6 +150,12 @@ void TestMetrics::testVsTrainHandSolved()
     QCOMPARE(m.at("recall-class@2"), 0.75);
     QCOMPARE(m.at("precision@1"), 0.75);
     QCOMPARE(m.at("precision@2"), 0.375);
+    // Within the test split too. Purity, k = 10 cut to the 3 others: each test item has one
+    // same-class item among three, 1/3. CSL, nearest neighbour: only 2.5 (b) -> 0.3 (a) is
+    // wrong; two classes meet at the root (1): average 1, total 1/4.
+    QCOMPARE(m.at("neighbourhood-purity"), 1.0 / 3.0);
+    QCOMPARE(m.at("csl-average"), 1.0);
+    QCOMPARE(m.at("csl-total"), 0.25);
     for (const auto& x : v)
         QVERIFY2(x.doc.find(x.name.rfind("knn", 0) == 0 ? "test-vs-train" : "within the test split") != std::string::npos,
                  x.doc.c_str());
