@@ -165,6 +165,8 @@ void unlabelledSolves(const SparseMatrix& a, double tolerance, const std::vector
         throw std::runtime_error(failure);
     if (control)
         control->checkpoint(); // throws job::Cancelled when the loop stopped for a cancel
+    if (sink)
+        sink->progress(total, total, "propagating affinities");
 }
 
 struct Prepared {

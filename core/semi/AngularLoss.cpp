@@ -89,7 +89,7 @@ sdk::LossOutput AngularLoss::forward(const sdk::LossContext& context)
     if (emb.size(1) != m_metric.size(0))
         throw std::invalid_argument("angular loss: embeddings of width " + std::to_string(emb.size(1)) +
                                     " for a metric built for " + std::to_string(m_metric.size(0)));
-    const torch::Tensor t = emb.view({-1, 3, emb.size(1)});
+    const torch::Tensor t = emb.reshape({emb.size(0) / 3, 3, emb.size(1)});
     const torch::Tensor l = m_metric.to(emb.dtype());
     const torch::Tensor m = angularMargins(t.select(1, 0), t.select(1, 1), t.select(1, 2), l, m_alpha);
     sdk::LossOutput out;

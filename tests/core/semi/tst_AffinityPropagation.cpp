@@ -112,6 +112,7 @@ private Q_SLOTS:
     void twoClustersSeparateLabelledPairs();
     void badInput();
     void cancels();
+    void reportsProgress();
 };
 
 void TestAffinityPropagation::matchesDenseInverse_data()
@@ -282,6 +283,22 @@ void TestAffinityPropagation::cancels()
     control.requestCancel();
     const semi::KnnGraph g = semi::buildKnnGraph(p.view(), 10);
     QVERIFY_THROWS_EXCEPTION(job::Cancelled, semi::propagate(g, p.y, {}, &control));
+}
+
+void TestAffinityPropagation::reportsProgress()
+{
+    struct Sink : job::ProgressSink {
+        std::int64_t done = -1, total = -1;
+        void progress(std::int64_t d, std::int64_t t, const std::string&) override
+        {
+            done = d;
+            total = t;
+        }
+    } sink;
+    const Points p = randomPoints(300, 8, 3, 30, 2u);
+    semi::propagateAffinities(p.view(), p.y, {}, nullptr, &sink);
+    QCOMPARE(sink.total, std::int64_t(270)); // one solve per unlabelled item
+    QCOMPARE(sink.done, sink.total);
 }
 
 QTEST_GUILESS_MAIN(TestAffinityPropagation)
