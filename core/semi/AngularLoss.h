@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#pragma once
+
+#include "core/semi/Stiefel.h"
+
+#include <setscope/sdk/Model.h>
+
+namespace setscope::semi {
+
+/// δ²_L(a, b) = ‖Lᵀ(a - b)‖² row by row: a, b T x d, L d x l; returns T.
+torch::Tensor metricSquaredDistance(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& l);
+
+/// The per-triplet margins of seed 004 Eq. (3):
+///   m_i = δ²_L(z_i, z⁺_i) - 4 tan²α δ²_L(z⁻_i, (z_i + z⁺_i) / 2)
+/// anchor, positive, negative: T x d; L: d x l; α in degrees. Returns T, differentiable in
+/// all inputs.
+torch::Tensor angularMargins(const torch::Tensor& anchor, const torch::Tensor& positive, const torch::Tensor& negative,
+                             const torch::Tensor& l, double alphaDegrees);
+
+/// Seed 004 Eq. (3) averaged over the T triplets: mean_i log(1 + exp(m_i)), by softplus
+/// (no overflow for large m). A scalar; an empty batch gives 0 that keeps the graph.
+torch::Tensor angularLoss(const torch::Tensor& anchor, const torch::Tensor& positive, const torch::Tensor& negative,
+                          const torch::Tensor& l, double alphaDegrees);
+
+/// The SSDML loss of seed 004 as an sdk::MetricLoss that owns the metric L (d x l, parameter
+/// "metric", initialised by initialOrthogonal()).
+///
+/// Batch layout: the loss does its own mining outside the batch (semi::minePartition), so a
+/// batch is T mined triplets laid out as 3T embedding rows (a_1, p_1, n_1, a_2, p_2, n_2, ...).
+/// LossContext cannot say which rows form a triplet and the built-in samplers do not produce
+/// this layout, which is why the loss is not registered in plugins/builtin (yet): the SSDML
+/// trainer that feeds mined triplets will.
+///
+/// L and Algorithm 1: L is a registered parameter (checkpoints, to(device)), but the trainer
+/// must leave it out of the network's optimizer and update it with stepMetric() after
+/// backward (Algorithm 1 step 3, a Riemannian step that keeps LᵀL = I; plain SGD when
+/// orthogonal = false, the "w/o orth" ablation).
+class AngularLoss final : public sdk::MetricLoss {
+public:
+    static constexpr double kDefaultAlpha = 40.0; ///< degrees, seed 004 (MNIST, CIFAR-10)
+
+    /// alpha (degrees), metric-dim (l; 0 = the embedding width d), orthogonal, retraction
+    /// (qr | cayley), seed (of L's initialisation).
+    static sdk::OptionSchema schema();
+
+    /// `spec.options` resolved against schema(); spec.embeddingDim is d. Throws
+    /// std::invalid_argument for α outside (0, 90), l > d or d < 1.
+    explicit AngularLoss(const sdk::LossSpec& spec);
+
+    sdk::LossNeeds needs() const override { return {}; }
+    /// embeddings: 3T x d in triplet layout (see above). terms = T, activeTerms = triplets
+    /// with m_i > 0. Throws std::invalid_argument when the rows are not a multiple of 3 or the
+    /// width is not d.
+    sdk::LossOutput forward(const sdk::LossContext& context) override;
+
+    /// Algorithm 1 step 3: one update of L from metric().grad() with learning rate lr (the
+    /// configured retraction, or a Euclidean step when not orthogonal), then clears the
+    /// gradient. No-op when L has no gradient.
+    void stepMetric(double lr);
+
+    torch::Tensor& metric() { return m_metric; }
+    double alpha() const { return m_alpha; }
+    bool orthogonal() const { return m_orthogonal; }
+    MetricUpdate update() const { return m_orthogonal ? m_retraction : MetricUpdate::Euclidean; }
+
+private:
+    double m_alpha = kDefaultAlpha;
+    bool m_orthogonal = true;
+    MetricUpdate m_retraction = MetricUpdate::Qr;
+    torch::Tensor m_metric;
+};
+
+} // namespace setscope::semi

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+// The metric L on the Stiefel manifold: the Riemannian steps keep LᵀL = I over many random
+// steps, the Euclidean "w/o orth" step does not (so the check can fail), the QR retraction
+// is the sign-fixed, continuous one, and a small step descends.
+#include "core/semi/AngularLoss.h"
+#include "core/semi/Stiefel.h"
+
+#include <torch/torch.h>
+
+#include <QtTest>
+
+using namespace setscope;
+
+namespace {
+
+const auto kDouble = torch::TensorOptions().dtype(torch::kFloat64);
+
+/// 1 000 steps along random gradients of unit scale.
+double errorAfterRandomSteps(semi::MetricUpdate update, double lr)
+{
+    torch::manual_seed(17);
+    torch::Tensor l = semi::initialOrthogonal(16, 6, 1, kDouble);
+    for (int s = 0; s < 1000; ++s)
+        semi::metricStep(l, torch::randn({16, 6}, kDouble), lr, update);
+    return semi::orthogonalityError(l);
+}
+
+} // namespace
+
+class TestStiefel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initialIsOrthogonalAndSeeded();
+    void staysOrthogonal_data();
+    void staysOrthogonal();
+    void euclideanDrifts();
+    void riemannianGradientIsTangent();
+    void qrRetractionIsSignFixedAndContinuous();
+    void smallStepDescends_data();
+    void smallStepDescends();
+    void badInput();
+};
+
+void TestStiefel::initialIsOrthogonalAndSeeded()
+{
+    const torch::Tensor a = semi::initialOrthogonal(20, 7, 3, kDouble);
+    QCOMPARE(a.sizes(), (torch::IntArrayRef{20, 7}));
+    QVERIFY(semi::orthogonalityError(a) < 1e-12);
+    QVERIFY(torch::equal(a, semi::initialOrthogonal(20, 7, 3, kDouble)));
+    QVERIFY(!torch::equal(a, semi::initialOrthogonal(20, 7, 4, kDouble)));
+    QVERIFY(torch::equal(semi::initialOrthogonal(5, 5, 3, kDouble), torch::eye(5, kDouble)));
+    // The global generator is not touched.
+    torch::manual_seed(1);
+    const torch::Tensor r1 = torch::rand({3});
+    torch::manual_seed(1);
+    semi::initialOrthogonal(20, 7, 3);
+    QVERIFY(torch::equal(torch::rand({3}), r1));
+}
+
+void TestStiefel::staysOrthogonal_data()
+{
+    QTest::addColumn<QString>("update");
+    QTest::newRow("qr") << "qr";
+    QTest::newRow("cayley") << "cayley";
+}
+
+void TestStiefel::staysOrthogonal()
+{
+    QFETCH(QString, update);
+    const double err = errorAfterRandomSteps(semi::metricUpdateFromName(update.toStdString()), 0.1);
+    QVERIFY2(err < 1e-6, qPrintable(QString("max |LᵀL - I| = %1 after 1000 steps").arg(err)));
+}
+
+void TestStiefel::euclideanDrifts()
+{
+    const double err = errorAfterRandomSteps(semi::MetricUpdate::Euclidean, 0.1);
+    QVERIFY2(err > 1e-2, qPrintable(QString("max |LᵀL - I| = %1: the Euclidean step should leave the manifold").arg(err)));
+}
+
+void TestStiefel::riemannianGradientIsTangent()
+{
+    torch::manual_seed(2);
+    const torch::Tensor l = semi::initialOrthogonal(9, 4, 2, kDouble);
+    const torch::Tensor g = torch::randn({9, 4}, kDouble);
+    const torch::Tensor xi = semi::riemannianGradient(l, g);
+    // Tangent at L: LᵀΞ is skew.
+    const torch::Tensor ltx = l.t().matmul(xi);
+    QVERIFY((ltx + ltx.t()).abs().max().item<double>() < 1e-12);
+    // A projection: applying it twice changes nothing.
+    QVERIFY((semi::riemannianGradient(l, xi) - xi).abs().max().item<double>() < 1e-12);
+    // And it keeps the part of G that is already tangent: G = L A with A skew.
+    const torch::Tensor a = torch::randn({4, 4}, kDouble);
+    const torch::Tensor tangent = l.matmul(a - a.t());
+    QVERIFY((semi::riemannianGradient(l, tangent) - tangent).abs().max().item<double>() < 1e-12);
+}
+
+void TestStiefel::qrRetractionIsSignFixedAndContinuous()
+{
+    torch::manual_seed(4);
+    const torch::Tensor y = torch::randn({10, 4}, kDouble);
+    const torch::Tensor q = semi::retractQr(y);
+    QVERIFY(semi::orthogonalityError(q) < 1e-12);
+    // Y = Q R with R upper triangular and a positive diagonal.
+    const torch::Tensor r = q.t().matmul(y);
+    QVERIFY(torch::tril(r, -1).abs().max().item<double>() < 1e-12);
+    QVERIFY(r.diagonal().min().item<double>() > 0);
+    // Continuous: a tiny change of Y moves Q by about as much (no column flips sign).
+    const torch::Tensor q2 = semi::retractQr(y + 1e-8 * torch::randn({10, 4}, kDouble));
+    QVERIFY((q2 - q).abs().max().item<double>() < 1e-6);
+    // Flipping a column of Y flips the same column of Q, nothing else.
+    torch::Tensor flipped = y.clone();
+    flipped.select(1, 2).neg_();
+    torch::Tensor want = q.clone();
+    want.select(1, 2).neg_();
+    QVERIFY((semi::retractQr(flipped) - want).abs().max().item<double>() < 1e-12);
+    // On the manifold already: retraction is the identity.
+    QVERIFY((semi::retractQr(q) - q).abs().max().item<double>() < 1e-12);
+}
+
+void TestStiefel::smallStepDescends_data()
+{
+    QTest::addColumn<QString>("update");
+    QTest::newRow("qr") << "qr";
+    QTest::newRow("cayley") << "cayley";
+    QTest::newRow("euclidean") << "euclidean";
+}
+
+// Algorithm 1 step 3 on fixed triplets: a small step along -grad lowers the angular loss.
+void TestStiefel::smallStepDescends()
+{
+    QFETCH(QString, update);
+    torch::manual_seed(8);
+    const torch::Tensor a = torch::randn({20, 8}, kDouble), p = torch::randn({20, 8}, kDouble),
+                        n = torch::randn({20, 8}, kDouble);
+    torch::Tensor l = semi::initialOrthogonal(8, 4, 6, kDouble).requires_grad_();
+    const torch::Tensor f0 = semi::angularLoss(a, p, n, l, 40);
+    f0.backward();
+    semi::metricStep(l, l.grad(), 1e-3, semi::metricUpdateFromName(update.toStdString()));
+    const double f1 = semi::angularLoss(a, p, n, l, 40).item<double>();
+    QVERIFY2(f1 < f0.item<double>(), qPrintable(QString("%1 -> %2").arg(f0.item<double>()).arg(f1)));
+}
+
+void TestStiefel::badInput()
+{
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, semi::initialOrthogonal(4, 5, 0));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, semi::initialOrthogonal(4, 0, 0));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, semi::metricUpdateFromName("adam"));
+    torch::Tensor l = semi::initialOrthogonal(4, 2, 0, kDouble);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             semi::metricStep(l, torch::zeros({4, 3}, kDouble), 0.1, semi::MetricUpdate::Qr));
+    QCOMPARE(std::string(semi::metricUpdateName(semi::MetricUpdate::Cayley)), std::string("cayley"));
+}
+
+QTEST_GUILESS_MAIN(TestStiefel)
+#include "tst_Stiefel.moc"
