@@ -14,9 +14,11 @@
 #include "core/losses/ContrastiveLoss.h"
 #include "core/losses/CrossEntropyLoss.h"
 #include "core/losses/ExemplarLoss.h"
+#include "core/losses/LocalityContrastiveLoss.h"
 #include "core/losses/NtXentLoss.h"
 #include "core/losses/SelfSupervisedTripletLoss.h"
 #include "core/losses/TripletLoss.h"
+#include "core/losses/UniformityLoss.h"
 #include "core/nn/DeepSetsEncoder.h"
 #include "core/nn/MlpEncoder.h"
 #include "core/nn/SelfAttentionEncoder.h"
@@ -180,6 +182,17 @@ void registerBuiltins(sdk::Registrar& r)
     r.addLoss(lossInfo("cross-entropy", "cross-entropy through a linear classifier on the embedding (the +CE rows)",
                        losses::CrossEntropyLoss::schema(),
                        [](const sdk::LossSpec& s) { return std::make_shared<losses::CrossEntropyLoss>(s); }));
+    // Weak metric learning (seed 003 §3-4).
+    r.addLoss(lossInfo("uniformity",
+                       "coarse-label cross-entropy over groups of C outputs + λ KL(batch-mean softmax ‖ uniform C) "
+                       "(seed 003 §3.1; threshold / L2 penalties of §3.5)",
+                       losses::UniformityLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<losses::UniformityLoss>(s); }));
+    r.addLoss(lossInfo("locality-contrastive",
+                       "contrastive on squared distances + α KL(P ‖ Q) of t-SNE-like input / embedding affinities "
+                       "(seed 003 §4.2-4.3, Algorithm 2)",
+                       losses::LocalityContrastiveLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<losses::LocalityContrastiveLoss>(s); }));
 
     r.addAugmentation({"pointswap", "PointSwap: elements swapped along the optimal flow to the EMD-nearest set of the batch (seed 001 Eq. 6; variants 1-3 of Table 11)",
                        augment::PointSwapAugmentation::schema(),
