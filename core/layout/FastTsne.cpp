@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/layout/FastTsne.h"
-#include "core/layout/Perplexity.h"
+#include "core/util/Perplexity.h"
 
 #include "core/eval/Knn.h"
 #include "core/job/Job.h"
@@ -626,7 +626,7 @@ KnnAffinities FastTsne::knnAffinities(const float* x, std::int64_t n, int d, dou
                     }
                     dist[sz(r)] = s;
                 }
-                calibratePerplexityRow(dist.data(), kk, -1, logU, out.p.data() + sz(i) * sz(kk));
+                util::calibratePerplexityRow(dist.data(), kk, -1, logU, out.p.data() + sz(i) * sz(kk));
             }
         }
     }

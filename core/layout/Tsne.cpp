@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/layout/Tsne.h"
-#include "core/layout/Perplexity.h"
 #include "core/util/Index.h"
+#include "core/util/Perplexity.h"
 
 #include "core/job/Job.h"
 
@@ -138,7 +138,7 @@ std::vector<double> Tsne::conditionalAffinities(const float* x, std::int64_t n, 
                 const double ni = norms(r0 + r);
                 for (std::int64_t j = 0; j < n; ++j)
                     row[j] = std::max(0.0, ni + norms(j) - 2.0 * row[j]);
-                calibratePerplexityRow(row, n, r0 + r, logU, p.data() + sz(r0 + r) * sz(n));
+                util::calibratePerplexityRow(row, n, r0 + r, logU, p.data() + sz(r0 + r) * sz(n));
             }
         }
     }

@@ -12,11 +12,16 @@
 #include "core/data/text/Documents.h"
 #include "core/losses/ApproxEmdLoss.h"
 #include "core/losses/ContrastiveLoss.h"
+#include "core/losses/CosineTripletLoss.h"
 #include "core/losses/CrossEntropyLoss.h"
 #include "core/losses/ExemplarLoss.h"
+#include "core/losses/LocalityContrastiveLoss.h"
+#include "core/losses/MocoLoss.h"
+#include "core/losses/NPairLoss.h"
 #include "core/losses/NtXentLoss.h"
 #include "core/losses/SelfSupervisedTripletLoss.h"
 #include "core/losses/TripletLoss.h"
+#include "core/losses/UniformityLoss.h"
 #include "core/nn/DeepSetsEncoder.h"
 #include "core/nn/MlpEncoder.h"
 #include "core/nn/SelfAttentionEncoder.h"
@@ -180,6 +185,28 @@ void registerBuiltins(sdk::Registrar& r)
     r.addLoss(lossInfo("cross-entropy", "cross-entropy through a linear classifier on the embedding (the +CE rows)",
                        losses::CrossEntropyLoss::schema(),
                        [](const sdk::LossSpec& s) { return std::make_shared<losses::CrossEntropyLoss>(s); }));
+    // Weak metric learning (seed 003 §3-4) and the background losses of seed 002.
+    r.addLoss(lossInfo("uniformity",
+                       "coarse-label cross-entropy over groups of C outputs + λ KL(batch-mean softmax ‖ uniform C) "
+                       "(seed 003 §3.1; threshold / L2 penalties of §3.5)",
+                       losses::UniformityLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<losses::UniformityLoss>(s); }));
+    r.addLoss(lossInfo("locality-contrastive",
+                       "contrastive on squared distances + α KL(P ‖ Q) of t-SNE-like input / embedding affinities "
+                       "(seed 003 §4.2-4.3, Algorithm 2)",
+                       losses::LocalityContrastiveLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<losses::LocalityContrastiveLoss>(s); }));
+    r.addLoss(lossInfo("npair", "multi-class N-pair loss: other pairs' positives as negatives (seed 002, N Pair Loss)",
+                       losses::NPairLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<losses::NPairLoss>(s); }));
+    r.addLoss(lossInfo("cosine-triplet", "triplet loss on the cosine distance, margin M = 0.5 (seed 002, Video Processing)",
+                       losses::CosineTripletLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<losses::CosineTripletLoss>(s); }));
+    r.addLoss(lossInfo("moco",
+                       "InfoNCE against a FIFO queue of K keys (seed 002, MoCo); keys from the same encoder, detached: "
+                       "no momentum encoder yet",
+                       losses::MocoLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<losses::MocoLoss>(s); }));
 
     r.addAugmentation({"pointswap", "PointSwap: elements swapped along the optimal flow to the EMD-nearest set of the batch (seed 001 Eq. 6; variants 1-3 of Table 11)",
                        augment::PointSwapAugmentation::schema(),

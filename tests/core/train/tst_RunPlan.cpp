@@ -417,7 +417,7 @@ void TestRunPlan::applyItemOptionsRejects_data()
     QTest::addColumn<QString>("option");
     QTest::addColumn<QString>("expect");
     QTest::newRow("loss of another recipe") << "ours" << "temperature"
-                                            << "--temperature: no item of this run has that option (loss nt-xent does)";
+                                            << "--temperature: no item of this run has that option (loss moco, loss nt-xent does)";
     QTest::newRow("model option") << "ours" << "heads" << "--heads: no item of this run has that option (model selfattn does)";
     QTest::newRow("recipe option") << "ours" << "view" << "--view: no item of this run has that option (recipe cont does)";
     QTest::newRow("several owners") << "tl" << "pretrain-epochs"

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace setscope::layout {
+namespace setscope::util {
 
 /// The entropy tolerance (nats) and the most tries of calibratePerplexityRow().
 inline constexpr double kPerplexityEntropyTolerance = 1e-5;
@@ -19,7 +19,8 @@ inline constexpr int kPerplexityMaxTries = 200;
 /// number of passes from ~30-50 to about five. The search starts at 1 / (mean shifted
 /// distance) rather than the reference's 1, so it does not depend on the input's scale;
 /// distances are shifted by their minimum so that the row sum cannot underflow. The row sums
-/// to 1. Used by the exact Tsne (dense rows) and FastTsne (kNN rows).
+/// to 1. Used by the exact Tsne (dense rows), FastTsne (kNN rows) and the
+/// locality-contrastive loss (one dense row per batch item).
 void calibratePerplexityRow(const double* dist, std::int64_t count, std::int64_t skip, double logU, double* row);
 
-} // namespace setscope::layout
+} // namespace setscope::util

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/layout/Perplexity.h"
+#include "core/util/Perplexity.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-namespace setscope::layout {
+namespace setscope::util {
 
 void calibratePerplexityRow(const double* dist, std::int64_t count, std::int64_t skip, double logU, double* row)
 {
@@ -66,4 +66,4 @@ void calibratePerplexityRow(const double* dist, std::int64_t count, std::int64_t
         row[j] /= sum;
 }
 
-} // namespace setscope::layout
+} // namespace setscope::util
