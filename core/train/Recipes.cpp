@@ -89,6 +89,25 @@ std::vector<sdk::RecipeInfo> builtinRecipes()
                  [](const sdk::OptionValues&) { return std::vector<RecipeStage>{supervised("triplet")}; }});
     r.push_back({"ce", "supervised from scratch: cross-entropy through a linear classifier (the +CE rows)", {},
                  [](const sdk::OptionValues&) { return std::vector<RecipeStage>{supervised("cross-entropy")}; }});
+    // Weak metric learning (seed 003): trained on a coarse label set (--label-set coarse, or
+    // --coarse MAPPING.json), scored against the fine one (docs/LOSSES.md, docs/METRICS.md).
+    r.push_back({"uniformity",
+                 "weak labels (seed 003 §3.1): C grouped outputs on coarse labels + λ KL(p̄ ‖ U_C); with the entropy "
+                 "term confidence = 1 (docs/LOSSES.md; --confidence 0 is the paper's exact form)",
+                 {}, [](const sdk::OptionValues&) {
+                     RecipeStage s = supervised("uniformity");
+                     s.name = "weak";
+                     s.lossOptions["confidence"] = "1";
+                     return std::vector<RecipeStage>{s};
+                 }});
+    r.push_back({"locality-contrastive",
+                 "weak labels (seed 003 §4): contrastive on coarse labels + α KL(P ‖ Q) keeping input-space "
+                 "neighbourhoods",
+                 {}, [](const sdk::OptionValues&) {
+                     RecipeStage s = supervised("locality-contrastive");
+                     s.name = "weak";
+                     return std::vector<RecipeStage>{s};
+                 }});
     const std::vector<OptionSpec> transferOptions{
         pretrainOption(),
         OptionSpec::choice("finetune", "triplet", {"triplet", "cross-entropy"}, "the supervised loss of the fine-tuning stage"),

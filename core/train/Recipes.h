@@ -18,6 +18,9 @@ namespace setscope::train {
 ///   cont            SimCLR's NT-Xent between each set and its augmented view (Cont.)
 ///   exemplar        every instance its own class (Dosovitskiy et al.; the paper uses DeepSets)
 ///   tl, ce          supervised from scratch: triplet (semi-hard, α = 0.1) or cross-entropy
+///   uniformity      weak labels (seed 003 §3.1): grouped CE on coarse labels + KL(p̄ ‖ U_C)
+///                   (+ the entropy term, confidence = 1; docs/LOSSES.md)
+///   locality-contrastive  weak labels (seed 003 §4): contrastive + α KL(P ‖ Q)
 ///   int             self-supervised pre-training on the target's train split, then supervised
 ///                   fine-tuning with ρ re-initialised (Ours+Int.); with --label-fraction the
 ///                   semi-supervised rows

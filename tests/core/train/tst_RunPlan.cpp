@@ -90,7 +90,7 @@ void TestRunPlan::everyBuiltinRecipeIsCovered()
     for (const auto& r : m_registry.recipes())
         names.insert(r.name);
     const std::set<std::string> covered{"ours", "ours+ps", "ours+pd", "ours+pm", "sset", "approx-emd", "cont",
-                                        "exemplar", "tl", "ce", "int", "ext"};
+                                        "exemplar", "tl", "ce", "int", "ext", "uniformity", "locality-contrastive"};
     QCOMPARE(names, covered);
 }
 
@@ -112,6 +112,9 @@ void TestRunPlan::recipeStages_data()
     QTest::newRow("exemplar") << "exemplar" << none << QStringList{ssl.arg("exemplar", "pointdrop")};
     QTest::newRow("tl") << "tl" << none << QStringList{"supervised|triplet||class-balanced|train||7"};
     QTest::newRow("ce") << "ce" << none << QStringList{"supervised|cross-entropy||random|train||7"};
+    QTest::newRow("uniformity") << "uniformity" << none << QStringList{"weak|uniformity||random|train||7"};
+    QTest::newRow("locality-contrastive") << "locality-contrastive" << none
+                                          << QStringList{"weak|locality-contrastive||random|train||7"};
     QTest::newRow("int") << "int" << none
                          << QStringList{"pre-train|wsset||random|none||7", "fine-tune|triplet||class-balanced|train|R|7"};
     QTest::newRow("int epochs") << "int" << QVariantMap{{"pretrain-epochs", "3"}, {"finetune-epochs", "2"}}
@@ -150,6 +153,15 @@ void TestRunPlan::recipeStages()
     for (const auto& p : plan.stages)
         if (p.loss->name == "wsset")
             QCOMPARE(p.lossOptions.flag("augmented-term"), p.augmentation != nullptr);
+    // The uniformity recipe adds the entropy term (docs/LOSSES.md); a user's value wins.
+    for (const auto& p : plan.stages)
+        if (p.loss->name == "uniformity")
+            QCOMPARE(p.lossOptions.real("confidence"), 1.0);
+    if (recipe == "uniformity") {
+        train::TrainerConfig exact = c;
+        exact.lossOptions["confidence"] = "0";
+        QCOMPARE(train::planRun(exact, m_registry).stages.front().lossOptions.real("confidence"), 0.0);
+    }
     // The resolved recipe options are kept (with defaults).
     const auto& r = m_registry.requireRecipe(c.recipe);
     QCOMPARE(plan.recipeOptions.values().size(), r.options.size());
