@@ -206,4 +206,89 @@ torch::Tensor projectLrmlFeasible(const torch::Tensor& m)
     return (vectors * l.unsqueeze(0)).matmul(vectors.t()).to(m.scalar_type());
 }
 
+namespace {
+
+torch::Tensor initialMetric(const char* who, std::int64_t d)
+{
+    if (d < 1)
+        throw std::invalid_argument(std::string(who) + ": the embedding width must be at least 1");
+    return torch::eye(d, torch::kFloat32);
+}
+
+void projectedStep(torch::Tensor& metric, double lr, torch::Tensor (*project)(const torch::Tensor&))
+{
+    if (!metric.grad().defined())
+        return;
+    torch::NoGradGuard noGrad;
+    metric.copy_(project(metric - lr * metric.grad()));
+    metric.mutable_grad().zero_();
+}
+
+} // namespace
+
+sdk::OptionSchema SeraphLoss::schema()
+{
+    const SeraphOptions d;
+    return {sdk::OptionSpec::real("eta", d.eta, 0.0, 1e12, "η: the distance threshold of p(y) = 1 / (1 + exp(y (δ² - η))) (seed 004 Eq. 1)"),
+            sdk::OptionSpec::real("mu", d.mu, 0.0, 1e12, "μ: the weight of the entropy over unlabelled pairs"),
+            sdk::OptionSpec::real("lambda", d.lambda, 0.0, 1e12, "λ: the weight of Tr(M)")};
+}
+
+SeraphLoss::SeraphLoss(const sdk::LossSpec& spec)
+{
+    const sdk::OptionValues o = spec.options.orDefaults(schema(), "SERAPH loss");
+    m_options = {o.real("eta"), o.real("mu"), o.real("lambda")};
+    m_metric = register_parameter("metric", initialMetric("SERAPH loss", spec.embeddingDim));
+}
+
+sdk::LossOutput SeraphLoss::forward(const sdk::LossContext& context)
+{
+    const BaselineLoss b = seraphLoss(context.embeddings, m_metric, context.labels, m_options);
+    sdk::LossOutput out;
+    out.loss = b.loss;
+    out.terms = b.pairs.similar + b.pairs.dissimilar + b.pairs.unlabelled;
+    out.activeTerms = out.terms;
+    return out;
+}
+
+void SeraphLoss::stepMetric(double lr) { projectedStep(m_metric, lr, &projectPsd); }
+
+sdk::OptionSchema LrmlLoss::schema()
+{
+    const LrmlOptions d;
+    return {sdk::OptionSpec::real("gamma-s", d.gammaS, 0.0, 1e12, "γ_S: the weight of the similar pairs' distances (seed 004 Eq. 2)"),
+            sdk::OptionSpec::real("gamma-d", d.gammaD, 0.0, 1e12, "γ_D: the weight of the dissimilar pairs' distances (1 in Eq. 2)")};
+}
+
+LrmlLoss::LrmlLoss(const sdk::LossSpec& spec)
+{
+    const sdk::OptionValues o = spec.options.orDefaults(schema(), "LRML loss");
+    m_options = {o.real("gamma-s"), o.real("gamma-d")};
+    m_metric = register_parameter("metric", initialMetric("LRML loss", spec.embeddingDim));
+}
+
+sdk::LossOutput LrmlLoss::forward(const sdk::LossContext&)
+{
+    throw std::logic_error("LRML loss: needs the batch's kNN affinities; call forward(context, affinity)");
+}
+
+sdk::LossOutput LrmlLoss::forward(const sdk::LossContext& context, const torch::Tensor& affinity)
+{
+    const BaselineLoss b = lrmlLoss(context.embeddings, m_metric, context.labels, affinity, m_options);
+    sdk::LossOutput out;
+    out.loss = b.loss;
+    out.terms = b.pairs.similar + b.pairs.dissimilar;
+    if (out.terms) {
+        torch::NoGradGuard noGrad;
+        const torch::Tensor dist = pairwiseMetricDistances(context.embeddings, m_metric);
+        const torch::Tensor lab = context.labels.to(torch::kLong);
+        const torch::Tensor known = lab >= 0;
+        const torch::Tensor pairs = known.unsqueeze(1).logical_and(known.unsqueeze(0)).triu(1);
+        out.activeTerms = pairs.logical_and(dist > 0).sum().item<std::int64_t>();
+    }
+    return out;
+}
+
+void LrmlLoss::stepMetric(double lr) { projectedStep(m_metric, lr, &projectLrmlFeasible); }
+
 } // namespace setscope::semi

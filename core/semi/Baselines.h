@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
+#include <setscope/sdk/Model.h>
+
 #include <torch/types.h>
 
 #include <cstdint>
@@ -98,5 +100,63 @@ torch::Tensor projectPsd(const torch::Tensor& m);
 /// is ≥ 0, else λ_i = (μ_i + sqrt(μ_i² + 4ν)) / 2 with ν > 0 found by bisection so that
 /// Σ log λ_i = 0 (the KKT point of the convex projection). No autograd history.
 torch::Tensor projectLrmlFeasible(const torch::Tensor& m);
+
+/// Deep-SERAPH as an sdk::MetricLoss that owns M (d x d, parameter "metric", the identity at
+/// start; saved in checkpoints, moved with to(device)). Reads embeddings and labels from the
+/// LossContext: any batch of rows works, with labelled and unlabelled rows mixed.
+///
+/// Algorithm 1: M must be left out of the network's optimizer; the trainer calls
+/// stepMetric(lr) after backward (step 3, a projected step that keeps M ⪰ 0). Not registered
+/// in plugins/builtin for that reason (docs/SSDML.md, "Deep baselines").
+class SeraphLoss final : public sdk::MetricLoss {
+public:
+    /// eta, mu, lambda (defaults 1: the paper gives no values).
+    static sdk::OptionSchema schema();
+    /// `spec.options` resolved against schema(); spec.embeddingDim is d. Throws
+    /// std::invalid_argument for d < 1.
+    explicit SeraphLoss(const sdk::LossSpec& spec);
+
+    sdk::LossNeeds needs() const override { return {}; }
+    /// terms = labelled + unlabelled pairs of the batch, activeTerms = the same (every SERAPH
+    /// term is positive). Throws std::invalid_argument as seraphLoss().
+    sdk::LossOutput forward(const sdk::LossContext& context) override;
+    /// Step 3 of Algorithm 1: M ← projectPsd(M - lr ∇_M), then clears the gradient. No-op when
+    /// M has no gradient.
+    void stepMetric(double lr);
+
+    torch::Tensor& metric() { return m_metric; }
+    const SeraphOptions& options() const { return m_options; }
+
+private:
+    SeraphOptions m_options;
+    torch::Tensor m_metric;
+};
+
+/// Deep-LRML as an sdk::MetricLoss that owns M (d x d, parameter "metric", the identity at
+/// start: feasible, log|I| = 0). LossContext has no affinity, so the loss is computed by the
+/// two-argument forward(); the one-argument override throws std::logic_error rather than
+/// silently drop the Laplacian term. Not registered in plugins/builtin (docs/SSDML.md).
+class LrmlLoss final : public sdk::MetricLoss {
+public:
+    /// gamma-s, gamma-d (defaults 1: the paper gives no values).
+    static sdk::OptionSchema schema();
+    explicit LrmlLoss(const sdk::LossSpec& spec);
+
+    sdk::LossNeeds needs() const override { return {}; }
+    /// Throws std::logic_error: LRML needs the batch's affinity (use the overload below).
+    sdk::LossOutput forward(const sdk::LossContext& context) override;
+    /// affinity: B x B, W[idx][:, idx] of the partition's kNN graph (see lrmlLoss()).
+    /// terms = similar + dissimilar pairs, activeTerms = those with δ² > 0.
+    sdk::LossOutput forward(const sdk::LossContext& context, const torch::Tensor& affinity);
+    /// Step 3 of Algorithm 1: M ← projectLrmlFeasible(M - lr ∇_M), then clears the gradient.
+    void stepMetric(double lr);
+
+    torch::Tensor& metric() { return m_metric; }
+    const LrmlOptions& options() const { return m_options; }
+
+private:
+    LrmlOptions m_options;
+    torch::Tensor m_metric;
+};
 
 } // namespace setscope::semi

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,9 @@ private Q_SLOTS:
     void projectPsdHandComputed();
     void projectLrmlFeasible();
     void projectionsBadInput();
+
+    void seraphModule();
+    void lrmlModule();
 };
 
 void TestBaselines::distancesHandComputed()
@@ -445,6 +449,96 @@ void TestBaselines::projectionsBadInput()
     expectInvalid([] { semi::projectPsd(torch::zeros({2, 3}, kF64)); }, "got 2 x 3");
     expectInvalid([] { semi::projectLrmlFeasible(torch::zeros({3}, kF64)); }, "got 3");
     expectInvalid([] { semi::projectLrmlFeasible(torch::zeros({0, 0}, kF64)); }, "non-empty");
+}
+
+namespace {
+
+template <typename Loss>
+sdk::LossSpec specOf(std::int64_t d, const std::map<std::string, std::string>& given = {})
+{
+    sdk::LossSpec s;
+    s.options = sdk::OptionValues::resolve(Loss::schema(), given, "baseline under test");
+    s.embeddingDim = d;
+    return s;
+}
+
+} // namespace
+
+void TestBaselines::seraphModule()
+{
+    semi::SeraphLoss loss(specOf<semi::SeraphLoss>(2, {{"eta", "1"}, {"mu", "0.5"}, {"lambda", "0.1"}}));
+    QCOMPARE(loss.options().mu, 0.5);
+    QVERIFY(loss.named_parameters().contains("metric"));
+    QVERIFY(torch::equal(loss.metric(), torch::eye(2)));
+    // The hand-computed batch of seraphHandComputed.
+    sdk::LossContext c;
+    c.embeddings = rows({{0, 0}, {0, 1}, {1, 0}, {1, 2}});
+    c.labels = labelsOf({0, 1, -1, -1});
+    const sdk::LossOutput out = loss.forward(c);
+    VERIFY_NEAR(out.loss.item<double>(), std::log(2.0) + 0.5 * entropyRef(3.0) + 0.2, 1e-6);
+    QCOMPARE(out.terms, std::int64_t(2));
+    QCOMPARE(out.activeTerms, std::int64_t(2));
+    // Step 3: M = I, ∇_M = diag(3, -1), lr = 1: I - ∇ = diag(-2, 2), projected onto the PSD
+    // cone: diag(0, 2). The gradient is cleared.
+    loss.metric().mutable_grad() = rows({{3, 0}, {0, -1}}).to(torch::kFloat32);
+    loss.stepMetric(1.0);
+    QVERIFY(torch::allclose(loss.metric(), rows({{0, 0}, {0, 2}}).to(torch::kFloat32), 0, 1e-6));
+    QCOMPARE(loss.metric().grad().abs().sum().item<double>(), 0.0);
+    // A real backward reaches M (the λ Tr(M) term alone gives ∂/∂M = λ I).
+    sdk::LossContext one;
+    one.embeddings = rows({{5, 5}});
+    one.labels = labelsOf({3});
+    loss.forward(one).loss.backward();
+    QVERIFY(torch::allclose(loss.metric().grad(), 0.1 * torch::eye(2), 0, 1e-7));
+    expectInvalid([] { semi::SeraphLoss bad(specOf<semi::SeraphLoss>(0)); }, "at least 1");
+}
+
+void TestBaselines::lrmlModule()
+{
+    semi::LrmlLoss loss(specOf<semi::LrmlLoss>(2, {{"gamma-s", "2"}, {"gamma-d", "0.5"}}));
+    QVERIFY(loss.named_parameters().contains("metric"));
+    sdk::LossContext c;
+    c.embeddings = lrmlZ();
+    c.labels = lrmlLabels();
+    bool threw = false;
+    try {
+        loss.forward(c);
+    } catch (const std::logic_error& e) {
+        threw = std::string(e.what()).find("affinit") != std::string::npos;
+    }
+    QVERIFY2(threw, "forward without the affinity must refuse");
+    // The hand-computed batch of lrmlHandComputed with M = diag(1, 2).
+    {
+        torch::NoGradGuard noGrad;
+        loss.metric().copy_(lrmlM());
+    }
+    const sdk::LossOutput out = loss.forward(c, lrmlW());
+    VERIFY_NEAR(out.loss.item<double>(), 3.5, 1e-6);
+    QCOMPARE(out.terms, std::int64_t(3));
+    QCOMPARE(out.activeTerms, std::int64_t(3));
+    // A similar pair at the same point is an inactive term: (0,0) (0,0) class 0, (1,0) class 1.
+    sdk::LossContext same;
+    same.embeddings = rows({{0, 0}, {0, 0}, {1, 0}});
+    same.labels = labelsOf({0, 0, 1});
+    const sdk::LossOutput s = loss.forward(same, torch::zeros({3, 3}, kF64));
+    QCOMPARE(s.terms, std::int64_t(3));
+    QCOMPARE(s.activeTerms, std::int64_t(2));
+    // Step 3: M = I, ∇_M = diag(0.9, -1), lr = 1: I - ∇ = diag(0.1, 2), log|M| = ln 0.2 < 0;
+    // the projection keeps it diagonal and brings the log-determinant to 0.
+    {
+        torch::NoGradGuard noGrad;
+        loss.metric().copy_(torch::eye(2));
+    }
+    loss.metric().mutable_grad() = rows({{0.9, 0}, {0, -1}}).to(torch::kFloat32);
+    loss.stepMetric(1.0);
+    const torch::Tensor m = loss.metric().to(torch::kFloat64);
+    QVERIFY(std::abs(m[0][1].item<double>()) < 1e-6);
+    VERIFY_NEAR(m[0][0].item<double>() * m[1][1].item<double>(), 1.0, 1e-5);
+    // KKT: every eigenvalue grows, by λ_i - μ_i = ν / λ_i with one ν > 0.
+    const double l1 = m[0][0].item<double>(), l2 = m[1][1].item<double>();
+    QVERIFY(l1 > 0.1 && l2 > 2.0);
+    VERIFY_NEAR(l1 * (l1 - 0.1), l2 * (l2 - 2.0), 1e-5);
+    QCOMPARE(loss.metric().grad().abs().sum().item<double>(), 0.0);
 }
 
 QTEST_GUILESS_MAIN(TestBaselines)
