@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+// The deep SSDML baselines of seed 004 that the paper states as formulas: LRML (Eq. 2) and
+// SERAPH (Eq. 1). Hand-computed values, finite-difference gradients in double, the
+// properties the formulas imply, bad input, and the projections that keep M feasible.
+#include "core/semi/Baselines.h"
+
+#include <torch/torch.h>
+
+#include <QtTest>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace setscope;
+
+namespace {
+
+const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
+
+torch::Tensor rows(std::initializer_list<std::initializer_list<double>> r)
+{
+    std::vector<torch::Tensor> out;
+    for (const auto& row : r)
+        out.push_back(torch::tensor(std::vector<double>(row), torch::kFloat64));
+    return torch::stack(out);
+}
+
+torch::Tensor labelsOf(std::vector<std::int64_t> v) { return torch::tensor(v, torch::kLong); }
+
+// The binary entropy by its definition, -p ln p - (1 - p) ln(1 - p), p = 1 / (1 + e^t): an
+// independent reference for the softplus form in seraphLoss.
+double entropyRef(double t)
+{
+    const double p = 1.0 / (1.0 + std::exp(t));
+    return -p * std::log(p) - (1.0 - p) * std::log(1.0 - p);
+}
+
+bool near(double a, double b, double tol = 1e-12) { return std::abs(a - b) <= tol * std::max(1.0, std::abs(b)); }
+
+#define VERIFY_NEAR(got, want, tol)                                                                              \
+    QVERIFY2(near((got), (want), (tol)),                                                                         \
+             qPrintable(QString("%1 = %2, expected %3").arg(#got).arg((got), 0, 'g', 17).arg((want), 0, 'g', 17)))
+
+// Throws std::invalid_argument whose message contains `needle`.
+void expectInvalid(const std::function<void()>& f, const std::string& needle)
+{
+    try {
+        f();
+    } catch (const std::invalid_argument& e) {
+        QVERIFY2(std::string(e.what()).find(needle) != std::string::npos,
+                 qPrintable(QString("message \"%1\" lacks \"%2\"").arg(e.what()).arg(needle.c_str())));
+        return;
+    }
+    QFAIL(qPrintable(QString("no std::invalid_argument (expected one mentioning \"%1\")").arg(needle.c_str())));
+}
+
+// Central differences of f against autograd, for every entry of every input.
+void checkGradients(const std::function<torch::Tensor(const std::vector<torch::Tensor>&)>& f,
+                    std::vector<torch::Tensor> inputs)
+{
+    for (torch::Tensor& x : inputs)
+        x = x.detach().clone().requires_grad_();
+    f(inputs).backward();
+    const double eps = 1e-6;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+        const torch::Tensor g = inputs[k].grad().clone();
+        std::vector<torch::Tensor> plain;
+        for (const torch::Tensor& x : inputs)
+            plain.push_back(x.detach().clone());
+        torch::Tensor flat = plain[k].view({-1});
+        std::int64_t nonZero = 0;
+        for (std::int64_t i = 0; i < flat.numel(); ++i) {
+            const double keep = flat[i].item<double>();
+            flat[i] = keep + eps;
+            const double up = f(plain).item<double>();
+            flat[i] = keep - eps;
+            const double down = f(plain).item<double>();
+            flat[i] = keep;
+            const double fd = (up - down) / (2 * eps);
+            const double an = g.view({-1})[i].item<double>();
+            nonZero += std::abs(an) > 1e-8;
+            QVERIFY2(std::abs(fd - an) <= 1e-6 * std::max(1.0, std::abs(an)),
+                     qPrintable(QString("input %1 entry %2: autograd %3, finite difference %4").arg(k).arg(i).arg(an).arg(fd)));
+        }
+        // A gradient check over an all-zero gradient would prove nothing.
+        QVERIFY2(nonZero > 0, qPrintable(QString("input %1 has an all-zero gradient").arg(k)));
+    }
+}
+
+// The LRML example: 4 points, M = diag(1, 2) so δ² = dx² + 2 dy².
+//   p0 (0,0) class 0, p1 (1,0) class 0, p2 (0,1) class 1, p3 (1,1) unlabelled
+//   δ²: (0,1) 1 similar; (0,2) 2 dissimilar; (1,2) 1 + 2 = 3 dissimilar;
+//       (0,3) 3, (1,3) 2, (2,3) 1 mixed (no labelled term)
+//   γ_S = 2, γ_D = 0.5: labelled = 2·1 - 0.5·(2 + 3) = -0.5
+//   W symmetric: W01 = 1, W13 = 0.5, W23 = 2, and W22 = 5 on the diagonal (δ²_22 = 0: ignored)
+//   ½ Σ_ij W_ij δ²_ij = 1·1 + 0.5·2 + 2·1 = 4
+//   loss = -0.5 + 4 = 3.5
+torch::Tensor lrmlZ() { return rows({{0, 0}, {1, 0}, {0, 1}, {1, 1}}); }
+torch::Tensor lrmlM() { return rows({{1, 0}, {0, 2}}); }
+torch::Tensor lrmlLabels() { return labelsOf({0, 0, 1, -1}); }
+torch::Tensor lrmlW() { return rows({{0, 1, 0, 0}, {1, 0, 0, 0.5}, {0, 0, 5, 2}, {0, 0.5, 2, 0}}); }
+
+torch::Tensor randomSymmetric(std::int64_t b)
+{
+    const torch::Tensor r = torch::rand({b, b}, kF64);
+    return r + r.t();
+}
+
+} // namespace
+
+class TestBaselines : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void distancesHandComputed();
+    void laplacianIsTheTraceForm();
+
+    void lrmlHandComputed();
+    void lrmlGradientMatchesFiniteDifferences();
+    void lrmlProperties();
+    void lrmlZeroWhenConditionsMet();
+    void lrmlBadInput();
+
+    void seraphHandComputed();
+    void seraphSimilarPairWithFullMetric();
+    void seraphGradientMatchesFiniteDifferences();
+    void seraphProperties();
+    void seraphNearZeroWhenConditionsMet();
+    void seraphLargeDistancesStayFinite();
+    void seraphBadInput();
+
+    void projectPsdHandComputed();
+    void projectLrmlFeasible();
+    void projectionsBadInput();
+
+    void seraphModule();
+    void lrmlModule();
+};
+
+void TestBaselines::distancesHandComputed()
+{
+    // M = [[2, 1], [1, 1]]: δ²((0,0), (1,1)) = 2 + 1 + 1 + 1 = 5, δ²((0,0), (1,0)) = 2,
+    // δ²((1,1), (1,0)) = 1.
+    const torch::Tensor d = semi::pairwiseMetricDistances(rows({{0, 0}, {1, 1}, {1, 0}}), rows({{2, 1}, {1, 1}}));
+    const double want[3][3] = {{0, 5, 2}, {5, 0, 1}, {2, 1, 0}};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            VERIFY_NEAR(d[i][j].item<double>(), want[i][j], 1e-12);
+    // A non-symmetric M acts by its symmetric part: [[2, 2], [0, 1]] has sym = [[2, 1], [1, 1]].
+    const torch::Tensor d2 = semi::pairwiseMetricDistances(rows({{0, 0}, {1, 1}, {1, 0}}), rows({{2, 2}, {0, 1}}));
+    QVERIFY(torch::allclose(d, d2, 0, 1e-12));
+}
+
+void TestBaselines::laplacianIsTheTraceForm()
+{
+    // ½ Σ W_ij δ²_ij against Tr(M Zᵀ (D - W) Z) with D = diag(row sums), for a symmetric W.
+    torch::manual_seed(5);
+    const torch::Tensor z = torch::randn({6, 3}, kF64);
+    const torch::Tensor a = torch::randn({3, 3}, kF64);
+    const torch::Tensor m = a.matmul(a.t());
+    const torch::Tensor w = randomSymmetric(6);
+    const torch::Tensor lap = torch::diag(w.sum(1)) - w;
+    const double trace = m.matmul(z.t()).matmul(lap).matmul(z).trace().item<double>();
+    VERIFY_NEAR(semi::laplacianRegulariser(z, m, w).item<double>(), trace, 1e-10);
+    // A non-symmetric W acts as its symmetric part.
+    const torch::Tensor u = torch::rand({6, 6}, kF64);
+    VERIFY_NEAR(semi::laplacianRegulariser(z, m, u).item<double>(),
+                semi::laplacianRegulariser(z, m, 0.5 * (u + u.t())).item<double>(), 1e-12);
+}
+
+void TestBaselines::lrmlHandComputed()
+{
+    const semi::BaselineLoss out = semi::lrmlLoss(lrmlZ(), lrmlM(), lrmlLabels(), lrmlW(), {2.0, 0.5});
+    VERIFY_NEAR(out.labelled.item<double>(), -0.5, 1e-12);
+    VERIFY_NEAR(out.unlabelled.item<double>(), 4.0, 1e-12);
+    VERIFY_NEAR(out.regulariser.item<double>(), 0.0, 0);
+    VERIFY_NEAR(out.loss.item<double>(), 3.5, 1e-12);
+    QCOMPARE(out.pairs.similar, std::int64_t(1));
+    QCOMPARE(out.pairs.dissimilar, std::int64_t(2));
+    QCOMPARE(out.pairs.unlabelled, std::int64_t(0));
+    // Default weights γ_S = γ_D = 1: 1 - (2 + 3) + 4 = 0.
+    VERIFY_NEAR(semi::lrmlLoss(lrmlZ(), lrmlM(), lrmlLabels(), lrmlW()).loss.item<double>(), 0.0, 1e-12);
+    // Float32 inputs give the same value (M and W are cast to z's dtype).
+    const semi::BaselineLoss f = semi::lrmlLoss(lrmlZ().to(torch::kFloat32), lrmlM(), lrmlLabels(),
+                                                lrmlW().to(torch::kFloat32), {2.0, 0.5});
+    QCOMPARE(f.loss.scalar_type(), torch::kFloat32);
+    VERIFY_NEAR(f.loss.item<double>(), 3.5, 1e-6);
+}
+
+void TestBaselines::lrmlGradientMatchesFiniteDifferences()
+{
+    torch::manual_seed(7);
+    const torch::Tensor labels = labelsOf({0, 1, 0, -1, 2, -1});
+    const torch::Tensor w = randomSymmetric(6);
+    checkGradients([&](const std::vector<torch::Tensor>& x) { return semi::lrmlLoss(x[0], x[1], labels, w, {1.5, 0.7}).loss; },
+                   {torch::randn({6, 4}, kF64), torch::randn({4, 4}, kF64)});
+}
+
+void TestBaselines::lrmlProperties()
+{
+    torch::manual_seed(11);
+    const torch::Tensor z = torch::randn({5, 3}, kF64);
+    const torch::Tensor a = torch::randn({3, 3}, kF64);
+    const torch::Tensor m = a.matmul(a.t());
+    const torch::Tensor labels = labelsOf({0, 1, 0, -1, 1});
+    const torch::Tensor w = randomSymmetric(5);
+    const semi::LrmlOptions o{1.3, 0.6};
+    const double base = semi::lrmlLoss(z, m, labels, w, o).loss.item<double>();
+    QVERIFY(std::abs(base) > 1e-3); // the comparisons below are not between zeros
+    // Translation of every embedding: distances unchanged.
+    VERIFY_NEAR(semi::lrmlLoss(z + torch::tensor({3.0, -1.0, 2.0}, kF64), m, labels, w, o).loss.item<double>(), base, 1e-10);
+    // Linear in M and quadratic in z.
+    VERIFY_NEAR(semi::lrmlLoss(z, 2.5 * m, labels, w, o).loss.item<double>(), 2.5 * base, 1e-10);
+    VERIFY_NEAR(semi::lrmlLoss(3.0 * z, m, labels, w, o).loss.item<double>(), 9.0 * base, 1e-10);
+    // Reordering the batch (rows of z, labels, rows and columns of W) changes nothing.
+    const torch::Tensor perm = torch::tensor(std::vector<std::int64_t>{3, 0, 4, 1, 2}, torch::kLong);
+    VERIFY_NEAR(semi::lrmlLoss(z.index_select(0, perm), m, labels.index_select(0, perm),
+                               w.index_select(0, perm).index_select(1, perm), o).loss.item<double>(),
+                base, 1e-10);
+    // Renaming the classes changes nothing.
+    VERIFY_NEAR(semi::lrmlLoss(z, m, labelsOf({7, 3, 7, -1, 3}), w, o).loss.item<double>(), base, 1e-12);
+    // Moving a dissimilar pair apart lowers the loss by γ_D times the growth of its δ² (the
+    // max of the min-max principle): rows 0 (class 0) and 1 (class 1), nothing else attached.
+    const torch::Tensor z2 = rows({{0, 0}, {1, 0}});
+    const torch::Tensor far = rows({{0, 0}, {3, 0}});
+    const torch::Tensor zeroW = torch::zeros({2, 2}, kF64);
+    const torch::Tensor eye = torch::eye(2, kF64);
+    VERIFY_NEAR(semi::lrmlLoss(far, eye, labelsOf({0, 1}), zeroW, o).loss.item<double>() -
+                    semi::lrmlLoss(z2, eye, labelsOf({0, 1}), zeroW, o).loss.item<double>(),
+                -0.6 * (9 - 1), 1e-12);
+}
+
+void TestBaselines::lrmlZeroWhenConditionsMet()
+{
+    // No labelled pair and no affinity: exactly zero, with a zero gradient that still exists.
+    torch::Tensor z = torch::randn({4, 3}, kF64).requires_grad_();
+    torch::Tensor m = torch::eye(3, kF64).requires_grad_();
+    semi::BaselineLoss out = semi::lrmlLoss(z, m, labelsOf({-1, -1, -1, -1}), torch::zeros({4, 4}, kF64));
+    QCOMPARE(out.loss.item<double>(), 0.0);
+    QCOMPARE(out.pairs.unlabelled, std::int64_t(6));
+    out.loss.backward();
+    QVERIFY(z.grad().defined() && m.grad().defined());
+    QCOMPARE(z.grad().abs().sum().item<double>(), 0.0);
+    // γ_D = 0, non-negative W: the loss is ≥ 0 and zero when every similar pair and every
+    // W-connected pair coincide in the metric, here by M projecting out the second coordinate.
+    const torch::Tensor pts = rows({{1, 0}, {1, 5}, {2, 1}, {2, -3}});
+    const torch::Tensor proj = rows({{1, 0}, {0, 0}});
+    const torch::Tensor w = rows({{0, 1, 0, 0}, {1, 0, 0, 0}, {0, 0, 0, 2}, {0, 0, 2, 0}});
+    VERIFY_NEAR(semi::lrmlLoss(pts, proj, labelsOf({0, 0, 1, -1}), w, {1.0, 0.0}).loss.item<double>(), 0.0, 0);
+    // ... and positive when they do not (the identity metric sees the second coordinate).
+    QVERIFY(semi::lrmlLoss(pts, torch::eye(2, kF64), labelsOf({0, 0, 1, -1}), w, {1.0, 0.0}).loss.item<double>() > 1.0);
+}
+
+void TestBaselines::lrmlBadInput()
+{
+    const torch::Tensor z = lrmlZ(), m = lrmlM(), y = lrmlLabels(), w = lrmlW();
+    expectInvalid([&] { semi::lrmlLoss(z.view({-1}), m, y, w); }, "B x d");
+    expectInvalid([&] { semi::lrmlLoss(z, torch::eye(3, kF64), y, w); }, "d x d with d = 2");
+    expectInvalid([&] { semi::lrmlLoss(z, rows({{1, 0}}), y, w); }, "got 1 x 2");
+    expectInvalid([&] { semi::lrmlLoss(z, m, labelsOf({0, 0, 1}), w); }, "B = 4");
+    expectInvalid([&] { semi::lrmlLoss(z, m, torch::zeros({4}, kF64), w); }, "integers");
+    expectInvalid([&] { semi::lrmlLoss(z, m, labelsOf({0, -2, 1, -1}), w); }, "below -1");
+    expectInvalid([&] { semi::lrmlLoss(z, m, y, torch::zeros({4, 3}, kF64)); }, "affinity must be B x B with B = 4");
+    expectInvalid([&] { semi::lrmlLoss(z, m, y, torch::Tensor()); }, "undefined");
+    expectInvalid([&] { semi::lrmlLoss(z, m, y, w, {-1.0, 1.0}); }, "γ_S");
+    expectInvalid([&] { semi::lrmlLoss(z, m, y, w, {1.0, NAN}); }, "γ_D");
+    expectInvalid([&] { semi::laplacianRegulariser(z, m, torch::zeros({3, 3}, kF64)); }, "B = 4");
+    expectInvalid([&] { semi::pairwiseMetricDistances(z.to(torch::kLong), m); }, "floating");
+}
+
+// The SERAPH example, M = I, η = 1, μ = 0.5, λ = 0.1:
+//   p0 (0,0) class 0, p1 (0,1) class 1, p2 (1,0) unlabelled, p3 (1,2) unlabelled
+//   (0,1): dissimilar, δ² = 1, t = δ² - η = 0: -ln p(-1) = ln(1 + e^0) = ln 2
+//   (2,3): unlabelled, δ² = 4, t = 3: entropy H(3), p = 1 / (1 + e³) ≈ 0.047426,
+//          H = -p ln p - (1 - p) ln(1 - p) ≈ 0.14458 + 0.04628 ≈ 0.19086; μ H ≈ 0.09543
+//   (0,2), (0,3), (1,2), (1,3): labelled with unlabelled, in neither sum
+//   λ Tr(I₂) = 0.2
+//   loss = ln 2 + 0.5 H(3) + 0.2 ≈ 0.98858
+void TestBaselines::seraphHandComputed()
+{
+    const torch::Tensor z = rows({{0, 0}, {0, 1}, {1, 0}, {1, 2}});
+    const semi::BaselineLoss out = semi::seraphLoss(z, torch::eye(2, kF64), labelsOf({0, 1, -1, -1}), {1.0, 0.5, 0.1});
+    VERIFY_NEAR(out.labelled.item<double>(), std::log(2.0), 1e-12);
+    VERIFY_NEAR(out.unlabelled.item<double>(), 0.5 * entropyRef(3.0), 1e-12);
+    VERIFY_NEAR(out.regulariser.item<double>(), 0.2, 1e-12);
+    VERIFY_NEAR(out.loss.item<double>(), std::log(2.0) + 0.5 * entropyRef(3.0) + 0.2, 1e-12);
+    VERIFY_NEAR(out.loss.item<double>(), 0.98858, 1e-5); // the rounded arithmetic above
+    QCOMPARE(out.pairs.similar, std::int64_t(0));
+    QCOMPARE(out.pairs.dissimilar, std::int64_t(1));
+    QCOMPARE(out.pairs.unlabelled, std::int64_t(1));
+}
+
+void TestBaselines::seraphSimilarPairWithFullMetric()
+{
+    // Two points of class 2, (0,0) and (1,1), M = [[2, 1], [1, 1]]: δ² = 5, η = 1, t = 4:
+    // -ln p(+1) = ln(1 + e⁴) ≈ 4.01815; λ Tr(M) = 0.1 · 3 = 0.3.
+    const semi::BaselineLoss out =
+        semi::seraphLoss(rows({{0, 0}, {1, 1}}), rows({{2, 1}, {1, 1}}), labelsOf({2, 2}), {1.0, 0.5, 0.1});
+    VERIFY_NEAR(out.loss.item<double>(), std::log1p(std::exp(4.0)) + 0.3, 1e-12);
+    VERIFY_NEAR(out.loss.item<double>(), 4.31815, 1e-5);
+    QCOMPARE(out.pairs.similar, std::int64_t(1));
+    // The same pair called dissimilar: ln(1 + e⁻⁴); the two differ by exactly t = 4.
+    const double dis =
+        semi::seraphLoss(rows({{0, 0}, {1, 1}}), rows({{2, 1}, {1, 1}}), labelsOf({2, 5}), {1.0, 0.5, 0.1}).loss.item<double>();
+    VERIFY_NEAR(dis, std::log1p(std::exp(-4.0)) + 0.3, 1e-12);
+    VERIFY_NEAR(out.loss.item<double>() - dis, 4.0, 1e-12);
+}
+
+void TestBaselines::seraphGradientMatchesFiniteDifferences()
+{
+    torch::manual_seed(13);
+    const torch::Tensor labels = labelsOf({0, 1, 0, -1, -1, -1, 2});
+    // Small z keeps t = δ² - η around 0, where the sigmoids bend.
+    checkGradients(
+        [&](const std::vector<torch::Tensor>& x) { return semi::seraphLoss(x[0], x[1], labels, {0.8, 0.7, 0.3}).loss; },
+        {0.5 * torch::randn({7, 3}, kF64), torch::randn({3, 3}, kF64)});
+}
+
+void TestBaselines::seraphProperties()
+{
+    torch::manual_seed(17);
+    const torch::Tensor z = torch::randn({6, 3}, kF64);
+    const torch::Tensor a = torch::randn({3, 3}, kF64);
+    const torch::Tensor m = a.matmul(a.t());
+    const torch::Tensor labels = labelsOf({0, 1, 0, -1, -1, 1});
+    const semi::SeraphOptions o{1.2, 0.4, 0.05};
+    const double base = semi::seraphLoss(z, m, labels, o).loss.item<double>();
+    QVERIFY(base > 0.0); // softplus and entropies are positive, Tr(M) ≥ 0
+    VERIFY_NEAR(semi::seraphLoss(z + 2.0, m, labels, o).loss.item<double>(), base, 1e-10);
+    VERIFY_NEAR(semi::seraphLoss(z, m, labelsOf({4, 9, 4, -1, -1, 9}), o).loss.item<double>(), base, 1e-12);
+    const torch::Tensor perm = torch::tensor(std::vector<std::int64_t>{5, 3, 0, 1, 4, 2}, torch::kLong);
+    VERIFY_NEAR(semi::seraphLoss(z.index_select(0, perm), m, labels.index_select(0, perm), o).loss.item<double>(), base,
+                1e-10);
+    // Only mixed pairs (or one row): the loss is λ Tr(M), wherever the points are.
+    for (double x : {0.0, 0.3, 40.0}) {
+        const torch::Tensor two = rows({{0, 0, 0}, {x, -x, 1}});
+        const semi::BaselineLoss out = semi::seraphLoss(two, m, labelsOf({1, -1}), o);
+        VERIFY_NEAR(out.loss.item<double>(), 0.05 * m.trace().item<double>(), 1e-12);
+        QCOMPARE(out.pairs.similar + out.pairs.dissimilar + out.pairs.unlabelled, std::int64_t(0));
+    }
+    VERIFY_NEAR(semi::seraphLoss(rows({{1, 2, 3}}), m, labelsOf({0}), o).loss.item<double>(), 0.05 * m.trace().item<double>(),
+                1e-12);
+    // The entropy of an unlabelled pair peaks at δ² = η (μ ln 2) and is symmetric about it.
+    const semi::SeraphOptions noReg{1.0, 0.4, 0.0};
+    const torch::Tensor eye = torch::eye(2, kF64);
+    auto pairAt = [&](double dist2) {
+        return semi::seraphLoss(rows({{0, 0}, {std::sqrt(dist2), 0}}), eye, labelsOf({-1, -1}), noReg).loss.item<double>();
+    };
+    VERIFY_NEAR(pairAt(1.0), 0.4 * std::log(2.0), 1e-12);
+    VERIFY_NEAR(pairAt(1.7), pairAt(0.3), 1e-12);
+    QVERIFY(pairAt(1.2) < pairAt(1.0) && pairAt(0.8) < pairAt(1.0) && pairAt(3.0) < pairAt(1.2));
+}
+
+void TestBaselines::seraphNearZeroWhenConditionsMet()
+{
+    // λ = 0; the similar pair coincides (t = -η), the dissimilar pairs and the unlabelled pair
+    // lie far beyond η: every term is below e^-39 or so.
+    const torch::Tensor z = rows({{0, 0}, {0, 0}, {10, 0}, {0, 10}, {10, 10}});
+    const semi::BaselineLoss out =
+        semi::seraphLoss(z, torch::eye(2, kF64), labelsOf({0, 0, 1, -1, -1}), {40.0, 1.0, 0.0});
+    QCOMPARE(out.pairs.similar, std::int64_t(1));
+    QCOMPARE(out.pairs.dissimilar, std::int64_t(2));
+    QCOMPARE(out.pairs.unlabelled, std::int64_t(1));
+    QVERIFY2(out.loss.item<double>() < 1e-15, qPrintable(QString::number(out.loss.item<double>())));
+    // The same points with the labels swapped around violate every condition.
+    QVERIFY(semi::seraphLoss(z, torch::eye(2, kF64), labelsOf({0, 1, 0, -1, -1}), {40.0, 1.0, 0.0}).loss.item<double>() > 30);
+}
+
+void TestBaselines::seraphLargeDistancesStayFinite()
+{
+    torch::Tensor z = rows({{0, 0}, {300, 0}, {0, 300}, {300, 300}}).requires_grad_();
+    torch::Tensor m = torch::eye(2, kF64).requires_grad_();
+    const semi::BaselineLoss out = semi::seraphLoss(z, m, labelsOf({0, 0, -1, -1}), {1.0, 1.0, 1.0});
+    // Similar pair at δ² = 90 000: softplus(89 999) = 89 999; the unlabelled pair's entropy is
+    // 0 in double; λ Tr(I) = 2.
+    VERIFY_NEAR(out.loss.item<double>(), 89999.0 + 2.0, 1e-12);
+    out.loss.backward();
+    QVERIFY(torch::isfinite(z.grad()).all().item<bool>() && torch::isfinite(m.grad()).all().item<bool>());
+    // d/dz1 of δ² = 2 (z1 - z0) = (600, 0), times σ(t) = 1.
+    VERIFY_NEAR(z.grad()[1][0].item<double>(), 600.0, 1e-12);
+}
+
+void TestBaselines::seraphBadInput()
+{
+    const torch::Tensor z = rows({{0, 0}, {0, 1}, {1, 0}});
+    const torch::Tensor m = torch::eye(2, kF64);
+    const torch::Tensor y = labelsOf({0, 1, -1});
+    expectInvalid([&] { semi::seraphLoss(torch::zeros({2, 2, 2}, kF64), m, y); }, "B x d");
+    expectInvalid([&] { semi::seraphLoss(z, torch::eye(3, kF64), y); }, "d x d with d = 2");
+    expectInvalid([&] { semi::seraphLoss(z, m, labelsOf({0, 1})); }, "B = 3");
+    expectInvalid([&] { semi::seraphLoss(z, m, labelsOf({0, 1, -1}).view({3, 1})); }, "got 3 x 1");
+    expectInvalid([&] { semi::seraphLoss(z, m, labelsOf({0, -3, -1})); }, "below -1");
+    expectInvalid([&] { semi::seraphLoss(z, m, y, {-1.0, 1.0, 1.0}); }, "η");
+    expectInvalid([&] { semi::seraphLoss(z, m, y, {1.0, -0.5, 1.0}); }, "μ");
+    expectInvalid([&] { semi::seraphLoss(z, m, y, {1.0, 1.0, INFINITY}); }, "λ");
+}
+
+void TestBaselines::projectPsdHandComputed()
+{
+    // diag(2, -1) -> diag(2, 0).
+    QVERIFY(torch::allclose(semi::projectPsd(rows({{2, 0}, {0, -1}})), rows({{2, 0}, {0, 0}}), 0, 1e-12));
+    // [[1, 2], [0, 1]]: sym = [[1, 1], [1, 1]], eigenvalues 2 and 0, already PSD.
+    QVERIFY(torch::allclose(semi::projectPsd(rows({{1, 2}, {0, 1}})), rows({{1, 1}, {1, 1}}), 0, 1e-12));
+    // [[0, 1], [1, 0]]: eigenvalues ±1 on (1, ±1)/√2 -> 1 · (1,1)(1,1)ᵀ/2.
+    QVERIFY(torch::allclose(semi::projectPsd(rows({{0, 1}, {1, 0}})), rows({{0.5, 0.5}, {0.5, 0.5}}), 0, 1e-12));
+    torch::manual_seed(19);
+    const torch::Tensor p = semi::projectPsd(torch::randn({5, 5}, kF64));
+    QVERIFY(std::get<0>(torch::linalg::eigh(p, "L")).min().item<double>() > -1e-12);
+    QVERIFY(torch::allclose(semi::projectPsd(p), p, 0, 1e-12));
+}
+
+void TestBaselines::projectLrmlFeasible()
+{
+    // Feasible already (PSD, log|M| = ln 2 ≥ 0): unchanged.
+    QVERIFY(torch::allclose(semi::projectLrmlFeasible(rows({{2, 0}, {0, 1}})), rows({{2, 0}, {0, 1}}), 0, 1e-12));
+    // diag(0.25, 1): log|M| < 0. The projection keeps the eigenvectors and moves the
+    // eigenvalues to λ_i = (μ_i + sqrt(μ_i² + 4ν)) / 2 with λ_1 λ_2 = 1, i.e. λ_i (λ_i - μ_i)
+    // = ν for both i (the KKT condition), ν > 0.
+    const torch::Tensor p = semi::projectLrmlFeasible(rows({{0.25, 0}, {0, 1}}));
+    QVERIFY(std::abs(p[0][1].item<double>()) < 1e-12 && std::abs(p[1][0].item<double>()) < 1e-12);
+    const double l1 = p[0][0].item<double>(), l2 = p[1][1].item<double>();
+    VERIFY_NEAR(l1 * l2, 1.0, 1e-9);
+    const double nu1 = l1 * (l1 - 0.25), nu2 = l2 * (l2 - 1.0);
+    QVERIFY(nu1 > 0);
+    VERIFY_NEAR(nu1, nu2, 1e-9);
+    // It is at least as close as other feasible points: diag(1, 1), diag(0.5, 2), diag(0.25, 4).
+    const torch::Tensor a = rows({{0.25, 0}, {0, 1}});
+    const double dist = (p - a).norm().item<double>();
+    for (const torch::Tensor& x : {rows({{1, 0}, {0, 1}}), rows({{0.5, 0}, {0, 2}}), rows({{0.25, 0}, {0, 4}})})
+        QVERIFY(dist <= (x - a).norm().item<double>());
+    // A random matrix with negative eigenvalues comes out symmetric PSD with log|M| ≥ 0 (≈ 0).
+    torch::manual_seed(23);
+    const torch::Tensor in = torch::randn({4, 4}, kF64) - 0.5 * torch::eye(4, kF64);
+    QVERIFY(std::get<0>(torch::linalg::eigh(0.5 * (in + in.t()), "L")).min().item<double>() < 0); // infeasible
+    const torch::Tensor r = semi::projectLrmlFeasible(in);
+    QVERIFY(torch::allclose(r, r.t(), 0, 1e-12));
+    const torch::Tensor ev = std::get<0>(torch::linalg::eigh(r, "L"));
+    QVERIFY(ev.min().item<double>() > 0);
+    QVERIFY(ev.log().sum().item<double>() >= -1e-9);
+    VERIFY_NEAR(ev.log().sum().item<double>(), 0.0, 1e-9);
+    QCOMPARE(semi::projectLrmlFeasible(torch::randn({3, 3})).scalar_type(), torch::kFloat32);
+}
+
+void TestBaselines::projectionsBadInput()
+{
+    expectInvalid([] { semi::projectPsd(torch::zeros({2, 3}, kF64)); }, "got 2 x 3");
+    expectInvalid([] { semi::projectLrmlFeasible(torch::zeros({3}, kF64)); }, "got 3");
+    expectInvalid([] { semi::projectLrmlFeasible(torch::zeros({0, 0}, kF64)); }, "non-empty");
+}
+
+namespace {
+
+template <typename Loss>
+sdk::LossSpec specOf(std::int64_t d, const std::map<std::string, std::string>& given = {})
+{
+    sdk::LossSpec s;
+    s.options = sdk::OptionValues::resolve(Loss::schema(), given, "baseline under test");
+    s.embeddingDim = d;
+    return s;
+}
+
+} // namespace
+
+void TestBaselines::seraphModule()
+{
+    semi::SeraphLoss loss(specOf<semi::SeraphLoss>(2, {{"eta", "1"}, {"mu", "0.5"}, {"lambda", "0.1"}}));
+    QCOMPARE(loss.options().mu, 0.5);
+    QVERIFY(loss.named_parameters().contains("metric"));
+    QVERIFY(torch::equal(loss.metric(), torch::eye(2)));
+    // The hand-computed batch of seraphHandComputed.
+    sdk::LossContext c;
+    c.embeddings = rows({{0, 0}, {0, 1}, {1, 0}, {1, 2}});
+    c.labels = labelsOf({0, 1, -1, -1});
+    const sdk::LossOutput out = loss.forward(c);
+    VERIFY_NEAR(out.loss.item<double>(), std::log(2.0) + 0.5 * entropyRef(3.0) + 0.2, 1e-6);
+    QCOMPARE(out.terms, std::int64_t(2));
+    QCOMPARE(out.activeTerms, std::int64_t(2));
+    // Step 3: M = I, ∇_M = diag(3, -1), lr = 1: I - ∇ = diag(-2, 2), projected onto the PSD
+    // cone: diag(0, 2). The gradient is cleared.
+    loss.metric().mutable_grad() = rows({{3, 0}, {0, -1}}).to(torch::kFloat32);
+    loss.stepMetric(1.0);
+    QVERIFY(torch::allclose(loss.metric(), rows({{0, 0}, {0, 2}}).to(torch::kFloat32), 0, 1e-6));
+    QCOMPARE(loss.metric().grad().abs().sum().item<double>(), 0.0);
+    // A real backward reaches M (the λ Tr(M) term alone gives ∂/∂M = λ I).
+    sdk::LossContext one;
+    one.embeddings = rows({{5, 5}});
+    one.labels = labelsOf({3});
+    loss.forward(one).loss.backward();
+    QVERIFY(torch::allclose(loss.metric().grad(), 0.1 * torch::eye(2), 0, 1e-7));
+    expectInvalid([] { semi::SeraphLoss bad(specOf<semi::SeraphLoss>(0)); }, "at least 1");
+}
+
+void TestBaselines::lrmlModule()
+{
+    semi::LrmlLoss loss(specOf<semi::LrmlLoss>(2, {{"gamma-s", "2"}, {"gamma-d", "0.5"}}));
+    QVERIFY(loss.named_parameters().contains("metric"));
+    sdk::LossContext c;
+    c.embeddings = lrmlZ();
+    c.labels = lrmlLabels();
+    bool threw = false;
+    try {
+        loss.forward(c);
+    } catch (const std::logic_error& e) {
+        threw = std::string(e.what()).find("affinit") != std::string::npos;
+    }
+    QVERIFY2(threw, "forward without the affinity must refuse");
+    // The hand-computed batch of lrmlHandComputed with M = diag(1, 2).
+    {
+        torch::NoGradGuard noGrad;
+        loss.metric().copy_(lrmlM());
+    }
+    const sdk::LossOutput out = loss.forward(c, lrmlW());
+    VERIFY_NEAR(out.loss.item<double>(), 3.5, 1e-6);
+    QCOMPARE(out.terms, std::int64_t(3));
+    QCOMPARE(out.activeTerms, std::int64_t(3));
+    // A similar pair at the same point is an inactive term: (0,0) (0,0) class 0, (1,0) class 1.
+    sdk::LossContext same;
+    same.embeddings = rows({{0, 0}, {0, 0}, {1, 0}});
+    same.labels = labelsOf({0, 0, 1});
+    const sdk::LossOutput s = loss.forward(same, torch::zeros({3, 3}, kF64));
+    QCOMPARE(s.terms, std::int64_t(3));
+    QCOMPARE(s.activeTerms, std::int64_t(2));
+    // Step 3: M = I, ∇_M = diag(0.9, -1), lr = 1: I - ∇ = diag(0.1, 2), log|M| = ln 0.2 < 0;
+    // the projection keeps it diagonal and brings the log-determinant to 0.
+    {
+        torch::NoGradGuard noGrad;
+        loss.metric().copy_(torch::eye(2));
+    }
+    loss.metric().mutable_grad() = rows({{0.9, 0}, {0, -1}}).to(torch::kFloat32);
+    loss.stepMetric(1.0);
+    const torch::Tensor m = loss.metric().to(torch::kFloat64);
+    QVERIFY(std::abs(m[0][1].item<double>()) < 1e-6);
+    VERIFY_NEAR(m[0][0].item<double>() * m[1][1].item<double>(), 1.0, 1e-5);
+    // KKT: every eigenvalue grows, by λ_i - μ_i = ν / λ_i with one ν > 0.
+    const double l1 = m[0][0].item<double>(), l2 = m[1][1].item<double>();
+    QVERIFY(l1 > 0.1 && l2 > 2.0);
+    VERIFY_NEAR(l1 * (l1 - 0.1), l2 * (l2 - 2.0), 1e-5);
+    QCOMPARE(loss.metric().grad().abs().sum().item<double>(), 0.0);
+}
+
+QTEST_GUILESS_MAIN(TestBaselines)
+#include "tst_Baselines.moc"
