@@ -105,6 +105,7 @@ bool LabelController::assign(const std::vector<std::int64_t>& items, const QStri
     }
     project::ProjectStore& store = *m_session->project();
     const std::int64_t datasetId = m_session->projectDatasetId();
+    bool created = false;
     try {
         std::int64_t id = labelSetId(setName);
         if (!id) {
@@ -112,6 +113,7 @@ bool LabelController::assign(const std::vector<std::int64_t>& items, const QStri
             // undoable edit, so undo leaves it empty rather than deleting the set.
             const auto n = static_cast<std::size_t>(m_session->dataset()->size());
             id = store.createLabelSet(datasetId, setName.toStdString(), {}, std::vector<std::int32_t>(n, -1));
+            created = true;
         }
         const auto rec = store.labelSet(id);
         const auto& names = rec->classNames;
@@ -136,6 +138,8 @@ bool LabelController::assign(const std::vector<std::int64_t>& items, const QStri
         store.applyEdit(id, changes, description);
     } catch (const std::exception& e) {
         setError(error, QString::fromUtf8(e.what()));
+        if (created) // the new set is in the file: show it as it is there
+            refresh(setName);
         return false;
     }
     return refresh(setName);
