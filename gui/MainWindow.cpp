@@ -6,6 +6,9 @@
 #include "core/catalog/DatasetCatalog.h"
 #include "core/train/TrainingJob.h"
 #include "core/util/BuildInfo.h"
+#include "gui/labels/AssignLabelDialog.h"
+#include "gui/labels/LabelController.h"
+#include "gui/labels/MappingEditorDialog.h"
 #include "gui/panels/DatasetPanel.h"
 #include "gui/panels/LogPanel.h"
 #include "gui/panels/MetricsPanel.h"
@@ -44,6 +47,7 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
 
     m_selection = new SelectionModel(this);
+    m_labels = new LabelController(m_session, this);
     m_view = new EmbeddingView;
     m_view->setObjectName(QStringLiteral("embeddingView"));
     m_view->setSelectionModel(m_selection);
@@ -117,6 +121,20 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
         updateDatasetStatus();
     });
     connect(m_selection, &SelectionModel::changed, this, &MainWindow::updateDatasetStatus);
+    // Labels: an edit recolours the map and refreshes the label-set choices, keeping the map.
+    connect(s, &Session::labelsChanged, this, [this](const QString& labelSet) {
+        const auto ds = m_session->dataset();
+        m_view->updateLabels(ds);
+        if (m_pinned)
+            m_pinned->updateLabels(ds);
+        m_trainingPanel->refreshLabelSets(ds.get());
+        m_datasetPanel->setDataset(ds, m_session->datasetSpec());
+        m_datasetPanel->setCurrentLabelSet(labelSet); // colours the map by the edited set
+        m_view->setColorBy(labelSet);
+    });
+    connect(m_labels, &LabelController::historyChanged, this, &MainWindow::updateUndoActions);
+    connect(s, &Session::projectChanged, this, &MainWindow::updateUndoActions);
+    connect(m_selection, &SelectionModel::changed, this, [this] { m_assign->setEnabled(!m_selection->empty()); });
     connect(s, &Session::projectChanged, this, [this](const QString& path) {
         m_statusProject->setText(path.isEmpty() ? tr("no project") : tr("project: %1").arg(QFileInfo(path).fileName()));
         m_statusProject->setToolTip(path);
@@ -226,6 +244,8 @@ void MainWindow::createMenus()
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
 
+    createLabelMenus();
+
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* d : m_docks)
         view->addAction(d->toggleViewAction());
@@ -239,6 +259,118 @@ void MainWindow::createMenus()
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     connect(help->addAction(tr("&About setscope")), &QAction::triggered, this, &MainWindow::about);
+}
+
+void MainWindow::createLabelMenus()
+{
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    m_undo = edit->addAction(tr("&Undo"));
+    m_undo->setObjectName(QStringLiteral("undoLabelsAction"));
+    m_undo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
+    connect(m_undo, &QAction::triggered, m_labels, &LabelController::undo);
+    m_redo = edit->addAction(tr("&Redo"));
+    m_redo->setObjectName(QStringLiteral("redoLabelsAction"));
+    m_redo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+    connect(m_redo, &QAction::triggered, m_labels, &LabelController::redo);
+
+    QMenu* labels = menuBar()->addMenu(tr("&Labels"));
+    m_assign = labels->addAction(tr("&Assign selection to class…"));
+    m_assign->setObjectName(QStringLiteral("assignLabelsAction"));
+    m_assign->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    m_assign->setEnabled(false); // until something is selected
+    connect(m_assign, &QAction::triggered, this, &MainWindow::assignSelection);
+    m_derive = labels->addAction(tr("&Derive label set…"));
+    m_derive->setObjectName(QStringLiteral("deriveLabelsAction"));
+    connect(m_derive, &QAction::triggered, this, &MainWindow::deriveLabelSet);
+    labels->addSeparator();
+    m_retrain = labels->addAction(tr("&Retrain with these labels"));
+    m_retrain->setObjectName(QStringLiteral("retrainAction"));
+    m_retrain->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    connect(m_retrain, &QAction::triggered, this, &MainWindow::retrain);
+
+    // The map's context menu: the same actions where the selection is made.
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto* sep = new QAction(m_view);
+    sep->setSeparator(true);
+    m_view->addActions({m_assign, m_undo, m_redo, sep, m_retrain});
+    updateUndoActions();
+}
+
+void MainWindow::updateUndoActions()
+{
+    const QString undo = m_labels->undoText(), redo = m_labels->redoText();
+    m_undo->setText(undo.isEmpty() ? tr("&Undo") : tr("&Undo %1").arg(undo));
+    m_redo->setText(redo.isEmpty() ? tr("&Redo") : tr("&Redo %1").arg(redo));
+    m_undo->setEnabled(m_labels->canUndo());
+    m_redo->setEnabled(m_labels->canRedo());
+    const QString set = retrainLabelSet();
+    m_retrain->setText(set.isEmpty() ? tr("&Retrain with these labels") : tr("&Retrain with '%1'").arg(set));
+}
+
+QString MainWindow::retrainLabelSet() const
+{
+    const QString edited = m_labels->editedLabelSet();
+    return edited.isEmpty() ? m_datasetPanel->currentLabelSet() : edited;
+}
+
+void MainWindow::assignSelection()
+{
+    if (m_selection->empty()) {
+        showMessage(tr("Select items on the map first: click, Shift-drag a box or Alt-drag a lasso"));
+        return;
+    }
+    if (!m_session->project() && m_session->dataset()) {
+        const auto answer = QMessageBox::question(
+            this, tr("Labels need a project"),
+            tr("Labels you assign are kept in a project file, written at once with their undo history. "
+               "Open or create a project now? (The dataset is re-opened in it; then assign again.)"));
+        if (answer == QMessageBox::Yes)
+            chooseProject();
+        return;
+    }
+    if (!m_labels->canEdit()) {
+        showError(m_labels->whyNot());
+        return;
+    }
+    AssignLabelDialog dialog(*m_labels, m_selection->size(), retrainLabelSet(), this);
+    if (dialog.exec() == QDialog::Accepted)
+        assignSelectionTo(dialog.labelSet(), dialog.className());
+}
+
+bool MainWindow::assignSelectionTo(const QString& labelSet, const QString& className)
+{
+    QString error;
+    if (!m_labels->assign(m_selection->items(), labelSet, className, &error)) {
+        showError(tr("Labels not assigned: %1").arg(error));
+        return false;
+    }
+    showMessage(tr("%1 in '%2' (saved in the project; Edit ▸ Undo takes it back)").arg(m_labels->undoText(), labelSet));
+    return true;
+}
+
+void MainWindow::deriveLabelSet()
+{
+    if (!m_labels->canEdit()) {
+        showError(m_labels->whyNot());
+        return;
+    }
+    const QString edited = m_labels->editedLabelSet();
+    MappingEditorDialog dialog(*m_labels, m_session->dataset(),
+                               !edited.isEmpty() && !m_labels->storedMapping(edited).isEmpty() ? edited : QString(), this);
+    dialog.exec();
+}
+
+bool MainWindow::retrain()
+{
+    const QString set = retrainLabelSet();
+    if (set.isEmpty()) {
+        showError(tr("Nothing to retrain with: open a dataset with labels, or assign some"));
+        return false;
+    }
+    m_trainingPanel->resetRun();
+    m_metricsPanel->clearRun();
+    m_view->setTrainingInfo(0);
+    return m_labels->retrain(m_trainingPanel->config(), set);
 }
 
 void MainWindow::createExportMenu(QMenu* file)

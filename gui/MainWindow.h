@@ -6,6 +6,7 @@
 #include <QMap>
 #include <QStringList>
 
+class QAction;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -19,6 +20,7 @@ namespace setscope::gui {
 class DatasetPanel;
 class EmbeddingView;
 class ExplorerView;
+class LabelController;
 class LogPanel;
 class MetricsPanel;
 class SelectionModel;
@@ -47,6 +49,14 @@ public:
     LogPanel* logPanel() const { return m_logPanel; }
     /// The selected items, shared by every view of the window (cleared when a dataset opens).
     SelectionModel* selection() const { return m_selection; }
+    /// Label edits, undo / redo and retraining (the Labels and Edit menus).
+    LabelController* labels() const { return m_labels; }
+    /// Edit ▸ Undo / Redo (texts name the edit) and Labels ▸ Assign / Derive / Retrain.
+    QAction* undoAction() const { return m_undo; }
+    QAction* redoAction() const { return m_redo; }
+    QAction* assignAction() const { return m_assign; }
+    QAction* deriveAction() const { return m_derive; }
+    QAction* retrainAction() const { return m_retrain; }
     /// The explorer's views by id (gui/views/ViewList.h: "retrieval", "pointswap", "flow",
     /// "dashboard"); null for an unknown id.
     ExplorerView* explorerView(const QString& id) const { return m_views.value(id); }
@@ -72,6 +82,16 @@ public Q_SLOTS:
     /// view's id), or "npy", "tsv" (embeddings), "runs" (CSV). Asks for the file when `path`
     /// is empty. Returns "" on success, else the error (also shown).
     QString exportTo(const QString& what, const QString& viewId = {}, const QString& path = {});
+    /// Labels ▸ Assign selection to class…: asks for the label set and class (without a
+    /// project: offers to open or create one first), then assigns.
+    void assignSelection();
+    /// The same without the dialog: assigns the selected items; false (and the reason shown).
+    bool assignSelectionTo(const QString& labelSet, const QString& className);
+    /// Labels ▸ Derive label set…: the mapping editor.
+    void deriveLabelSet();
+    /// Labels ▸ Retrain: a run with the training panel's settings, supervised by the label set
+    /// last edited (else the one shown), from the current model's weights.
+    bool retrain();
     /// Shows the current map in a second map view (a dock) that keeps it while the main map
     /// moves on, sharing the selection: two runs or two moments side by side.
     void pinMap();
@@ -85,10 +105,20 @@ private:
     /// each area's views are tabbed with).
     void addExplorerViews(const QMap<Qt::DockWidgetArea, QDockWidget*>& anchors);
     void createExportMenu(QMenu* file);
+    void createLabelMenus();
+    void updateUndoActions();
+    /// The label set a retrain supervises with.
+    QString retrainLabelSet() const;
 
     const plugin::Registry& m_registry;
     Session* m_session = nullptr;
     SelectionModel* m_selection = nullptr;
+    LabelController* m_labels = nullptr;
+    QAction* m_undo = nullptr;
+    QAction* m_redo = nullptr;
+    QAction* m_assign = nullptr;
+    QAction* m_derive = nullptr;
+    QAction* m_retrain = nullptr;
     EmbeddingView* m_view = nullptr;
     EmbeddingView* m_pinned = nullptr; ///< created by pinMap()
     DatasetPanel* m_datasetPanel = nullptr;

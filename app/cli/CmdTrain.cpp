@@ -125,6 +125,9 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
     cmd->add_option("--resume", c.resumeFrom,
                     "resume from this checkpoint (an exact continuation: the same settings except epochs, "
                     "max steps, device, checkpoint and snapshot settings)");
+    cmd->add_option("--init-from", c.initFrom,
+                    "start from this checkpoint's encoder weights (fine-tuning: fresh optimizer, schedule and step "
+                    "count; the same model, embedding dim and model options; any dataset of the same input dimension)");
     cmd->add_option("--resume-override", c.resumeOverrides,
                     "FIELD[,FIELD]: let these settings differ from the checkpoint's (recipe, loss, loss_options, "
                     "sampler_options, optimizer_options, label_set, seed, threads, ...); the run is then no longer an "
@@ -201,6 +204,10 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         std::shared_ptr<const data::Dataset> external;
         if (plan.needsExternal)
             external = context.openDataset(cfg.externalDataset);
+        if (cfg.resumeFrom.empty() && !cfg.initFrom.empty()) {
+            train::checkResume(cfg, *ds); // checks the weights' fit
+            std::fprintf(stderr, "starting from the weights of %s\n", cfg.initFrom.c_str());
+        }
         if (!cfg.resumeFrom.empty()) { // refuse a checkpoint that does not fit before any other work
             const std::string overridden = train::checkResume(cfg, *ds);
             std::fprintf(stderr, "resuming from %s: %s\n", cfg.resumeFrom.c_str(),

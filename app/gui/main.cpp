@@ -10,6 +10,8 @@
 #include "core/train/TrainerConfig.h"
 #include "core/util/OpenMpWait.h"
 #include "gui/MainWindow.h"
+#include "gui/labels/MappingEditorDialog.h"
+#include "gui/labels/MappingModel.h"
 #include "gui/panels/TrainingPanel.h"
 #include "gui/session/Session.h"
 #include "gui/session/SelectionModel.h"
@@ -31,8 +33,10 @@
 #include <QSurfaceFormat>
 #include <QTimer>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <numbers>
 
 namespace {
 
@@ -48,6 +52,7 @@ struct Options {
     QString project;
     bool noProject = false;
     bool views = false;
+    bool labels = false;
     qint64 item = -1;
     qint64 second = -1;
     qint64 mapItems = -1;
@@ -80,6 +85,11 @@ void describe(QCommandLineParser& p)
     p.addOption({QStringLiteral("views"),
                  QStringLiteral("With --screenshot: then click an item (--item, else the one pointed at), show each "
                                 "of the explorer's views on it and save each to FILE-<view>.png.")});
+    p.addOption({QStringLiteral("labels"),
+                 QStringLiteral("With --screenshot: then select the items in an ellipse left of the map's centre, "
+                                "assign them to class 'picked' of label set 'mine' in the project (use --project with "
+                                "a scratch file), save the window to FILE-labels.png and the mapping editor to "
+                                "FILE-mapping.png.")});
     p.addOption({QStringLiteral("item"), QStringLiteral("With --views: the item to click."), QStringLiteral("N")});
     p.addOption({QStringLiteral("second"),
                  QStringLiteral("With --views: a second item to select (the EMD-flow view compares the two)."),
@@ -111,11 +121,12 @@ public:
     static constexpr qint64 kSettleMs = 60000;
     static constexpr int kGiveUpMs = 20 * 60 * 1000;
 
-    ScreenshotTaker(MainWindow& window, QString file, bool train, bool views, qint64 item, qint64 second)
+    ScreenshotTaker(MainWindow& window, QString file, bool train, bool views, bool labels, qint64 item, qint64 second)
         : m_window(window)
         , m_file(std::move(file))
         , m_train(train)
         , m_views(views)
+        , m_labels(labels)
         , m_item(item)
         , m_second(second)
     {
@@ -272,16 +283,75 @@ private:
         const bool ok = window.save(m_file) && map.save(mapFile);
         std::fprintf(stderr, "setscope: %s %s and %s\n", ok ? "saved" : "could not save", qPrintable(m_file),
                      qPrintable(mapFile));
-        if (ok && m_views)
+        if (ok && m_labels)
+            captureLabels(code);
+        else if (ok && m_views)
             captureViews(code);
         else
             QApplication::exit(ok ? code : 1);
+    }
+
+    /// --labels: a selection (an ellipse left of the centre, as a lasso would take it), assigned
+    /// to a new class of a new label set; the window with the recoloured map, then the mapping
+    /// editor on "fine" (its first three classes merged).
+    void captureLabels(int code)
+    {
+        setscope::gui::EmbeddingView* view = m_window.view();
+        QPolygonF lasso;
+        for (int k = 0; k < 64; ++k) {
+            const double a = 2 * std::numbers::pi * k / 64;
+            lasso << QPointF(view->width() * (0.36 + 0.16 * std::cos(a)), view->height() * (0.5 + 0.28 * std::sin(a)));
+        }
+        m_window.selection()->select(view->itemsInPolygon(lasso));
+        if (!m_window.assignSelectionTo(QStringLiteral("mine"), QStringLiteral("picked"))) {
+            std::fprintf(stderr, "setscope: --labels: nothing assigned (see the log)\n");
+            QApplication::exit(1);
+            return;
+        }
+        QTimer::singleShot(800, this, [this, code] {
+            const QFileInfo fi(m_file);
+            const QString labelsFile = fi.dir().filePath(fi.completeBaseName() + QStringLiteral("-labels.png"));
+            bool ok = m_window.grab().toImage().save(labelsFile);
+            auto* editor = new setscope::gui::MappingEditorDialog(*m_window.labels(), m_window.session()->dataset(),
+                                                                  QStringLiteral("coarse-mine"), &m_window);
+            editor->setAttribute(Qt::WA_DeleteOnClose);
+            editor->setSource(QStringLiteral("fine"));
+            // Fashion-MNIST's garments grouped as a person would (issue 11); elsewhere the
+            // first three classes merged.
+            const QStringList tops{QStringLiteral("T-shirt/top"), QStringLiteral("Pullover"), QStringLiteral("Coat"),
+                                   QStringLiteral("Shirt")};
+            const QStringList shoes{QStringLiteral("Sandal"), QStringLiteral("Sneaker"), QStringLiteral("Ankle boot")};
+            setscope::gui::MappingModel* model = editor->model();
+            bool grouped = false;
+            for (int r = 0; r < model->rowCount(); ++r) {
+                if (tops.contains(model->sourceClass(r)))
+                    grouped = model->setTarget(r, QStringLiteral("tops"));
+                else if (shoes.contains(model->sourceClass(r)))
+                    grouped = model->setTarget(r, QStringLiteral("footwear"));
+            }
+            for (int r = 1; !grouped && r < 3 && r < model->rowCount(); ++r)
+                model->setTarget(r, model->target(0));
+            editor->resize(560, 520);
+            editor->show();
+            QTimer::singleShot(400, this, [this, editor, code, ok, labelsFile, fi]() mutable {
+                const QString mappingFile = fi.dir().filePath(fi.completeBaseName() + QStringLiteral("-mapping.png"));
+                ok = editor->grab().toImage().save(mappingFile) && ok;
+                editor->close();
+                std::fprintf(stderr, "setscope: %s %s and %s\n", ok ? "saved" : "could not save", qPrintable(labelsFile),
+                             qPrintable(mappingFile));
+                if (ok && m_views)
+                    captureViews(code);
+                else
+                    QApplication::exit(ok ? code : 1);
+            });
+        });
     }
 
     MainWindow& m_window;
     QString m_file;
     bool m_train;
     bool m_views;
+    bool m_labels;
     qint64 m_item, m_second;
     QStringList m_pending;
     qint64 m_epochStep = -1;
@@ -335,6 +405,7 @@ int main(int argc, char** argv)
     opt.project = parser.value(QStringLiteral("project"));
     opt.noProject = parser.isSet(QStringLiteral("no-project"));
     opt.views = parser.isSet(QStringLiteral("views"));
+    opt.labels = parser.isSet(QStringLiteral("labels"));
     opt.model = parser.value(QStringLiteral("model"));
     opt.recipe = parser.value(QStringLiteral("recipe"));
     auto number = [&](const char* name, qint64 lo) -> qint64 {
@@ -411,7 +482,8 @@ int main(int argc, char** argv)
     }
     std::unique_ptr<ScreenshotTaker> screenshot;
     if (!opt.screenshot.isEmpty())
-        screenshot = std::make_unique<ScreenshotTaker>(window, opt.screenshot, opt.train, opt.views, opt.item, opt.second);
+        screenshot = std::make_unique<ScreenshotTaker>(window, opt.screenshot, opt.train, opt.views, opt.labels, opt.item,
+                                                        opt.second);
 
     window.show();
     if (opt.dataset.isEmpty())

@@ -63,6 +63,7 @@ nlohmann::json TrainerConfig::toJson() const
         {"checkpoint_every", checkpointEvery},
         {"resume_from", resumeFrom},
         {"resume_overrides", resumeOverrides},
+        {"init_from", initFrom},
         {"snapshot_every", snapshotEvery},
         {"snapshot_items", snapshotItems},
         {"evaluate_each_epoch", evaluateEachEpoch},
@@ -88,7 +89,7 @@ TrainerConfig TrainerConfig::fromJson(const nlohmann::json& j)
         "augmentation_options", "sampler", "sampler_options", "optimizer", "optimizer_options", "schedule", "preset",
         "label_set", "label_fraction", "validation_fraction", "external_dataset", "epochs", "max_steps",
         "embedding_dim", "seed", "device", "emd_cache", "threads", "checkpoint_dir", "checkpoint_every", "resume_from",
-        "resume_overrides", "snapshot_every", "snapshot_items", "evaluate_each_epoch",
+        "resume_overrides", "init_from", "snapshot_every", "snapshot_items", "evaluate_each_epoch",
         // stored before recipes; read into item options below
         "margin", "batch_classes", "batch_per_class", "learning_rate", "weight_decay"};
     for (const auto& [k, v] : j.items())
@@ -125,6 +126,7 @@ TrainerConfig TrainerConfig::fromJson(const nlohmann::json& j)
         c.checkpointEvery = j.value("checkpoint_every", c.checkpointEvery);
         c.resumeFrom = j.value("resume_from", c.resumeFrom);
         c.resumeOverrides = j.value("resume_overrides", c.resumeOverrides);
+        c.initFrom = j.value("init_from", c.initFrom);
         c.snapshotEvery = j.value("snapshot_every", c.snapshotEvery);
         c.snapshotItems = j.value("snapshot_items", c.snapshotItems);
         c.evaluateEachEpoch = j.value("evaluate_each_epoch", c.evaluateEachEpoch);

@@ -66,6 +66,13 @@ struct TrainerConfig {
     /// Fields (JSON names, e.g. "loss", "seed") allowed to differ from the checkpoint's when
     /// resuming; see resumeDifferences(). Like resumeFrom, not stored in checkpoints.
     std::vector<std::string> resumeOverrides;
+    /// Checkpoint file whose encoder weights this run starts from ("" = fresh weights): a
+    /// fine-tuning start, not a resume -- the optimizer, schedule, step count, sampler order and
+    /// history start fresh. The checkpoint must be of the same model, embedding_dim and
+    /// model_options and the same input dimension (any dataset). Ignored when resumeFrom is set
+    /// (the checkpoint resumed already holds the weights). Stored with the run (provenance) and
+    /// free in resumeDifferences().
+    std::string initFrom;
 
     std::int64_t snapshotEvery = 50;   ///< steps between EmbeddingSnapshots (0 = none)
     int snapshotItems = 0;             ///< items in a snapshot: 0 = every item; else a stratified subset (test split first)

@@ -417,12 +417,34 @@ std::string checkResumeHeader(const CheckpointHeader& h, const TrainerConfig& cf
     return describe(allowed);
 }
 
+/// The checks of a fine-tuning start (TrainerConfig::initFrom) on an open checkpoint header:
+/// the weights must fit the model; the data may differ (only the input dimension must match).
+void checkInitHeader(const CheckpointHeader& h, const TrainerConfig& cfg, const data::Dataset& ds)
+{
+    const std::string& path = cfg.initFrom;
+    if (h.inputDim != ds.dim())
+        throw sdk::InputError(path, "", "checkpoint for " + std::to_string(h.inputDim) + "-d input, dataset '" +
+                                            ds.name() + "' is " + std::to_string(ds.dim()) + "-d");
+    std::vector<ConfigDifference> structural;
+    for (const ConfigDifference& d : resumeDifferences(h.config, cfg))
+        if (d.structural)
+            structural.push_back(d);
+    if (!structural.empty())
+        throw sdk::InputError(path, "", "cannot start from this checkpoint's weights: " + describe(structural) +
+                                            " (its weights fit only the model it was trained with)");
+}
+
 } // namespace
 
 std::string checkResume(const TrainerConfig& config, const data::Dataset& dataset)
 {
-    if (config.resumeFrom.empty())
+    if (config.resumeFrom.empty()) {
+        if (!config.initFrom.empty()) {
+            auto ar = openArchive(config.initFrom, torch::kCPU);
+            checkInitHeader(readHeader(ar, config.initFrom), config, dataset);
+        }
         return {};
+    }
     auto ar = openArchive(config.resumeFrom, torch::kCPU);
     return checkResumeHeader(readHeader(ar, config.resumeFrom), config, dataset);
 }
@@ -659,6 +681,14 @@ void TrainingJob::run()
         resumeHeader = readHeader(*resumeArchive, cfg.resumeFrom);
         overridden = checkResumeHeader(*resumeHeader, cfg, ds);
     }
+    std::optional<torch::serialize::InputArchive> initArchive;
+    std::int64_t initStep = 0;
+    if (cfg.resumeFrom.empty() && !cfg.initFrom.empty()) {
+        initArchive.emplace(openArchive(cfg.initFrom, device));
+        const CheckpointHeader h = readHeader(*initArchive, cfg.initFrom);
+        checkInitHeader(h, cfg, ds);
+        initStep = h.step;
+    }
 
     std::shared_ptr<sdk::SetEncoder> enc;
     {
@@ -667,6 +697,15 @@ void TrainingJob::run()
         enc = plan.encoder->create(encoderSpec(m_registry, cfg, ds.dim()));
     }
     enc->to(device);
+    if (initArchive) {
+        // Only the encoder's weights: optimizer, schedule, sampler order and history start fresh.
+        torch::serialize::InputArchive m;
+        initArchive->read("model", m);
+        enc->load(m);
+        initArchive.reset();
+        reportMessage("started from the weights of " + cfg.initFrom + " (its step " + std::to_string(initStep) +
+                      "); optimizer and schedule start fresh");
+    }
 
     std::int64_t step = 0;
     double epochLossSum = 0.0;

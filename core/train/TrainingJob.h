@@ -107,7 +107,9 @@ Embeddings embedWithCheckpoint(const std::string& checkpoint, const data::Datase
 /// allowed, structural ones never). Throws sdk::InputError naming the checkpoint: unreadable,
 /// other data, or every difference in the configuration. Returns the allowed differences ("" when
 /// the run is an exact continuation). TrainingJob::run() does the same before training;
-/// callers use this to fail at once. Reads the whole checkpoint (blocking).
+/// callers use this to fail at once. Reads the whole checkpoint (blocking). Without a resume,
+/// checks config.initFrom instead (readable, same input dimension, same model, embedding_dim
+/// and model_options) and returns "".
 std::string checkResume(const TrainerConfig& config, const data::Dataset& dataset);
 
 /// The intra-op thread count LibTorch uses on the calling thread (for tests and diagnostics).

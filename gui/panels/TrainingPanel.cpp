@@ -719,6 +719,13 @@ void TrainingPanel::setConfig(const train::TrainerConfig& c)
 
 void TrainingPanel::setDataset(const data::Dataset* dataset)
 {
+    refreshLabelSets(dataset);
+    resetRun();
+    updatePlan();
+}
+
+void TrainingPanel::refreshLabelSets(const data::Dataset* dataset)
+{
     m_hasDataset = dataset != nullptr;
     const QString previous = m_labelSet->currentText();
     {
@@ -732,8 +739,6 @@ void TrainingPanel::setDataset(const data::Dataset* dataset)
             i = m_labelSet->findText(QStringLiteral("fine"));
         m_labelSet->setCurrentIndex(std::max(0, i));
     }
-    resetRun();
-    updatePlan();
 }
 
 // --- run state -------------------------------------------------------------------------------

@@ -63,6 +63,9 @@ public:
     void setConfig(const train::TrainerConfig& c);
     /// Fills the label-set choice; Start needs a dataset.
     void setDataset(const data::Dataset* dataset);
+    /// The label-set choice only (the same dataset with new label sets: a label edit); the
+    /// run shown is kept.
+    void refreshLabelSets(const data::Dataset* dataset);
     /// Enables "cuda" in the device choice (default: train::cudaAvailable()).
     void setCudaAvailable(bool available);
 

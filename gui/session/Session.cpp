@@ -264,6 +264,31 @@ void Session::showDataset(std::shared_ptr<const data::Dataset> dataset, const QS
     updatePolling();
 }
 
+bool Session::refreshLabels(const std::string& labelSet)
+{
+    if (!m_project || m_projectDatasetId == 0 || !m_dataset) {
+        Q_EMIT error(tr("Labels are kept in a project: open or create one first (File ▸ Open or create project)"));
+        return false;
+    }
+    try {
+        const auto rec = m_project->findLabelSet(m_projectDatasetId, labelSet);
+        if (!rec) {
+            Q_EMIT error(tr("The project has no label set '%1'").arg(QString::fromStdString(labelSet)));
+            return false;
+        }
+        data::LabelSet ls;
+        ls.name = rec->name;
+        ls.classNames = rec->classNames;
+        ls.labels = m_project->labels(rec->id);
+        m_dataset = std::make_shared<const data::Dataset>(m_dataset->withLabelSet(std::move(ls)));
+    } catch (const std::exception& e) {
+        Q_EMIT error(tr("Project %1: %2").arg(projectPath(), QString::fromUtf8(e.what())));
+        return false;
+    }
+    Q_EMIT labelsChanged(QString::fromStdString(labelSet));
+    return true;
+}
+
 // --- the map ---------------------------------------------------------------------------
 
 std::vector<std::int64_t> Session::mapItems(const data::Dataset& ds, const std::string& labelSet, int maxItems,

@@ -135,6 +135,14 @@ public:
     /// without it and error() says why.
     void setDataset(std::shared_ptr<const data::Dataset> dataset, const QString& spec);
 
+    /// Replaces label set `labelSet` of the open dataset by the project's current labels of
+    /// that name (after an edit, an undo or a derive): a copy of the dataset with the new
+    /// labels becomes dataset(), the map and the running jobs are left alone (a run keeps the
+    /// labels it started with). Emits labelsChanged(). False (and error()) without a project
+    /// dataset or when the store has no such label set. Blocking (one SQLite read, one copy
+    /// of the dataset's item table); GUI thread.
+    bool refreshLabels(const std::string& labelSet);
+
     /// The items of the map before training, chosen like TrainingJob's snapshot subset (every
     /// item for maxItems 0; else the test split when it has items, else all; classes of
     /// `labelSet` in proportion, order fixed by `seed`), so that training snapshots
@@ -175,6 +183,9 @@ Q_SIGNALS:
     void loadingChanged(bool loading);
     /// A new dataset is open (the map is reset; layoutChanged() follows when it is ready).
     void datasetChanged();
+    /// The open dataset's labels changed (refreshLabels()): same items, same map, new
+    /// dataset() object carrying label set `labelSet`.
+    void labelsChanged(const QString& labelSet);
     void loadFailed(const QString& spec, const QString& message);
     void fetchingChanged(bool fetching, const QString& name);
     void fetchProgress(qint64 done, qint64 total, const QString& what);

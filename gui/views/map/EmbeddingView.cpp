@@ -210,6 +210,26 @@ void EmbeddingView::setDataset(std::shared_ptr<const data::Dataset> dataset)
     requestFrames();
 }
 
+void EmbeddingView::updateLabels(std::shared_ptr<const data::Dataset> dataset)
+{
+    if (!dataset || !m_dataset || dataset->size() != m_dataset->size()) {
+        setDataset(std::move(dataset));
+        return;
+    }
+    m_dataset = std::move(dataset);
+    m_presenter.setDataset(m_dataset);
+    const QString agreement = QString::fromLatin1(kAgreementColumn);
+    const bool hasAgreement =
+        std::any_of(m_columns.begin(), m_columns.end(), [&](const auto& c) { return c.first == agreement; });
+    if (!hasAgreement && !m_dataset->labelSets().empty())
+        m_columns.emplace_back(agreement, std::vector<float>(m_dataset->size(), std::numeric_limits<float>::quiet_NaN()));
+    invalidateAgreement(); // the classes it compares changed
+    rebuildToolBar();
+    updateAgreement();
+    recomputeColors();
+    requestFrames();
+}
+
 void EmbeddingView::setLayout(std::shared_ptr<const layout::Layout> layout)
 {
     if (!layout) {

@@ -79,6 +79,10 @@ public:
     /// The dataset whose items the layouts index. Clears the current layout.
     void setDataset(std::shared_ptr<const data::Dataset> dataset);
     std::shared_ptr<const data::Dataset> dataset() const { return m_dataset; }
+    /// The same items with other labels (a label edit: Session::labelsChanged): keeps the
+    /// layout, the camera and the columns, recolours and refreshes the colour-by list. A
+    /// dataset of another size is opened with setDataset() instead.
+    void updateLabels(std::shared_ptr<const data::Dataset> dataset);
     /// Shows `layout` (items must index the dataset; items out of range are dropped).
     /// Items present before move smoothly to their new place.
     void setLayout(std::shared_ptr<const layout::Layout> layout);

@@ -97,6 +97,7 @@ private Q_SLOTS:
     void resumeRefusesAnotherConfiguration_data();
     void resumeRefusesAnotherConfiguration();
     void resumeOverride();
+    void initFromStartsFromTheCheckpointsWeights();
     void threadsAreTheJobsOwn();
     void overlappingJobsGetTheirSoloWeights();
     void snapshotsArePublished();
@@ -358,6 +359,76 @@ void TestTrainingJob::resumeOverride()
 
 // A job's thread count is its worker thread's own: the process default that other (and new)
 // threads start from stays as it was. at::set_num_threads wrote it process-wide.
+void TestTrainingJob::initFromStartsFromTheCheckpointsWeights()
+{
+    namespace fs = std::filesystem;
+    auto ds = dataset();
+    train::TrainerConfig a = quickConfig();
+    a.maxSteps = 10;
+    a.threads = 1;
+    a.checkpointDir = m_dir.filePath("initA").toStdString();
+    {
+        train::TrainingJob job(ds, a, m_registry);
+        QCOMPARE(job.runHere(nullptr), job::JobStatus::Finished);
+    }
+    const std::string from = a.checkpointDir + "/step-000000010.pt";
+    QVERIFY(fs::exists(from));
+
+    // A fine-tuning start with other settings (what a resume refuses): one step with a learning
+    // rate so small that float32 weights cannot move, so the weights after it are those loaded
+    // at step 0.
+    train::TrainerConfig b = quickConfig();
+    b.seed = 7;
+    b.optimizer = "sgd";
+    b.optimizerOptions = {{"lr", "1e-12"}, {"momentum", "0"}};
+    b.maxSteps = 1;
+    b.threads = 1;
+    b.initFrom = from;
+    b.checkpointDir = m_dir.filePath("initB").toStdString();
+    QCOMPARE(train::checkResume(b, *ds), std::string());
+    RecordingSink sink;
+    {
+        train::TrainingJob job(ds, b, m_registry);
+        QCOMPARE(job.runHere(&sink), job::JobStatus::Finished);
+    }
+    // The step count starts fresh (a resume would continue at 10).
+    QVERIFY(fs::exists(b.checkpointDir + "/step-000000001.pt"));
+    bool told = false;
+    for (const auto& m : sink.messages)
+        told = told || m.rfind("started from the weights of " + from, 0) == 0;
+    QVERIFY(told);
+    const auto want = train::embedWithCheckpoint(from, *ds, m_registry);
+    const auto got = train::embedWithCheckpoint(b.checkpointDir + "/step-000000001.pt", *ds, m_registry);
+    QCOMPARE(got.data.size(), want.data.size());
+    float worst = 0;
+    for (std::size_t i = 0; i < want.data.size(); ++i)
+        worst = std::max(worst, std::abs(got.data[i] - want.data[i]));
+    QVERIFY2(worst < 1e-6f, qPrintable(QString::number(worst)));
+    QCOMPARE(nlohmann::json::parse(got.config).at("init_from").get<std::string>(), from); // provenance
+
+    // Sharp: the same run without init_from starts elsewhere.
+    b.initFrom.clear();
+    b.checkpointDir = m_dir.filePath("initC").toStdString();
+    {
+        train::TrainingJob job(ds, b, m_registry);
+        QCOMPARE(job.runHere(nullptr), job::JobStatus::Finished);
+    }
+    const auto fresh = train::embedWithCheckpoint(b.checkpointDir + "/step-000000001.pt", *ds, m_registry);
+    float diff = 0;
+    for (std::size_t i = 0; i < want.data.size(); ++i)
+        diff = std::max(diff, std::abs(fresh.data[i] - want.data[i]));
+    QVERIFY2(diff > 1e-2f, qPrintable(QString::number(diff)));
+
+    // Weights of another shape are refused before training, naming the checkpoint.
+    train::TrainerConfig wrong = quickConfig();
+    wrong.embeddingDim = 16;
+    wrong.initFrom = from;
+    QVERIFY_THROWS_EXCEPTION(sdk::InputError, train::checkResume(wrong, *ds));
+    train::TrainingJob job(ds, wrong, m_registry);
+    QCOMPARE(job.runHere(nullptr), job::JobStatus::Failed);
+    QVERIFY2(QString::fromStdString(job.error()).contains("embedding_dim"), job.error().c_str());
+}
+
 void TestTrainingJob::threadsAreTheJobsOwn()
 {
     int before = 0;
@@ -501,6 +572,7 @@ void TestTrainingJob::configJsonRoundTrip()
     train::TrainerConfig c = quickConfig();
     c.modelOptions["hidden"] = "32,32";
     c.lossOptions["margin"] = "0.25";
+    c.initFrom = "/tmp/best.pt";
     const auto back = train::TrainerConfig::fromJson(c.toJson());
     QCOMPARE(back.toJson(), c.toJson());
     auto j = c.toJson();
