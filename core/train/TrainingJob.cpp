@@ -832,8 +832,13 @@ void TrainingJob::run()
         current = k;
         reportMessage("stage " + std::to_string(k + 1) + "/" + std::to_string(stages.size()) + " " + ps.stage.name + ": " +
                       ps.loss->name + (augmentation ? " + " + ps.augmentation->name : std::string()) + " on '" +
-                      st.dataset->name() + "', " + std::to_string(st.pool.size()) + (st.supervised ? " labelled" : "") +
-                      " items, " + std::to_string(st.perEpoch) + " steps/epoch x " + std::to_string(ps.epochs) + ", " +
+                      st.dataset->name() + "', " + std::to_string(st.pool.size()) +
+                      (!st.labels.empty() ? " items (" + std::to_string(std::count_if(st.labels.begin(), st.labels.end(),
+                                                                                      [](std::int32_t y) { return y >= 0; })) +
+                                                " labelled)"
+                       : st.supervised   ? std::string(" labelled items")
+                                         : std::string(" items")) +
+                      ", " + std::to_string(st.perEpoch) + " steps/epoch x " + std::to_string(ps.epochs) + ", " +
                       st.sampler->describe());
     };
 
