@@ -60,7 +60,9 @@ sdk::OptionSchema AngularLoss::schema()
                                   "the w/o orth ablation)"),
             sdk::OptionSpec::choice("retraction", "qr", {"qr", "cayley"},
                                     "how a step returns to the Stiefel manifold"),
-            sdk::OptionSpec::integer("seed", 0, 0, 1e15, "seed of L's random orthogonal initialisation")};
+            sdk::OptionSpec::integer("seed", 0, 0, 1e15, "seed of L's random orthogonal initialisation"),
+            sdk::OptionSpec::real("metric-lr-scale", 1.0, 0.0, 1e6,
+                                  "L's step size (Algorithm 1 step 3) over the network's learning rate")};
 }
 
 AngularLoss::AngularLoss(const sdk::LossSpec& spec)
@@ -69,6 +71,7 @@ AngularLoss::AngularLoss(const sdk::LossSpec& spec)
     m_alpha = o.real("alpha");
     m_orthogonal = o.flag("orthogonal");
     m_retraction = metricUpdateFromName(o.text("retraction"));
+    m_metricLrScale = o.real("metric-lr-scale");
     checkAlpha(m_alpha);
     const std::int64_t d = spec.embeddingDim;
     if (d < 1)

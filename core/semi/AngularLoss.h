@@ -26,22 +26,23 @@ torch::Tensor angularLoss(const torch::Tensor& anchor, const torch::Tensor& posi
 /// The SSDML loss of seed 004 as an sdk::MetricLoss that owns the metric L (d x l, parameter
 /// "metric", initialised by initialOrthogonal()).
 ///
-/// Batch layout: the loss does its own mining outside the batch (semi::minePartition), so a
-/// batch is T mined triplets laid out as 3T embedding rows (a_1, p_1, n_1, a_2, p_2, n_2, ...).
-/// LossContext cannot say which rows form a triplet and the built-in samplers do not produce
-/// this layout, which is why the loss is not registered in plugins/builtin (yet): the SSDML
-/// trainer that feeds mined triplets will.
+/// Batch layout: the mining happens outside the batch (semi::minePartition), so a batch is T
+/// mined triplets laid out as 3T embedding rows (a_1, p_1, n_1, a_2, p_2, n_2, ...): what the
+/// sampler ssdml-triplets produces. Registered as "ssdml-angular", used by the recipe ssdml
+/// with that sampler (another sampler's batches are not triplets).
 ///
-/// L and Algorithm 1: L is a registered parameter (checkpoints, to(device)), but the trainer
-/// must leave it out of the network's optimizer and update it with stepMetric() after
-/// backward (Algorithm 1 step 3, a Riemannian step that keeps LᵀL = I; plain SGD when
-/// orthogonal = false, the "w/o orth" ablation).
+/// L and Algorithm 1: L is a registered parameter (checkpoints, to(device)), and it is this
+/// loss's selfUpdatedParameters(): the trainer leaves it out of the network's optimizer and
+/// calls afterBackward(lr) = stepMetric(lr x metric-lr-scale) after backward (Algorithm 1
+/// step 3, a Riemannian step that keeps LᵀL = I; plain SGD when orthogonal = false, the
+/// "w/o orth" ablation), then steps the network (step 4).
 class AngularLoss final : public sdk::MetricLoss {
 public:
     static constexpr double kDefaultAlpha = 40.0; ///< degrees, seed 004 (MNIST, CIFAR-10)
 
     /// alpha (degrees), metric-dim (l; 0 = the embedding width d), orthogonal, retraction
-    /// (qr | cayley), seed (of L's initialisation).
+    /// (qr | cayley), seed (of L's initialisation), metric-lr-scale (L's step size over the
+    /// network's learning rate).
     static sdk::OptionSchema schema();
 
     /// `spec.options` resolved against schema(); spec.embeddingDim is d. Throws
@@ -59,6 +60,11 @@ public:
     /// gradient. No-op when L has no gradient.
     void stepMetric(double lr);
 
+    /// {L}: the trainer's optimizer must not update it.
+    std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
+    /// stepMetric(learningRate x metric-lr-scale).
+    void afterBackward(double learningRate) override { stepMetric(learningRate * m_metricLrScale); }
+
     torch::Tensor& metric() { return m_metric; }
     double alpha() const { return m_alpha; }
     bool orthogonal() const { return m_orthogonal; }
@@ -68,6 +74,7 @@ private:
     double m_alpha = kDefaultAlpha;
     bool m_orthogonal = true;
     MetricUpdate m_retraction = MetricUpdate::Qr;
+    double m_metricLrScale = 1.0;
     torch::Tensor m_metric;
 };
 

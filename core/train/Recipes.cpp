@@ -139,6 +139,22 @@ std::vector<sdk::RecipeInfo> builtinRecipes()
                      fine.epochs = static_cast<int>(o.integer("finetune-epochs"));
                      return std::vector<RecipeStage>{external, pre, fine};
                  }});
+    r.push_back({"ssdml",
+                 "SSDML (seed 004, Algorithm 1): triplets mined by affinity propagation on partitions of the labelled "
+                 "+ random unlabelled items, angular loss under an orthogonal metric L stepped on the Stiefel manifold",
+                 {OptionSpec::integer("labels-per-class", 0, 0, 1 << 20,
+                                      "labels kept per class of the training pool, the rest unlabelled (seed 004: 10 "
+                                      "for MNIST / Fashion-MNIST); 0 = --label-fraction decides")},
+                 [](const sdk::OptionValues& o) {
+                     RecipeStage s;
+                     s.name = "ssdml";
+                     s.loss = "ssdml-angular";
+                     s.sampler = "ssdml-triplets";
+                     s.labels = StageLabels::SemiSupervised;
+                     s.labelsPerClass = static_cast<int>(o.integer("labels-per-class"));
+                     s.metrics = {"nmi"};
+                     return std::vector<RecipeStage>{s};
+                 }});
     return r;
 }
 

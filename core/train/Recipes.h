@@ -26,6 +26,10 @@ namespace setscope::train {
 ///                   semi-supervised rows
 ///   ext             pre-training on an external dataset, then on the target, then fine-tuning
 ///                   (Ours+Ext.)
+///   ssdml           seed 004's Algorithm 1: loss ssdml-angular on triplets of the sampler
+///                   ssdml-triplets (re-mined from the current network), the labelled share of
+///                   the train split (option labels-per-class) plus unlabelled items; NMI scored
+///                   each epoch besides the standard metrics
 std::vector<sdk::RecipeInfo> builtinRecipes();
 
 } // namespace setscope::train

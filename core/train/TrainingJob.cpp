@@ -548,6 +548,26 @@ std::vector<std::int64_t> stratifiedShare(const std::vector<std::int64_t>& items
     return out;
 }
 
+/// `perClass` items of each class of `items` (all of a smaller class), chosen by a seeded
+/// shuffle: the same for the same seed. Returns the chosen items, ascending.
+std::vector<std::int64_t> perClassShare(const std::vector<std::int64_t>& items, const std::vector<std::int32_t>& labels,
+                                        std::int64_t perClass, std::uint64_t seed)
+{
+    std::map<std::int32_t, std::vector<std::int64_t>> byClass;
+    for (std::int64_t i : items)
+        if (labels[static_cast<std::size_t>(i)] >= 0)
+            byClass[labels[static_cast<std::size_t>(i)]].push_back(i);
+    std::vector<std::int64_t> out;
+    std::mt19937_64 rng(seed);
+    for (auto& [c, v] : byClass) {
+        std::shuffle(v.begin(), v.end(), rng);
+        const std::size_t take = std::min<std::size_t>(static_cast<std::size_t>(perClass), v.size());
+        out.insert(out.end(), v.begin(), v.begin() + static_cast<std::ptrdiff_t>(take));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 std::uint64_t mixSeed(std::uint64_t a, std::uint64_t b, std::uint64_t c)
 {
     std::uint64_t x = a * 0x9E3779B97F4A7C15ULL ^ (b + 0xBF58476D1CE4E5B9ULL) * 0x94D049BB133111EBULL ^ (c + 1) * 0xD6E8FEB86659FD93ULL;
@@ -564,6 +584,11 @@ struct StageRun {
     const data::Dataset* dataset = nullptr;
     std::vector<std::int64_t> pool;
     bool supervised = false;
+    /// Semi-supervised stages: the stage's labels by dataset item (-1 beyond the kept share);
+    /// empty otherwise (the run's labels apply).
+    std::vector<std::int32_t> labels;
+    /// A sampler with the refresh capability has mined (or restored) its batches.
+    bool mined = false;
     std::unique_ptr<sdk::BatchSampler> sampler;
     std::string samplerName;
     std::int64_t perEpoch = 0;
@@ -614,7 +639,8 @@ void TrainingJob::run()
         st.plan = &plan.stages[k];
         st.dataset = st.plan->stage.external ? m_external.get() : &ds;
         // Supervised when the stage reads labels and its loss or sampler uses them.
-        const bool labelStage = st.plan->stage.labels == sdk::StageLabels::Training;
+        const bool semiStage = st.plan->stage.labels == sdk::StageLabels::SemiSupervised;
+        const bool labelStage = st.plan->stage.labels == sdk::StageLabels::Training || semiStage;
         const sdk::SamplerInfo* samplerInfo = st.plan->sampler;
         bool lossReadsLabels = false;
         {
@@ -633,7 +659,7 @@ void TrainingJob::run()
                                         " needs labels but the stage is self-supervised");
         if (!samplerInfo)
             samplerInfo = &m_registry.requireSampler(lossReadsLabels ? "class-balanced" : "random");
-        st.supervised = labelStage && (lossReadsLabels || samplerInfo->needsLabels);
+        st.supervised = labelStage && (semiStage || lossReadsLabels || samplerInfo->needsLabels);
         if (st.supervised && !ls)
             throw std::invalid_argument("dataset '" + ds.name() + "' has no label set '" + cfg.labelSet + "' for stage " +
                                         st.plan->stage.name + " (" + st.plan->loss->name + ")");
@@ -647,17 +673,27 @@ void TrainingJob::run()
             for (std::int64_t i : pool)
                 if (labels[static_cast<std::size_t>(i)] >= 0)
                     labelled.push_back(i);
-            st.pool = cfg.labelFraction < 1.0 ? stratifiedShare(labelled, labels, cfg.labelFraction, mixSeed(cfg.seed, 0x1ab, 0))
-                                              : labelled;
+            const int perClass = st.plan->stage.labelsPerClass;
+            st.pool = perClass > 0               ? perClassShare(labelled, labels, perClass, mixSeed(cfg.seed, 0x1ab, 1))
+                      : cfg.labelFraction < 1.0 ? stratifiedShare(labelled, labels, cfg.labelFraction, mixSeed(cfg.seed, 0x1ab, 0))
+                                                : labelled;
             if (st.pool.empty())
                 throw std::invalid_argument("dataset '" + ds.name() + "' has no labelled items in its train split for label set '" +
                                             cfg.labelSet + "'");
+            if (semiStage) { // the kept labels on the whole pool, the others hidden
+                st.labels.assign(labels.size(), -1);
+                for (std::int64_t i : st.pool)
+                    st.labels[static_cast<std::size_t>(i)] = labels[static_cast<std::size_t>(i)];
+                st.pool = pool;
+            }
         } else {
             st.pool = pool;
         }
         for (std::int64_t i : st.pool) {
             spec.items.push_back(i);
-            spec.labels.push_back(st.supervised ? labels[static_cast<std::size_t>(i)] : -1);
+            spec.labels.push_back(!st.supervised ? -1
+                                  : st.labels.empty() ? labels[static_cast<std::size_t>(i)]
+                                                      : st.labels[static_cast<std::size_t>(i)]);
             spec.setSizes.push_back(static_cast<std::int64_t>(st.dataset->setSize(static_cast<std::size_t>(i))));
         }
         st.sampler = samplerInfo->create(spec);
@@ -790,8 +826,10 @@ void TrainingJob::run()
             throw std::invalid_argument("loss " + ps.loss->name + " compares each set with an augmented view: choose an "
                                         "augmentation (--augmentation pointswap|pointdrop|pointmixup)");
         std::vector<torch::Tensor> trainable = enc->parameters();
+        const std::vector<torch::Tensor> ownUpdate = loss->selfUpdatedParameters(); // the loss steps these itself
         for (const torch::Tensor& p : loss->parameters())
-            trainable.push_back(p);
+            if (std::none_of(ownUpdate.begin(), ownUpdate.end(), [&](const torch::Tensor& q) { return q.is_same(p); }))
+                trainable.push_back(p);
         sdk::OptimizerSpec ospec;
         ospec.options = plan.optimizerOptions;
         ospec.learningRate = plan.optimizerOptions.real("lr");
@@ -804,6 +842,14 @@ void TrainingJob::run()
                 torch::serialize::InputArchive l;
                 if (resumeArchive->try_read("loss", l))
                     loss->load(l);
+            }
+            // Batches mined from the model before the interruption (sampler refresh capability).
+            torch::Tensor mined;
+            if (st.sampler->refreshEvery() > 0 && resumeArchive->try_read("sampler_state", mined, /*is_buffer=*/true)) {
+                mined = mined.to(torch::kCPU).to(torch::kLong).contiguous();
+                st.sampler->restoreState(
+                    std::vector<std::int64_t>(mined.data_ptr<std::int64_t>(), mined.data_ptr<std::int64_t>() + mined.numel()));
+                st.mined = true;
             }
             torch::Tensor rng; // absent in checkpoints written before it was stored
             if (resumeArchive->try_read("rng_cpu", rng, /*is_buffer=*/true)) {
@@ -825,8 +871,13 @@ void TrainingJob::run()
         current = k;
         reportMessage("stage " + std::to_string(k + 1) + "/" + std::to_string(stages.size()) + " " + ps.stage.name + ": " +
                       ps.loss->name + (augmentation ? " + " + ps.augmentation->name : std::string()) + " on '" +
-                      st.dataset->name() + "', " + std::to_string(st.pool.size()) + (st.supervised ? " labelled" : "") +
-                      " items, " + std::to_string(st.perEpoch) + " steps/epoch x " + std::to_string(ps.epochs) + ", " +
+                      st.dataset->name() + "', " + std::to_string(st.pool.size()) +
+                      (!st.labels.empty() ? " items (" + std::to_string(std::count_if(st.labels.begin(), st.labels.end(),
+                                                                                      [](std::int32_t y) { return y >= 0; })) +
+                                                " labelled)"
+                       : st.supervised   ? std::string(" labelled items")
+                                         : std::string(" items")) +
+                      ", " + std::to_string(st.perEpoch) + " steps/epoch x " + std::to_string(ps.epochs) + ", " +
                       st.sampler->describe());
     };
 
@@ -868,6 +919,11 @@ void TrainingJob::run()
         ar.write("model", m);
         ar.write("optimizer", o);
         ar.write("loss", l);
+        if (current < stages.size()) {
+            const std::vector<std::int64_t> mined = stages[current].sampler->state();
+            if (!mined.empty())
+                ar.write("sampler_state", torch::tensor(mined, torch::kLong), /*is_buffer=*/true);
+        }
         {
             std::lock_guard lock(initMutex());
             ar.write("rng_cpu", generatorState(torch::kCPU), /*is_buffer=*/true);
@@ -1027,7 +1083,9 @@ void TrainingJob::run()
             .accuracy;
     };
 
-    auto evaluateEpoch = [&](int epoch, double meanLoss, const std::string& stageName, bool finalStage) {
+    // `extra`: the stage's metrics besides the standard ones (sdk::RecipeStage::metrics).
+    auto evaluateEpoch = [&](int epoch, double meanLoss, const std::string& stageName, bool finalStage,
+                             const std::vector<std::string>& extra) {
         EpochMetrics m;
         m.epoch = epoch;
         m.step = step;
@@ -1043,6 +1101,12 @@ void TrainingJob::run()
             for (const eval::MetricValue& v :
                  eval::evaluateMetrics(ds, all.data(), dim, cfg.labelSet, eval::standardMetrics(), &control()))
                 m.values.emplace_back(v.name, v.value);
+            if (!extra.empty()) {
+                eval::MetricRequest request;
+                request.metrics = extra;
+                for (const eval::MetricValue& v : eval::evaluateMetrics(ds, all.data(), dim, cfg.labelSet, request, &control()))
+                    m.values.emplace_back(v.name, v.value);
+            }
             if (!validation.empty()) {
                 const double v = validationKnn(all, dim);
                 m.values.emplace_back("validation-knn", v);
@@ -1101,6 +1165,26 @@ void TrainingJob::run()
         const std::int64_t local = step - st.firstStep;
         const std::int64_t epoch = local / st.perEpoch;
         if (epoch != batchesEpoch || k != batchesStage) {
+            // A sampler that mines from the model (seed 004) does so at the start of every
+            // refreshEvery()-th epoch, and once when a resumed run has no mined batches to restore.
+            if (const std::int64_t every = st.sampler->refreshEvery(); every > 0) {
+                const bool due = epoch % every == 0 && local % st.perEpoch == 0;
+                if (due || !st.mined) {
+                    if (!due)
+                        reportMessage("the checkpoint holds no mined batches: mining anew at step " + std::to_string(step) +
+                                      " (not an exact continuation)");
+                    reportProgress(step, total, st.plan->stage.name + ": mining batches for epoch " + std::to_string(epoch + 1));
+                    const auto m0 = Clock::now();
+                    const sdk::EmbedItems embed = [&](const std::vector<std::int64_t>& its, int& dim) {
+                        dim = static_cast<int>(enc->outputDim());
+                        return embedItems(*enc, *st.dataset, its, device, &control());
+                    };
+                    st.sampler->refresh(epoch, embed);
+                    st.mined = true;
+                    reportMessage(st.plan->stage.name + ": batches of epoch " + std::to_string(epoch + 1) + " mined in " +
+                                  std::to_string(std::chrono::duration<double>(Clock::now() - m0).count()) + " s");
+                }
+            }
             batches = st.sampler->epochBatches(epoch);
             if (static_cast<std::int64_t>(batches.size()) != st.perEpoch)
                 throw std::logic_error("sampler " + st.samplerName + " gave " + std::to_string(batches.size()) +
@@ -1147,7 +1231,7 @@ void TrainingJob::run()
         sdk::LossContext lctx;
         lctx.embeddings = enc->forward(batch);
         lctx.items = torch::tensor(items, torch::kLong).to(device);
-        lctx.labels = st.supervised ? nn::collateLabels(labels, items, device)
+        lctx.labels = st.supervised ? nn::collateLabels(st.labels.empty() ? labels : st.labels, items, device)
                                     : torch::full({static_cast<std::int64_t>(items.size())}, -1,
                                                   torch::TensorOptions().dtype(torch::kLong).device(device));
         lctx.sets = &batch;
@@ -1174,6 +1258,7 @@ void TrainingJob::run()
             for (std::size_t g = 0; g < opt->param_groups().size(); ++g)
                 opt->param_groups()[g].options().set_lr(baseLr[g] * f);
         }
+        loss->afterBackward(opt->param_groups().front().options().get_lr()); // seed 004: L's Stiefel step
         opt->step();
         lastLoss = out.loss.item<double>();
         epochLossSum += lastLoss;
@@ -1204,7 +1289,8 @@ void TrainingJob::run()
             const double mean = epochLossCount ? epochLossSum / static_cast<double>(epochLossCount) : 0.0;
             epochLossSum = 0.0;
             epochLossCount = 0;
-            evaluateEpoch(static_cast<int>(globalEpoch), mean, st.plan->stage.name, k + 1 == stages.size());
+            evaluateEpoch(static_cast<int>(globalEpoch), mean, st.plan->stage.name, k + 1 == stages.size(),
+                          st.plan->stage.metrics);
             // The EMD and padding figures of a row are its epoch's.
             epochEmdSeconds = 0.0;
             epochEmdSolved = epochEmdCached = 0;
@@ -1222,7 +1308,8 @@ void TrainingJob::run()
         enc->load(ar);
         reportMessage("best validation kNN " + std::to_string(best.validation) + " at epoch " + std::to_string(best.epoch) +
                       (best.path.empty() ? std::string() : " (" + best.path + ")"));
-        evaluateEpoch(best.epoch, 0.0, "best (epoch " + std::to_string(best.epoch) + ")", false);
+        evaluateEpoch(best.epoch, 0.0, "best (epoch " + std::to_string(best.epoch) + ")", false,
+                      stages.back().plan->stage.metrics);
     }
     if (!best.path.empty()) {
         std::lock_guard lock(m_mutex);

@@ -22,13 +22,16 @@
 #include "core/losses/SelfSupervisedTripletLoss.h"
 #include "core/losses/TripletLoss.h"
 #include "core/losses/UniformityLoss.h"
+#include "core/nn/CnnMnistEncoder.h"
 #include "core/nn/DeepSetsEncoder.h"
 #include "core/nn/MlpEncoder.h"
 #include "core/nn/SelfAttentionEncoder.h"
 #include "core/augment/Registered.h"
+#include "core/semi/AngularLoss.h"
 #include "core/train/Optimizers.h"
 #include "core/train/Recipes.h"
 #include "core/train/Samplers.h"
+#include "core/train/SsdmlSampler.h"
 #include "core/util/Text.h"
 
 #include <setscope/sdk/Model.h>
@@ -141,6 +144,13 @@ void registerBuiltins(sdk::Registrar& r)
                   [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {
                       return nn::DeepSetsEncoder(spec).ptr();
                   }});
+    r.addEncoder({"cnn-mnist",
+                  "seed 004's MNIST network for 28 x 28 images: Conv(5x5, 20) - pool - Conv(5x5, 50) - pool - "
+                  "Conv(4x4, 500) - ReLU - FC(500 -> out) - l2",
+                  nn::CnnMnistEncoderImpl::schema(),
+                  [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {
+                      return nn::CnnMnistEncoder(spec).ptr();
+                  }});
 
     r.addLoss({"triplet", "triplet loss with semi-hard negative mining (FaceNet; seed 000 Eq. 1)",
                {sdk::OptionSpec::real("margin", losses::TripletLoss::kDefaultMargin, 0, 1e6, "the margin α")},
@@ -208,6 +218,12 @@ void registerBuiltins(sdk::Registrar& r)
                        losses::MocoLoss::schema(),
                        [](const sdk::LossSpec& s) { return std::make_shared<losses::MocoLoss>(s); }));
 
+    r.addLoss(lossInfo("ssdml-angular",
+                       "SSDML: the angular loss of seed 004 Eq. 3 under the orthogonal metric L it owns, on mined triplets "
+                       "(sampler ssdml-triplets; recipe ssdml)",
+                       semi::AngularLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<semi::AngularLoss>(s); }));
+
     r.addAugmentation({"pointswap", "PointSwap: elements swapped along the optimal flow to the EMD-nearest set of the batch (seed 001 Eq. 6; variants 1-3 of Table 11)",
                        augment::PointSwapAugmentation::schema(),
                        [](const sdk::AugmentationSpec& s) -> std::unique_ptr<sdk::SetAugmentation> {
@@ -226,6 +242,7 @@ void registerBuiltins(sdk::Registrar& r)
     r.addSampler(train::classBalancedSamplerInfo());
     r.addSampler(train::randomSamplerInfo());
     r.addSampler(train::sizeBucketedSamplerInfo());
+    r.addSampler(train::ssdmlTripletSamplerInfo());
     for (sdk::OptimizerInfo& o : train::builtinOptimizers())
         r.addOptimizer(std::move(o));
     for (sdk::RecipeInfo& recipe : train::builtinRecipes())

@@ -16,7 +16,8 @@ using namespace setscope;
 namespace {
 
 /// One expected stage: "name|loss|augmentation|sampler|labels|flags|epochs", flags a subset
-/// of "R" (resetHead) and "X" (external), labels "none" or "train".
+/// of "R" (resetHead) and "X" (external), labels "none", "train" or "semi" (then with
+/// "/N" when labelsPerClass is N > 0).
 QString describeStage(const train::PlannedStage& p)
 {
     QString flags;
@@ -28,7 +29,13 @@ QString describeStage(const train::PlannedStage& p)
         .arg(QString::fromStdString(p.stage.name), QString::fromStdString(p.loss->name),
              p.augmentation ? QString::fromStdString(p.augmentation->name) : QString(),
              p.sampler ? QString::fromStdString(p.sampler->name) : QString(),
-             p.stage.labels == sdk::StageLabels::None ? QStringLiteral("none") : QStringLiteral("train"), flags)
+             p.stage.labels == sdk::StageLabels::None       ? QStringLiteral("none")
+             : p.stage.labels == sdk::StageLabels::Training ? QStringLiteral("train")
+                                                            : QStringLiteral("semi") +
+                                                                  (p.stage.labelsPerClass > 0
+                                                                       ? "/" + QString::number(p.stage.labelsPerClass)
+                                                                       : QString()),
+             flags)
         .arg(p.epochs);
 }
 
@@ -90,7 +97,7 @@ void TestRunPlan::everyBuiltinRecipeIsCovered()
     for (const auto& r : m_registry.recipes())
         names.insert(r.name);
     const std::set<std::string> covered{"ours", "ours+ps", "ours+pd", "ours+pm", "sset", "approx-emd", "cont",
-                                        "exemplar", "tl", "ce", "int", "ext", "uniformity", "locality-contrastive"};
+                                        "exemplar", "tl", "ce", "int", "ext", "uniformity", "locality-contrastive", "ssdml"};
     QCOMPARE(names, covered);
 }
 
@@ -128,6 +135,9 @@ void TestRunPlan::recipeStages_data()
     QTest::newRow("ext") << "ext" << QVariantMap{{"pretrain-epochs", "5"}}
                          << QStringList{"external pre-train|wsset||random|none|X|5", "pre-train|wsset||random|none||5",
                                         "fine-tune|triplet||class-balanced|train|R|7"};
+    QTest::newRow("ssdml") << "ssdml" << none << QStringList{"ssdml|ssdml-angular||ssdml-triplets|semi||7"};
+    QTest::newRow("ssdml 10 per class") << "ssdml" << QVariantMap{{"labels-per-class", "10"}}
+                                        << QStringList{"ssdml|ssdml-angular||ssdml-triplets|semi/10||7"};
 }
 
 void TestRunPlan::recipeStages()
@@ -162,6 +172,9 @@ void TestRunPlan::recipeStages()
         exact.lossOptions["confidence"] = "0";
         QCOMPARE(train::planRun(exact, m_registry).stages.front().lossOptions.real("confidence"), 0.0);
     }
+    // Only ssdml scores more than the standard metrics each epoch (NMI).
+    for (const auto& p : plan.stages)
+        QCOMPARE(p.stage.metrics, recipe == "ssdml" ? std::vector<std::string>{"nmi"} : std::vector<std::string>{});
     // The resolved recipe options are kept (with defaults).
     const auto& r = m_registry.requireRecipe(c.recipe);
     QCOMPARE(plan.recipeOptions.values().size(), r.options.size());

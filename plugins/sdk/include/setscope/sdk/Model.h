@@ -27,6 +27,7 @@ static_assert(TORCH_VERSION_MAJOR == SETSCOPE_SDK_TORCH_VERSION_MAJOR &&
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace setscope::sdk {
 
@@ -105,6 +106,14 @@ public:
     /// built with the smallest sizes.
     virtual LossNeeds needs() const = 0;
     virtual LossOutput forward(const LossContext& context) = 0;
+    /// Parameters of this loss that the trainer's optimizer must leave alone: the loss updates
+    /// them itself in afterBackward() (seed 004's metric L, stepped on the Stiefel manifold).
+    /// They are still moved to the run's device and saved in checkpoints. Default: none.
+    virtual std::vector<torch::Tensor> selfUpdatedParameters() { return {}; }
+    /// Called by the trainer once per step, after backward() and before the optimizer steps,
+    /// with the step's learning rate (schedule applied). Updates selfUpdatedParameters() from
+    /// their gradients. Default: nothing.
+    virtual void afterBackward(double /*learningRate*/) {}
 };
 
 /// What an optimizer is built from.

@@ -17,6 +17,9 @@ namespace setscope::sdk {
 enum class StageLabels {
     None,     ///< self-supervised: labels are not read (EMD pseudo-labels, augmentations)
     Training, ///< supervised: the run's label set on the training pool, thinned by the run's label fraction
+    /// semi-supervised (seed 004): the whole training pool, the run's labels on its kept share
+    /// (labelsPerClass, else the label fraction) and -1 on every other item
+    SemiSupervised,
 };
 
 struct RecipeStage {
@@ -34,6 +37,12 @@ struct RecipeStage {
     bool resetHead = false;
     /// Epochs of this stage; 0 = the run's epochs.
     int epochs = 0;
+    /// Labelled stages: keep this many labels per class of the training pool (seeded), the
+    /// rest unlabelled; 0 = the run's label fraction decides.
+    int labelsPerClass = 0;
+    /// Metrics (eval registry names, e.g. "nmi") scored each epoch of this stage besides the
+    /// standard ones; empty for most recipes (they cost an evaluation each epoch).
+    std::vector<std::string> metrics;
 };
 
 } // namespace setscope::sdk
