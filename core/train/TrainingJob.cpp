@@ -528,10 +528,12 @@ struct ModelHandle::Impl {
 
 namespace {
 
-/// `n * fraction` items of each class of `items` (at least one per class with any), chosen by
-/// a seeded shuffle: the same for the same seed. Returns the chosen items, ascending.
-std::vector<std::int64_t> stratifiedShare(const std::vector<std::int64_t>& items, const std::vector<std::int32_t>& labels,
-                                          double fraction, std::uint64_t seed)
+/// Some items of each class of `items` (labels < 0 left out), chosen by a seeded shuffle of
+/// each class (the same for the same seed): `take(class size)` of them, at most all. Returns
+/// the chosen items, ascending.
+template <class Take>
+std::vector<std::int64_t> classShare(const std::vector<std::int64_t>& items, const std::vector<std::int32_t>& labels,
+                                     std::uint64_t seed, Take take)
 {
     std::map<std::int32_t, std::vector<std::int64_t>> byClass;
     for (std::int64_t i : items)
@@ -541,31 +543,27 @@ std::vector<std::int64_t> stratifiedShare(const std::vector<std::int64_t>& items
     std::mt19937_64 rng(seed);
     for (auto& [c, v] : byClass) {
         std::shuffle(v.begin(), v.end(), rng);
-        const auto take = std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(fraction * static_cast<double>(v.size()))));
-        out.insert(out.end(), v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(take, v.size())));
+        const std::size_t n = std::min<std::size_t>(take(v.size()), v.size());
+        out.insert(out.end(), v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
     }
     std::sort(out.begin(), out.end());
     return out;
 }
 
-/// `perClass` items of each class of `items` (all of a smaller class), chosen by a seeded
-/// shuffle: the same for the same seed. Returns the chosen items, ascending.
+/// `n * fraction` items of each class of `items` (at least one per class with any).
+std::vector<std::int64_t> stratifiedShare(const std::vector<std::int64_t>& items, const std::vector<std::int32_t>& labels,
+                                          double fraction, std::uint64_t seed)
+{
+    return classShare(items, labels, seed, [fraction](std::size_t size) {
+        return std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(fraction * static_cast<double>(size))));
+    });
+}
+
+/// `perClass` items of each class of `items` (all of a smaller class).
 std::vector<std::int64_t> perClassShare(const std::vector<std::int64_t>& items, const std::vector<std::int32_t>& labels,
                                         std::int64_t perClass, std::uint64_t seed)
 {
-    std::map<std::int32_t, std::vector<std::int64_t>> byClass;
-    for (std::int64_t i : items)
-        if (labels[static_cast<std::size_t>(i)] >= 0)
-            byClass[labels[static_cast<std::size_t>(i)]].push_back(i);
-    std::vector<std::int64_t> out;
-    std::mt19937_64 rng(seed);
-    for (auto& [c, v] : byClass) {
-        std::shuffle(v.begin(), v.end(), rng);
-        const std::size_t take = std::min<std::size_t>(static_cast<std::size_t>(perClass), v.size());
-        out.insert(out.end(), v.begin(), v.begin() + static_cast<std::ptrdiff_t>(take));
-    }
-    std::sort(out.begin(), out.end());
-    return out;
+    return classShare(items, labels, seed, [perClass](std::size_t) { return static_cast<std::size_t>(perClass); });
 }
 
 std::uint64_t mixSeed(std::uint64_t a, std::uint64_t b, std::uint64_t c)
