@@ -7,6 +7,8 @@
 
 #include <setscope/sdk/Errors.h>
 
+#include "tests/support/ZooDataset.h"
+
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -15,24 +17,6 @@
 using namespace setscope;
 
 namespace {
-
-/// Six items with fine labels {cat, dog, trout, salmon, -, dog}.
-data::Dataset zoo()
-{
-    data::DatasetBuilder b("zoo");
-    b.setName("zoo");
-    b.setDimension(1);
-    const float w[] = {1};
-    for (int i = 0; i < 6; ++i) {
-        const float v[] = {float(i)};
-        b.addItem(v, w, 1, data::Split::Train);
-    }
-    data::LabelSet fine;
-    fine.name = "fine";
-    fine.classNames = {"cat", "dog", "trout", "salmon"};
-    fine.labels = {0, 1, 2, 3, -1, 1};
-    return b.finish().withLabelSet(fine);
-}
 
 const char* kAnimals = R"({"name": "kind", "from": "fine",
   "classes": {"fish": ["trout", "salmon"], "mammal": ["cat", "dog"]}})";
@@ -62,10 +46,10 @@ private Q_SLOTS:
         QCOMPARE(m.source, std::string("fine"));
         // Target ids in the order written: fish 0, mammal 1.
         QCOMPARE(m.classNames(), (std::vector<std::string>{"fish", "mammal"}));
-        const data::LabelSet kind = m.apply(zoo());
+        const data::LabelSet kind = m.apply(testutil::zooDataset());
         QCOMPARE(kind.name, std::string("kind"));
         QCOMPARE(kind.labels, (std::vector<std::int32_t>{1, 1, 0, 0, -1, 1}));
-        QCOMPARE(m.targetOf(*zoo().labelSet("fine")), (std::vector<std::int32_t>{1, 1, 0, 0}));
+        QCOMPARE(m.targetOf(*testutil::zooDataset().labelSet("fine")), (std::vector<std::int32_t>{1, 1, 0, 0}));
     }
 
     void roundTripsThroughJson()
@@ -80,7 +64,7 @@ private Q_SLOTS:
         odd.classes[0].first = "fish \"wet\" \\ ü";
         QCOMPARE(data::LabelMapping::fromJson(odd.toJson()).classes[0].first, odd.classes[0].first);
         // The identity mapping reproduces the source.
-        const data::Dataset ds = zoo();
+        const data::Dataset ds = testutil::zooDataset();
         const auto id = data::identityMapping(*ds.labelSet("fine"), "copy");
         QCOMPARE(id.apply(ds).labels, ds.labelSet("fine")->labels);
     }
@@ -119,7 +103,7 @@ private Q_SLOTS:
 
     void refusesMappingsThatDoNotFit()
     {
-        const data::Dataset ds = zoo();
+        const data::Dataset ds = testutil::zooDataset();
         // salmon has no target, whale is not a class of fine.
         const auto m = data::LabelMapping::fromJson(
             R"({"name": "kind", "from": "fine", "classes": {"fish": ["trout", "whale"], "mammal": ["cat", "dog"]}})");

@@ -10,6 +10,8 @@
 
 #include <setscope/sdk/Errors.h>
 
+#include "tests/support/ZooDataset.h"
+
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -19,24 +21,6 @@ using namespace setscope;
 using Labels = std::vector<std::int32_t>;
 
 namespace {
-
-/// Six items with fine labels {cat, dog, trout, salmon, -, dog}.
-data::Dataset zoo()
-{
-    data::DatasetBuilder b("zoo");
-    b.setName("zoo");
-    b.setDimension(1);
-    const float w[] = {1};
-    for (int i = 0; i < 6; ++i) {
-        const float v[] = {float(i)};
-        b.addItem(v, w, 1, data::Split::Train);
-    }
-    data::LabelSet fine;
-    fine.name = "fine";
-    fine.classNames = {"cat", "dog", "trout", "salmon"};
-    fine.labels = {0, 1, 2, 3, -1, 1};
-    return b.finish().withLabelSet(fine);
-}
 
 const char* kKind = R"({"name": "kind", "from": "fine",
   "classes": {"fish": ["trout", "salmon"], "mammal": ["cat", "dog"]}})";
@@ -64,7 +48,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const std::string path = dir.filePath("p.setscope").toStdString();
-        const data::Dataset ds = zoo();
+        const data::Dataset ds = testutil::zooDataset();
         std::int64_t id = 0;
         {
             auto store = project::ProjectStore::open(path);
@@ -114,7 +98,7 @@ private Q_SLOTS:
         // that undo reverts (so the person's label is not lost).
         QTemporaryDir dir;
         auto store = project::ProjectStore::open(dir.filePath("p.setscope").toStdString());
-        const auto attached = project::attachDataset(*store, zoo(), "/data/zoo");
+        const auto attached = project::attachDataset(*store, testutil::zooDataset(), "/data/zoo");
         const auto m = data::LabelMapping::fromJson(kKind);
         const auto id = project::deriveLabelSet(*store, attached.datasetId, *attached.dataset, m).labelSetId;
         store->applyEdit(id, {{1, 0}}, "a person says fish");
