@@ -117,4 +117,12 @@ CsvTable readCsv(const std::string& path, char sep)
     return t;
 }
 
+std::string csvQuoted(const std::string& s)
+{
+    std::string q = "\"";
+    for (const char ch : s)
+        q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+}
+
 } // namespace setscope::data

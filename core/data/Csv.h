@@ -22,4 +22,8 @@ struct CsvTable {
 
 CsvTable readCsv(const std::string& path, char separator = ',');
 
+/// `s` as one quoted CSV field (RFC 4180: in double quotes, quotes doubled), which readCsv()
+/// reads back as `s`.
+std::string csvQuoted(const std::string& s);
+
 } // namespace setscope::data

@@ -18,18 +18,6 @@
 
 namespace setscope::project {
 
-namespace {
-
-std::string labelCsvCell(const std::string& s)
-{
-    std::string q = "\"";
-    for (const char ch : s)
-        q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return q + "\"";
-}
-
-} // namespace
-
 DerivedLabelSet writeLabelSet(ProjectStore& store, std::int64_t datasetId, const std::string& name,
                               const std::vector<std::string>& classNames, const std::vector<std::int32_t>& labels,
                               const std::string& description)
@@ -97,10 +85,10 @@ void writeLabelCsv(const std::string& path, const std::string& labelSetName, con
         std::ofstream out(part, std::ios::binary | std::ios::trunc);
         if (!out)
             throw std::runtime_error(path + ": cannot write");
-        out << "item," << labelCsvCell(labelSetName) << "\n";
+        out << "item," << data::csvQuoted(labelSetName) << "\n";
         for (std::size_t i = 0; i < labels.size(); ++i)
             if (labels[i] >= 0 && static_cast<std::size_t>(labels[i]) < classNames.size())
-                out << i << ',' << labelCsvCell(classNames[static_cast<std::size_t>(labels[i])]) << "\n";
+                out << i << ',' << data::csvQuoted(classNames[static_cast<std::size_t>(labels[i])]) << "\n";
         out.flush();
         if (!out) {
             out.close();

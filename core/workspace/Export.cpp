@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/workspace/Export.h"
 
+#include "core/data/Csv.h"
 #include "core/data/Dataset.h"
 #include "core/data/VectorLoaders.h"
 #include "core/project/ProjectStore.h"
@@ -29,14 +30,6 @@ std::string tsvCell(std::string s)
         if (ch == '\t' || ch == '\n' || ch == '\r')
             ch = ' ';
     return s;
-}
-
-std::string csvCell(const std::string& s)
-{
-    std::string q = "\"";
-    for (char ch : s)
-        q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return q + "\"";
 }
 
 void checkTable(const data::Dataset& ds, const EmbeddingTable& t)
@@ -86,7 +79,7 @@ void writeItemMetadata(std::ostream& out, const data::Dataset& ds, std::span<con
         for (const auto& ls : ds.labelSets()) {
             const std::int32_t l = ls.labels[i];
             const std::string n = l < 0 ? std::string() : ls.classNames[static_cast<std::size_t>(l)];
-            out << sep << (tsv ? tsvCell(n) : csvCell(n));
+            out << sep << (tsv ? tsvCell(n) : data::csvQuoted(n));
         }
         out << "\n";
     }
@@ -149,8 +142,8 @@ std::size_t writeMetricRowsCsv(const std::string& path, std::span<const MetricRo
         char buf[40];
         for (const MetricRow& r : rows) {
             std::snprintf(buf, sizeof buf, "%.10g", r.value);
-            out << r.run << ',' << r.dataset << ',' << csvCell(r.status) << ',' << csvCell(r.started) << ','
-                << r.epoch << ',' << r.step << ',' << csvCell(r.metric) << ','
+            out << r.run << ',' << r.dataset << ',' << data::csvQuoted(r.status) << ',' << data::csvQuoted(r.started) << ','
+                << r.epoch << ',' << r.step << ',' << data::csvQuoted(r.metric) << ','
                 << (std::isnan(r.value) ? std::string("nan") : std::string(buf)) << "\n";
         }
     });
