@@ -104,22 +104,12 @@ torch::Tensor LocalityContrastiveLoss::klDivergence(const torch::Tensor& p, cons
 
 sdk::LossOutput LocalityContrastiveLoss::contrastive(const torch::Tensor& emb, const torch::Tensor& labels) const
 {
-    const torch::Tensor d2 = pairwiseSquaredDistances(emb);
-    const PairMasks m = pairMasks(labels.to(emb.device(), torch::kInt64));
-    const auto b = emb.size(0);
-    const torch::Tensor upper = torch::ones({b, b}, torch::TensorOptions().dtype(torch::kBool).device(emb.device())).triu(1);
-    const torch::Tensor pos = m.positive & upper;
-    const torch::Tensor neg = m.negative & upper;
+    const PairTerms t =
+        marginPairTerms(pairwiseSquaredDistances(emb), labels.to(emb.device(), torch::kInt64), m_margin);
     sdk::LossOutput out;
-    out.terms = (pos | neg).sum().item<std::int64_t>();
-    if (out.terms == 0) {
-        out.loss = emb.sum() * 0.0;
-        return out;
-    }
-    const torch::Tensor posTerm = d2.masked_select(pos);
-    const torch::Tensor negTerm = torch::relu(m_margin - d2.masked_select(neg));
-    out.activeTerms = (posTerm > 0).sum().item<std::int64_t>() + (negTerm > 0).sum().item<std::int64_t>();
-    out.loss = (posTerm.sum() + negTerm.sum()) / static_cast<double>(out.terms);
+    out.loss = t.loss;
+    out.terms = t.terms;
+    out.activeTerms = t.active;
     return out;
 }
 

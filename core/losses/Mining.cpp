@@ -46,6 +46,27 @@ PairMasks pairMasks(const torch::Tensor& labels)
     return {same & bothValid & ~eye, ~same & bothValid};
 }
 
+PairTerms marginPairTerms(const torch::Tensor& distances, const torch::Tensor& labels, double margin)
+{
+    const PairMasks m = pairMasks(labels);
+    const auto b = distances.size(0);
+    const torch::Tensor upper =
+        torch::ones({b, b}, torch::TensorOptions().dtype(torch::kBool).device(distances.device())).triu(1);
+    const torch::Tensor pos = m.positive & upper;
+    const torch::Tensor neg = m.negative & upper;
+    PairTerms out;
+    out.terms = (pos | neg).sum().item<std::int64_t>();
+    if (out.terms == 0) {
+        out.loss = distances.sum() * 0.0;
+        return out;
+    }
+    const torch::Tensor posTerm = distances.masked_select(pos);
+    const torch::Tensor negTerm = torch::relu(margin - distances.masked_select(neg));
+    out.active = (posTerm > 0).sum().item<std::int64_t>() + (negTerm > 0).sum().item<std::int64_t>();
+    out.loss = (posTerm.sum() + negTerm.sum()) / static_cast<double>(out.terms);
+    return out;
+}
+
 torch::Tensor semiHardNegatives(const torch::Tensor& dIn, const torch::Tensor& labels)
 {
     torch::NoGradGuard noGrad;

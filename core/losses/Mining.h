@@ -4,6 +4,8 @@
 
 #include <torch/types.h>
 
+#include <cstdint>
+
 namespace setscope::losses {
 
 /// Pairwise squared Euclidean distances of the rows of x (B x E) -> B x B, >= 0, exact 0
@@ -20,6 +22,19 @@ struct PairMasks {
     torch::Tensor negative; ///< B x B bool
 };
 PairMasks pairMasks(const torch::Tensor& labels);
+
+/// The margin terms of a contrastive loss (Hadsell, Chopra and LeCun 2006) over the unordered
+/// labelled pairs i < j of a batch: `distances[i][j]` for a same-label pair, relu(margin -
+/// distances[i][j]) for a different-label pair, averaged over all those pairs. `distances`
+/// (B x B, differentiable) is Euclidean for `contrastive` and squared for seed 003's Eq. 3
+/// (`locality-contrastive`); the caller chooses. labels: B int64, -1 = unlabelled (its pairs
+/// count in neither sum). With no labelled pair, loss = 0 (still attached to `distances`).
+struct PairTerms {
+    torch::Tensor loss;       ///< scalar
+    std::int64_t terms = 0;   ///< labelled pairs that entered the mean
+    std::int64_t active = 0;  ///< of those, how many have a non-zero term
+};
+PairTerms marginPairTerms(const torch::Tensor& distances, const torch::Tensor& labels, double margin);
 
 /// FaceNet's semi-hard negative for every anchor-positive pair, on distances `d` (B x B):
 /// the negative closest to the anchor among those farther from it than the positive,
