@@ -6,6 +6,7 @@
 #include "core/data/Dataset.h"
 #include "core/data/LabelMapping.h"
 #include "core/project/ProjectStore.h"
+#include "core/util/AtomicFile.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <stdexcept>
 
 namespace setscope::project {
@@ -78,31 +80,12 @@ DerivedLabelSet deriveLabelSet(ProjectStore& store, std::int64_t datasetId, cons
 void writeLabelCsv(const std::string& path, const std::string& labelSetName, const std::vector<std::string>& classNames,
                    const std::vector<std::int32_t>& labels)
 {
-    namespace fs = std::filesystem;
-    const fs::path target(path);
-    const fs::path part = target.string() + ".part";
-    {
-        std::ofstream out(part, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw std::runtime_error(path + ": cannot write");
+    util::writeFileAtomically(path, [&](std::ostream& out) {
         out << "item," << data::csvQuoted(labelSetName) << "\n";
         for (std::size_t i = 0; i < labels.size(); ++i)
             if (labels[i] >= 0 && static_cast<std::size_t>(labels[i]) < classNames.size())
                 out << i << ',' << data::csvQuoted(classNames[static_cast<std::size_t>(labels[i])]) << "\n";
-        out.flush();
-        if (!out) {
-            out.close();
-            std::error_code ec;
-            fs::remove(part, ec);
-            throw std::runtime_error(path + ": write failed (disk full?)");
-        }
-    }
-    std::error_code ec;
-    fs::rename(part, target, ec);
-    if (ec) {
-        fs::remove(part, ec);
-        throw std::runtime_error(path + ": cannot replace the file: " + ec.message());
-    }
+    });
 }
 
 std::vector<std::int32_t> readLabelCsv(const std::string& path, std::int64_t items, std::vector<std::string>& classNames)

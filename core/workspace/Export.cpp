@@ -6,6 +6,7 @@
 #include "core/data/Dataset.h"
 #include "core/data/VectorLoaders.h"
 #include "core/project/ProjectStore.h"
+#include "core/util/AtomicFile.h"
 #include "core/workspace/ItemText.h"
 
 #include <algorithm>
@@ -39,29 +40,6 @@ void checkTable(const data::Dataset& ds, const EmbeddingTable& t)
                                     std::to_string(t.dim) + " has " + std::to_string(t.vectors.size()) + " values");
     for (const std::int64_t i : t.items)
         requireItem(ds, i);
-}
-
-/// Writes through `fill` into `path`.part, then renames it over `path`.
-void writeAtomically(const fs::path& path, const std::function<void(std::ostream&)>& fill)
-{
-    const fs::path part = fs::path(path) += ".part";
-    {
-        std::ofstream out(part, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw std::runtime_error(path.string() + ": cannot write");
-        fill(out);
-        out.flush();
-        if (!out) {
-            out.close();
-            std::error_code ec;
-            fs::remove(part, ec);
-            throw std::runtime_error(path.string() + ": write failed (disk full?)");
-        }
-    }
-    std::error_code ec;
-    fs::rename(part, path, ec);
-    if (ec)
-        throw std::runtime_error(path.string() + ": cannot replace: " + ec.message());
 }
 
 } // namespace
@@ -99,7 +77,7 @@ std::string writeEmbeddingsNpy(const std::string& path, const data::Dataset& ds,
     fs::rename(part, p, ec);
     if (ec)
         throw std::runtime_error(p.string() + ": cannot replace: " + ec.message());
-    writeAtomically(fs::path(p).replace_extension(".csv"),
+    util::writeFileAtomically(fs::path(p).replace_extension(".csv"),
                     [&](std::ostream& out) { writeItemMetadata(out, ds, t.items, ','); });
     return p.string();
 }
@@ -109,7 +87,7 @@ void writeEmbeddingsTsv(const std::string& folder, const data::Dataset& ds, cons
     checkTable(ds, t);
     const fs::path dir(folder);
     fs::create_directories(dir);
-    writeAtomically(dir / "vectors.tsv", [&](std::ostream& out) {
+    util::writeFileAtomically(dir / "vectors.tsv", [&](std::ostream& out) {
         char buf[32];
         const std::size_t d = static_cast<std::size_t>(t.dim);
         for (std::size_t r = 0; r < t.items.size(); ++r) {
@@ -120,7 +98,7 @@ void writeEmbeddingsTsv(const std::string& folder, const data::Dataset& ds, cons
             out << "\n";
         }
     });
-    writeAtomically(dir / "metadata.tsv", [&](std::ostream& out) { writeItemMetadata(out, ds, t.items, '\t'); });
+    util::writeFileAtomically(dir / "metadata.tsv", [&](std::ostream& out) { writeItemMetadata(out, ds, t.items, '\t'); });
 }
 
 std::vector<MetricRow> runMetricRows(const project::ProjectStore& store, std::span<const std::int64_t> runIds)
@@ -137,7 +115,7 @@ std::vector<MetricRow> runMetricRows(const project::ProjectStore& store, std::sp
 
 std::size_t writeMetricRowsCsv(const std::string& path, std::span<const MetricRow> rows)
 {
-    writeAtomically(fs::path(path), [&](std::ostream& out) {
+    util::writeFileAtomically(fs::path(path), [&](std::ostream& out) {
         out << "run,dataset,status,started,epoch,step,metric,value\n";
         char buf[40];
         for (const MetricRow& r : rows) {
