@@ -51,19 +51,46 @@ void checkLabels(const std::vector<std::int32_t>& labels, std::int64_t n)
                                         std::to_string(i) + " is negative; -1 marks an unlabelled item");
 }
 
-/// I - γQ, Q_ij = 1/k for j in N_k(i).
-SparseMatrix systemMatrix(const KnnGraph& g, double gamma)
+/// I - γQ: Q_ij = 1/k for j in N_k(i) (Row), or D^-1/2 A D^-1/2 on the symmetrised
+/// adjacency (Symmetric). Neither has self-loops, so the diagonal is 1.
+SparseMatrix systemMatrix(const KnnGraph& g, double gamma, GraphNormalisation normalisation)
 {
     std::vector<Eigen::Triplet<double>> entries;
-    entries.reserve(static_cast<std::size_t>(g.n * (g.k + 1)));
-    const double w = -gamma / g.k;
-    for (std::int64_t i = 0; i < g.n; ++i) {
+    entries.reserve(static_cast<std::size_t>(g.n * (2 * g.k + 1)));
+    for (std::int64_t i = 0; i < g.n; ++i)
         entries.emplace_back(static_cast<int>(i), static_cast<int>(i), 1.0);
-        for (int t = 0; t < g.k; ++t)
-            entries.emplace_back(static_cast<int>(i), static_cast<int>(g.neighbour(i, t)), w);
+    if (normalisation == GraphNormalisation::Row) {
+        const double w = -gamma / g.k;
+        for (std::int64_t i = 0; i < g.n; ++i)
+            for (int t = 0; t < g.k; ++t)
+                entries.emplace_back(static_cast<int>(i), static_cast<int>(g.neighbour(i, t)), w);
+        SparseMatrix a(g.n, g.n);
+        a.setFromTriplets(entries.begin(), entries.end()); // sums duplicates (there are none)
+        a.makeCompressed();
+        return a;
     }
+    // A = the kNN edges in both directions, each once (a mutual pair is one edge, not two).
+    SparseMatrix adjacency(g.n, g.n);
+    {
+        std::vector<Eigen::Triplet<double>> edges;
+        edges.reserve(static_cast<std::size_t>(2 * g.n * g.k));
+        for (std::int64_t i = 0; i < g.n; ++i)
+            for (int t = 0; t < g.k; ++t) {
+                const auto j = static_cast<int>(g.neighbour(i, t));
+                edges.emplace_back(static_cast<int>(i), j, 1.0);
+                edges.emplace_back(j, static_cast<int>(i), 1.0);
+            }
+        adjacency.setFromTriplets(edges.begin(), edges.end(), [](double, double) { return 1.0; });
+    }
+    Eigen::VectorXd invSqrtDegree(g.n);
+    for (Eigen::Index i = 0; i < adjacency.outerSize(); ++i)
+        invSqrtDegree[i] = 1.0 / std::sqrt(static_cast<double>(adjacency.row(i).nonZeros()));
+    for (Eigen::Index i = 0; i < adjacency.outerSize(); ++i)
+        for (SparseMatrix::InnerIterator it(adjacency, i); it; ++it)
+            entries.emplace_back(static_cast<int>(i), static_cast<int>(it.col()),
+                                 -gamma * invSqrtDegree[i] * invSqrtDegree[it.col()]);
     SparseMatrix a(g.n, g.n);
-    a.setFromTriplets(entries.begin(), entries.end()); // sums duplicates (there are none)
+    a.setFromTriplets(entries.begin(), entries.end());
     a.makeCompressed();
     return a;
 }
@@ -188,7 +215,7 @@ Prepared prepare(const KnnGraph& g, const std::vector<std::int32_t>& labels, con
             throw std::invalid_argument("affinity propagation: neighbour index " + std::to_string(j) +
                                         " outside 0.." + std::to_string(g.n - 1));
     Prepared p;
-    p.a = systemMatrix(g, o.gamma);
+    p.a = systemMatrix(g, o.gamma, o.normalisation);
     p.cls = classIds(labels, &p.classes);
     return p;
 }

@@ -20,11 +20,24 @@ class ProgressSink;
 /// every choice the paper leaves open.
 namespace setscope::semi {
 
+/// How the kNN graph becomes the propagation matrix Q.
+enum class GraphNormalisation {
+    /// Seed 004: Q_ij = 1/k for j in N_k(i); row-stochastic, not symmetric.
+    Row,
+    /// Zhou et al. 2004 (label spreading): Q = D^-1/2 A D^-1/2 with A the symmetrised kNN
+    /// adjacency (A_ij = 1 when j ∈ N_k(i) or i ∈ N_k(j)) and D its degrees. Not in seed 004:
+    /// with Row and γ = 0.99 the propagated affinity of an unlabelled pair mostly measures how
+    /// often random walks visit the neighbour (its in-degree), not its similarity to the
+    /// anchor (docs/SSDML.md, "Why the mined triplets carry little class signal").
+    Symmetric,
+};
+
 struct PropagationOptions {
     static constexpr int kDefaultK = 10;           ///< seed 004, MNIST / CIFAR-10 settings
     static constexpr double kDefaultGamma = 0.99;  ///< seed 004
     int k = kDefaultK;         ///< neighbours per node, 1 <= k < n
     double gamma = kDefaultGamma; ///< γ in (0, 1)
+    GraphNormalisation normalisation = GraphNormalisation::Row;
     /// Relative residual ‖b - Ax‖₂ / ‖b‖₂ at which each BiCGSTAB solve stops. A column's
     /// relative error is at most this times the condition number of I - γQ (in the max
     /// norm at most (1 + γ) / (1 - γ) = 199 for γ = 0.99).
@@ -50,7 +63,8 @@ KnnGraph buildKnnGraph(eval::MatrixView features, int k, job::JobControl* contro
 /// The propagated, symmetrised affinities on each node's own neighbourhood: for node a and
 /// its t-th neighbour b = graph.neighbour(a, t),
 ///   affinity(a, t) = W(a, b) = (W*(a, b) + W*(b, a)) / 2,  W* = (1 - γ)(I - γQ)^-1 W0
-/// with Q_ij = 1/k when j is in N_k(i) (row-stochastic, not symmetric) and W0 the initial
+/// with Q_ij = 1/k when j is in N_k(i) (row-stochastic, not symmetric; or the symmetric
+/// normalisation, PropagationOptions::normalisation) and W0 the initial
 /// affinities (+1 labelled same-class pairs and the diagonal, -1 labelled different-class
 /// pairs, 0 otherwise). These n * k values are all the miner reads.
 struct NeighbourhoodAffinities {

@@ -37,6 +37,8 @@ public:
     {
         m_options.k = static_cast<int>(s.options.integer("k"));
         m_options.gamma = s.options.real("gamma");
+        m_options.normalisation = s.options.text("graph") == "symmetric" ? semi::GraphNormalisation::Symmetric
+                                                                         : semi::GraphNormalisation::Row;
         if (m_labels.size() != m_items.size())
             throw std::invalid_argument("sampler ssdml-triplets: one label per pool item expected");
         std::int64_t labelled = 0;
@@ -169,7 +171,10 @@ sdk::SamplerInfo ssdmlTripletSamplerInfo()
                                  "epochs over one partition's triplets before the next partition is drawn and "
                                  "mined (seed 004: 10)"),
              OptionSpec::integer("k", 10, 2, 1000, "neighbours of the kNN graph (seed 004: 10; 50 for CUB / Cars)"),
-             OptionSpec::real("gamma", 0.99, 1e-6, 0.999999, "γ of the affinity propagation (seed 004: 0.99)")},
+             OptionSpec::real("gamma", 0.99, 1e-6, 0.999999, "γ of the affinity propagation (seed 004: 0.99)"),
+             OptionSpec::choice("graph", "row", {"row", "symmetric"},
+                                "Q of the propagation: row = 1/k on each node's kNN (seed 004); symmetric = "
+                                "D^-1/2 A D^-1/2 on the kNN edges both ways (Zhou et al. 2004; docs/SSDML.md)")},
             /*needsLabels=*/false,
             [](const sdk::SamplerSpec& s) -> std::unique_ptr<sdk::BatchSampler> {
                 return std::make_unique<SsdmlTriplets>(s);

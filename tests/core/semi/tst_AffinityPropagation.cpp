@@ -52,7 +52,7 @@ struct Reference {
     Eigen::MatrixXd w;
 };
 
-Reference reference(const Points& p, int k, double gamma)
+Reference reference(const Points& p, int k, double gamma, bool symmetric = false)
 {
     const auto n = p.n;
     std::vector<std::vector<double>> u(static_cast<std::size_t>(n), std::vector<double>(static_cast<std::size_t>(p.d)));
@@ -82,6 +82,16 @@ Reference reference(const Points& p, int k, double gamma)
             q(i, d[std::size_t(t)].second) = 1.0 / k;
         }
         r.nbrs.push_back(nb);
+    }
+    if (symmetric) { // Zhou et al.: A = kNN edges both ways, Q = D^-1/2 A D^-1/2
+        Eigen::MatrixXd adj = Eigen::MatrixXd::Zero(n, n);
+        for (std::int64_t i = 0; i < n; ++i)
+            for (const std::int64_t j : r.nbrs[std::size_t(i)])
+                adj(i, j) = adj(j, i) = 1.0;
+        const Eigen::VectorXd deg = adj.rowwise().sum();
+        for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t j = 0; j < n; ++j)
+                q(i, j) = adj(i, j) / std::sqrt(deg[i] * deg[j]);
     }
     Eigen::MatrixXd w0 = Eigen::MatrixXd::Zero(n, n);
     for (std::int64_t i = 0; i < n; ++i)
@@ -121,11 +131,15 @@ void TestAffinityPropagation::matchesDenseInverse_data()
     QTest::addColumn<int>("k");
     QTest::addColumn<double>("gamma");
     QTest::addColumn<int>("labelled");
-    QTest::newRow("n40 k5 γ0.99 12 labelled") << 40 << 5 << 0.99 << 12;
-    QTest::newRow("n40 k10 γ0.99 12 labelled") << 40 << 10 << 0.99 << 12;
-    QTest::newRow("n40 k4 γ0.5 6 labelled") << 40 << 4 << 0.5 << 6;
-    QTest::newRow("n30 k3 γ0.9 none labelled") << 30 << 3 << 0.9 << 0;
-    QTest::newRow("n30 k6 γ0.99 all labelled") << 30 << 6 << 0.99 << 30;
+    QTest::addColumn<bool>("symmetric");
+    QTest::newRow("n40 k5 γ0.99 12 labelled") << 40 << 5 << 0.99 << 12 << false;
+    QTest::newRow("n40 k10 γ0.99 12 labelled") << 40 << 10 << 0.99 << 12 << false;
+    QTest::newRow("n40 k4 γ0.5 6 labelled") << 40 << 4 << 0.5 << 6 << false;
+    QTest::newRow("n30 k3 γ0.9 none labelled") << 30 << 3 << 0.9 << 0 << false;
+    QTest::newRow("n30 k6 γ0.99 all labelled") << 30 << 6 << 0.99 << 30 << false;
+    QTest::newRow("symmetric n40 k5 γ0.99 12 labelled") << 40 << 5 << 0.99 << 12 << true;
+    QTest::newRow("symmetric n40 k4 γ0.9 6 labelled") << 40 << 4 << 0.9 << 6 << true;
+    QTest::newRow("symmetric n30 k6 γ0.5 all labelled") << 30 << 6 << 0.5 << 30 << true;
 }
 
 void TestAffinityPropagation::matchesDenseInverse()
@@ -134,11 +148,13 @@ void TestAffinityPropagation::matchesDenseInverse()
     QFETCH(int, k);
     QFETCH(double, gamma);
     QFETCH(int, labelled);
+    QFETCH(bool, symmetric);
     const Points p = randomPoints(n, 6, 3, labelled, 11u + unsigned(n + k));
-    const Reference ref = reference(p, k, gamma);
+    const Reference ref = reference(p, k, gamma, symmetric);
     semi::PropagationOptions o;
     o.k = k;
     o.gamma = gamma;
+    o.normalisation = symmetric ? semi::GraphNormalisation::Symmetric : semi::GraphNormalisation::Row;
     const semi::KnnGraph g = semi::buildKnnGraph(p.view(), k);
     for (std::int64_t i = 0; i < n; ++i)
         for (int t = 0; t < k; ++t)
