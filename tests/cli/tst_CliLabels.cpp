@@ -142,6 +142,68 @@ private Q_SLOTS:
         QVERIFY(db.open(QIODevice::ReadOnly));
         QVERIFY(db.readAll().contains("\"label_set\":\"pairs\""));
     }
+
+
+    // A retraining run killed (SIGKILL) while it trains on an edited label set: the edit made
+    // before it and the one made while it runs are both in the project afterwards, and the
+    // project still opens. The kill comes after the run printed its first epoch (a signal of
+    // the child, not a delay), while it is still far from done.
+    void killDuringRetrainKeepsEdits()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath("k.setscope"), mapping = dir.filePath("pairs.json");
+        QVERIFY(writeText(mapping, kMapping));
+        const QStringList where{"--project", project, "--dataset", kDataset};
+        QCOMPARE(cli(QStringList{"labels", "derive"} + where + QStringList{"--mapping", mapping}).code, 0);
+        const QString pairsCsv = dir.filePath("pairs.csv");
+        QCOMPARE(cli(QStringList{"labels", "export"} + where + QStringList{"--label-set", "pairs", "--out", pairsCsv}).code, 0);
+        const auto pairs = readCsv(pairsCsv);
+        QCOMPARE(pairs.size(), std::size_t(160));
+        const auto flipped = [&](int item) {
+            return pairs.at(item) == "even" ? QStringLiteral("odd") : QStringLiteral("even");
+        };
+        // Imports the derived labels with the items up to `last` flipped (one edit each time).
+        const auto importFlipped = [&](int last, const QString& name) {
+            QString text = "item,pairs\n";
+            for (const auto& [item, label] : pairs)
+                text += QString::number(item) + "," + (item <= last ? flipped(item) : label) + "\n";
+            const QString csv = dir.filePath(name);
+            return writeText(csv, text.toUtf8()) &&
+                   cli(QStringList{"labels", "import"} + where + QStringList{"--label-set", "pairs", "--in", csv}).code == 0;
+        };
+        QVERIFY(importFlipped(0, "before.csv"));
+
+        QProcess train;
+        train.setProcessChannelMode(QProcess::SeparateChannels);
+        train.start(SETSCOPE_CLI, QStringList{"train", "--model", "mlp", "--loss", "triplet", "--label-set", "pairs",
+                                              "--epochs", "100000", "--threads", "1", "--no-baseline"} + where);
+        QVERIFY(train.waitForStarted());
+        QByteArray out;
+        while (!out.contains("epoch 1 ") && train.state() == QProcess::Running) {
+            train.waitForReadyRead(1000);
+            out += train.readAllStandardOutput();
+        }
+        QVERIFY2(out.contains("epoch 1 "), (out + train.readAllStandardError()).constData());
+        QVERIFY(importFlipped(1, "during.csv")); // a label typed while the retrain runs
+        train.kill();
+        QVERIFY(train.waitForFinished());
+        QCOMPARE(train.exitStatus(), QProcess::CrashExit);
+
+        const QString afterCsv = dir.filePath("after.csv");
+        const Run e = cli(QStringList{"labels", "export"} + where + QStringList{"--label-set", "pairs", "--out", afterCsv});
+        QVERIFY2(e.code == 0, qPrintable(e.err));
+        const auto after = readCsv(afterCsv);
+        QCOMPARE(after.size(), std::size_t(160));
+        QCOMPARE(after.at(0), flipped(0));
+        QCOMPARE(after.at(1), flipped(1));
+        for (const auto& [item, label] : pairs)
+            if (item > 1)
+                QCOMPARE(after.at(item), label);
+        const Run l = cli(QStringList{"labels", "list"} + where);
+        QVERIFY2(l.code == 0 && l.out.contains("pairs: 2 classes, 0 unlabelled, 2 edits"), qPrintable(l.out + l.err));
+        const Run p = cli({"project", project});
+        QVERIFY2(p.code == 0, qPrintable(p.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliLabels)
