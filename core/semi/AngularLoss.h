@@ -64,6 +64,9 @@ public:
     std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
     /// stepMetric(learningRate x metric-lr-scale).
     void afterBackward(double learningRate) override { stepMetric(learningRate * m_metricLrScale); }
+    /// L (d x l, detached): the model is scored and used as z L, the space the loss measures
+    /// (with l = d and L orthogonal a rotation of z, so the same distances).
+    torch::Tensor embeddingProjection() const override { return m_metric.detach(); }
 
     torch::Tensor& metric() { return m_metric; }
     double alpha() const { return m_alpha; }

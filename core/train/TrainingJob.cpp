@@ -128,6 +128,30 @@ std::vector<float> embedItems(sdk::SetEncoder& enc, const data::Dataset& ds, con
     return embedSets(enc, nn::setRefs(ds, items), ds.dim(), device, control);
 }
 
+/// The loss's metric projection as a CPU float d x l copy, or undefined when it has none.
+/// Throws std::logic_error when it is not d x l for the encoder's width d.
+torch::Tensor metricProjection(const sdk::MetricLoss& loss, std::int64_t encoderDim)
+{
+    const torch::Tensor p = loss.embeddingProjection();
+    if (!p.defined())
+        return {};
+    if (p.dim() != 2 || p.size(0) != encoderDim || p.size(1) < 1)
+        throw std::logic_error("the loss's embedding projection is not " + std::to_string(encoderDim) + " x l");
+    return p.detach().to(torch::kCPU, torch::kFloat32).clone();
+}
+
+/// rows (n x d, row-major) -> rows P (n x l) when `projection` is defined; `dim` becomes l.
+std::vector<float> projectRows(std::vector<float> rows, int& dim, const torch::Tensor& projection)
+{
+    if (!projection.defined() || rows.empty())
+        return rows;
+    const auto n = static_cast<std::int64_t>(rows.size()) / dim;
+    const torch::Tensor z = torch::from_blob(rows.data(), {n, dim}, torch::kFloat32);
+    const torch::Tensor out = z.matmul(projection).contiguous();
+    dim = static_cast<int>(projection.size(1));
+    return std::vector<float>(out.data_ptr<float>(), out.data_ptr<float>() + out.numel());
+}
+
 /// Embeds the items of each snapshot on a thread of its own, so that a snapshot of every item
 /// (seconds to minutes with the attention encoder on a large corpus) does not pause training:
 /// the training thread only hands over a copy of the weights (a ModelHandle). At most one
@@ -519,6 +543,7 @@ std::string TrainingJob::bestCheckpoint() const
 
 struct ModelHandle::Impl {
     std::shared_ptr<sdk::SetEncoder> encoder;
+    torch::Tensor projection; ///< the loss's d x l metric projection (CPU float), or undefined
     torch::Device device{torch::kCPU};
     TrainerConfig config;
     std::int64_t step = 0;
@@ -917,6 +942,8 @@ void TrainingJob::run()
         ar.write("model", m);
         ar.write("optimizer", o);
         ar.write("loss", l);
+        if (const torch::Tensor p = metricProjection(*loss, enc->outputDim()); p.defined())
+            ar.write("embedding_projection", p, /*is_buffer=*/true);
         if (current < stages.size()) {
             const std::vector<std::int64_t> mined = stages[current].sampler->state();
             if (!mined.empty())
@@ -1037,6 +1064,7 @@ void TrainingJob::run()
         impl->encoder->load(in);
         impl->encoder->to(device);
         impl->encoder->eval();
+        impl->projection = loss ? metricProjection(*loss, enc->outputDim()) : torch::Tensor(); // none before stage 1
         impl->device = device;
         impl->config = cfg;
         impl->step = atStep;
@@ -1055,7 +1083,7 @@ void TrainingJob::run()
         s->epoch = static_cast<int>(epochOf(atStep));
         s->loss = lastLoss;
         s->items = snapItems;
-        s->dim = static_cast<int>(enc->outputDim());
+        s->dim = currentModel()->dim();
         embedder.submit(currentModel(), std::move(s), control());
     };
 
@@ -1092,8 +1120,11 @@ void TrainingJob::run()
         const bool bestRow = !finalStage && stageName.rfind("best", 0) == 0;
         if (cfg.evaluateEachEpoch && ls) {
             reportProgress(step, total, "evaluating epoch " + std::to_string(epoch));
-            const std::vector<float> all = embedItems(*enc, ds, allItems(ds), device, &control());
-            const int dim = static_cast<int>(enc->outputDim());
+            int dim = static_cast<int>(enc->outputDim());
+            // The space the loss measures: z L for seed 004's metric, else z.
+            const std::vector<float> all =
+                projectRows(embedItems(*enc, ds, allItems(ds), device, &control()), dim,
+                            loss ? metricProjection(*loss, enc->outputDim()) : torch::Tensor());
             // kNN accuracy, both Recall@K (the papers' share of the class, seed 000 Table II /
             // seed 001 Table 9, and "at least one") and precision@K, by their registry names.
             for (const eval::MetricValue& v :
@@ -1331,7 +1362,10 @@ ModelHandle::ModelHandle(std::unique_ptr<Impl> impl)
 }
 ModelHandle::~ModelHandle() = default;
 
-int ModelHandle::dim() const { return static_cast<int>(m_impl->encoder->outputDim()); }
+int ModelHandle::dim() const
+{
+    return static_cast<int>(m_impl->projection.defined() ? m_impl->projection.size(1) : m_impl->encoder->outputDim());
+}
 std::int64_t ModelHandle::inputDim() const { return m_impl->inputDim; }
 const TrainerConfig& ModelHandle::config() const { return m_impl->config; }
 std::int64_t ModelHandle::step() const { return m_impl->step; }
@@ -1354,6 +1388,13 @@ std::shared_ptr<const ModelHandle> ModelHandle::fromCheckpoint(const std::string
     }
     impl->encoder->to(impl->device);
     impl->encoder->eval();
+    if (torch::Tensor p; ar.try_read("embedding_projection", p, /*is_buffer=*/true)) {
+        if (p.dim() != 2 || p.size(0) != impl->encoder->outputDim() || p.size(1) < 1)
+            throw sdk::InputError(path, "embedding_projection", "a " + std::to_string(p.dim()) + "-d tensor where a " +
+                                                                    std::to_string(impl->encoder->outputDim()) +
+                                                                    " x l matrix is expected");
+        impl->projection = p.to(torch::kCPU, torch::kFloat32).contiguous();
+    }
     impl->config = h.config;
     impl->step = h.step;
     impl->inputDim = h.inputDim;
@@ -1368,7 +1409,9 @@ std::vector<float> ModelHandle::embed(std::span<const sdk::SetRef> sets) const
             throw std::invalid_argument("the model expects " + std::to_string(m_impl->inputDim) + "-d elements, a set has " +
                                         std::to_string(s.dim) + "-d");
     std::lock_guard lock(m_mutex);
-    return embedSets(*m_impl->encoder, sets, m_impl->inputDim, m_impl->device, nullptr);
+    int d = static_cast<int>(m_impl->encoder->outputDim());
+    return projectRows(embedSets(*m_impl->encoder, sets, m_impl->inputDim, m_impl->device, nullptr), d,
+                       m_impl->projection);
 }
 
 std::vector<float> ModelHandle::embed(const data::Dataset& ds, const std::vector<std::int64_t>& items,
@@ -1378,7 +1421,9 @@ std::vector<float> ModelHandle::embed(const data::Dataset& ds, const std::vector
         throw std::invalid_argument("the model expects " + std::to_string(m_impl->inputDim) + "-d elements, dataset '" +
                                     ds.name() + "' has " + std::to_string(ds.dim()) + "-d");
     std::lock_guard lock(m_mutex);
-    return embedItems(*m_impl->encoder, ds, items.empty() ? allItems(ds) : items, m_impl->device, control);
+    int d = static_cast<int>(m_impl->encoder->outputDim());
+    return projectRows(embedItems(*m_impl->encoder, ds, items.empty() ? allItems(ds) : items, m_impl->device, control),
+                       d, m_impl->projection);
 }
 
 Embeddings embedWithCheckpoint(const std::string& checkpoint, const data::Dataset& ds, const plugin::Registry& registry,

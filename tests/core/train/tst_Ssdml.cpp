@@ -6,6 +6,9 @@
 #include "core/data/Synthetic.h"
 #include "core/plugin/Registry.h"
 #include "core/data/Dataset.h"
+#include "core/eval/Metrics.h"
+#include "core/nn/Collate.h"
+#include "core/train/ModelHandle.h"
 #include "core/semi/Stiefel.h"
 #include "core/train/TrainingJob.h"
 
@@ -108,6 +111,7 @@ private Q_SLOTS:
     void improvesNmiAndRecall();
     void metricStaysOrthogonal();
     void resumeIsIdentical();
+    void scoresAndServesTheMetricSpace();
     void missingLabelSetFails();
 
 private:
@@ -294,6 +298,62 @@ void TestSsdml::resumeIsIdentical()
         QCOMPARE(j.runHere(nullptr), job::JobStatus::Finished);
     }
     QVERIFY(!torch::equal(weightsOf(c.checkpointDir + "/step-000000010.pt"), weightsOf(o.checkpointDir + "/step-000000010.pt")));
+}
+
+// With l < d the model is z L, not z: the epoch's scores, ModelHandle (maps, eval, export)
+// and the checkpoint all use the space the loss measures. Reference: the checkpoint's encoder
+// weights in a fresh encoder, times the checkpoint's L, computed here.
+void TestSsdml::scoresAndServesTheMetricSpace()
+{
+    auto ds = dataset();
+    train::TrainerConfig c = ssdmlConfig();
+    c.epochs = 1;
+    c.checkpointDir = m_dir.filePath("projection").toStdString();
+    train::TrainingJob j(ds, c, m_registry);
+    QCOMPARE(j.runHere(nullptr), job::JobStatus::Finished);
+    const std::string ckpt = j.lastCheckpoint();
+
+    const sdk::EncoderInfo& info = m_registry.requireEncoder("mlp");
+    sdk::EncoderSpec spec;
+    spec.inputDim = ds->dim();
+    spec.outputDim = 16;
+    spec.options = sdk::OptionValues::resolve(info.options, {}, "model mlp");
+    std::shared_ptr<sdk::SetEncoder> enc = info.create(spec);
+    {
+        torch::serialize::InputArchive ar, model;
+        ar.load_from(ckpt);
+        ar.read("model", model);
+        enc->load(model);
+    }
+    enc->eval();
+    std::vector<std::int64_t> items(static_cast<std::size_t>(ds->size()));
+    for (std::size_t i = 0; i < items.size(); ++i)
+        items[i] = static_cast<std::int64_t>(i);
+    torch::NoGradGuard noGrad;
+    const torch::Tensor z = enc->forward(nn::collate(*ds, items, torch::kCPU)).contiguous();
+    const torch::Tensor zl = z.matmul(metricOf(ckpt).to(torch::kFloat32)).contiguous();
+    QCOMPARE(zl.size(1), std::int64_t(8));
+
+    const auto handle = train::ModelHandle::fromCheckpoint(ckpt, m_registry);
+    QCOMPARE(handle->dim(), 8);
+    const std::vector<float> served = handle->embed(*ds);
+    QCOMPARE(served.size(), static_cast<std::size_t>(zl.numel()));
+    double err = 0;
+    for (std::size_t i = 0; i < served.size(); ++i)
+        err = std::max(err, std::abs(double(served[i]) - double(zl.data_ptr<float>()[i])));
+    QVERIFY2(err < 1e-5, qPrintable(QString("max |served - zL| = %1").arg(err)));
+
+    // The epoch's kNN accuracy is that of z L (and z alone scores differently here).
+    const auto knn = [&](const torch::Tensor& e) {
+        for (const eval::MetricValue& v :
+             eval::evaluateMetrics(*ds, e.data_ptr<float>(), static_cast<int>(e.size(1)), "fine", eval::standardMetrics()))
+            if (v.name == "knn-accuracy")
+                return v.value;
+        return -1.0;
+    };
+    const double recorded = valueOf(j.history().back(), "knn-accuracy");
+    QCOMPARE(recorded, knn(zl));
+    std::printf("kNN accuracy: z L %.4f (recorded %.4f), z %.4f\n", knn(zl), recorded, knn(z));
 }
 
 void TestSsdml::missingLabelSetFails()

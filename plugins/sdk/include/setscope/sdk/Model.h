@@ -114,6 +114,13 @@ public:
     /// with the step's learning rate (schedule applied). Updates selfUpdatedParameters() from
     /// their gradients. Default: nothing.
     virtual void afterBackward(double /*learningRate*/) {}
+    /// The learned metric's projection, when the loss learns one on top of the encoder: a
+    /// d x l matrix P (d = the encoder's output width) such that the loss's distance is
+    /// ‖Pᵀ(a - b)‖ (seed 004's L, δ²_L(a, b) = (a - b)ᵀ L Lᵀ (a - b)). The trainer then scores,
+    /// snapshots and publishes z P (l wide) instead of z, and saves P with the checkpoint so
+    /// that every later use of the model (eval, export, maps, retrieval) embeds by the same
+    /// metric. Undefined (default): the encoder's output is the embedding.
+    virtual torch::Tensor embeddingProjection() const { return {}; }
 };
 
 /// What an optimizer is built from.
