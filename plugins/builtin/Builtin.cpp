@@ -221,8 +221,8 @@ void registerBuiltins(sdk::Registrar& r)
                        losses::CosineTripletLoss::schema(),
                        [](const sdk::LossSpec& s) { return std::make_shared<losses::CosineTripletLoss>(s); }));
     r.addLoss(lossInfo("moco",
-                       "InfoNCE against a FIFO queue of K keys (seed 002, MoCo); keys from the same encoder, detached: "
-                       "no momentum encoder yet",
+                       "InfoNCE against a FIFO queue of K keys from a momentum key encoder (seed 002, MoCo; m = 0.999, "
+                       "τ = 0.07)",
                        losses::MocoLoss::schema(),
                        [](const sdk::LossSpec& s) { return std::make_shared<losses::MocoLoss>(s); }));
 
