@@ -15,17 +15,23 @@ sdk::OptionSchema MocoLoss::schema()
     return {
         sdk::OptionSpec::integer("queue", kDefaultQueue, 1, 1e7, "K: negative keys kept from earlier batches (MoCo's queue)"),
         sdk::OptionSpec::real("temperature", kDefaultTemperature, 1e-9, 100, "τ: the logits q·k are divided by τ (MoCo: 0.07)"),
+        sdk::OptionSpec::real("key-momentum", kDefaultMomentum, 0, 1,
+                              "m: the key encoder follows θ_k <- m θ_k + (1 - m) θ_q after each step (MoCo: 0.999; 0 = "
+                              "keys from the query encoder, detached)"),
     };
 }
 
 MocoLoss::MocoLoss(const sdk::LossSpec& spec)
     : m_capacity(spec.options.integer("queue"))
     , m_temperature(spec.options.real("temperature"))
+    , m_momentum(spec.options.real("key-momentum"))
 {
     if (m_capacity < 1)
         throw std::invalid_argument("moco: the queue must hold at least one key");
     if (!(m_temperature > 0.0) || !std::isfinite(m_temperature))
         throw std::invalid_argument("moco: temperature must be a finite number > 0");
+    if (!(m_momentum >= 0.0 && m_momentum <= 1.0))
+        throw std::invalid_argument("moco: key-momentum must be in [0, 1]");
     if (spec.embeddingDim < 1)
         throw std::invalid_argument("moco: the embedding dimension must be >= 1, got " + std::to_string(spec.embeddingDim));
     m_queue = register_buffer("queue", torch::zeros({m_capacity, spec.embeddingDim}, torch::kFloat32));
@@ -70,9 +76,9 @@ sdk::LossOutput MocoLoss::forward(const sdk::LossContext& context)
     const torch::Tensor& emb = context.embeddings;
     if (!emb.defined() || emb.dim() != 2 || emb.size(1) != m_queue.size(1))
         throw std::invalid_argument("moco: the embeddings must be B x " + std::to_string(m_queue.size(1)));
-    if (!context.augmented.defined() || context.augmented.sizes() != emb.sizes())
-        throw std::invalid_argument("moco: needs the augmented view's embeddings (the keys, same shape as the embeddings); "
-                                    "the run must have an augmentation");
+    if (!context.keys.defined() || context.keys.sizes() != emb.sizes())
+        throw std::invalid_argument("moco: needs the key encoder's embeddings (LossContext::keys, same shape as the "
+                                    "embeddings), which the trainer fills for a loss asking for momentumKeys");
     sdk::LossOutput out;
     const auto b = emb.size(0);
     if (b == 0) {
@@ -81,7 +87,7 @@ sdk::LossOutput MocoLoss::forward(const sdk::LossContext& context)
     }
     const auto opt = F::NormalizeFuncOptions().dim(1).eps(1e-12);
     const torch::Tensor q = F::normalize(emb, opt);
-    const torch::Tensor k = F::normalize(context.augmented.detach(), opt);
+    const torch::Tensor k = F::normalize(context.keys.detach(), opt);
     const torch::Tensor lpos = (q * k).sum(1, true); // B x 1
     // A copy of the queue, so that enqueueing below does not modify what backward reads.
     const torch::Tensor negatives = m_queue.narrow(0, 0, filled()).clone().to(q.scalar_type());

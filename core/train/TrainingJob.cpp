@@ -9,6 +9,7 @@
 #include "core/eval/Metrics.h"
 #include "core/ot/PairwiseMatrix.h"
 #include "core/train/BatchTransport.h"
+#include "core/train/KeyEncoder.h"
 #include "core/train/RunPlan.h"
 #include "core/train/ModelHandle.h"
 #include "core/train/SnapshotSubset.h"
@@ -810,6 +811,7 @@ void TrainingJob::run()
     std::shared_ptr<sdk::MetricLoss> loss;
     std::unique_ptr<sdk::SetAugmentation> augmentation;
     std::unique_ptr<torch::optim::Optimizer> opt;
+    std::unique_ptr<KeyEncoder> keyEnc; ///< MoCo's momentum key encoder, when the stage's loss asks for one
     sdk::LossNeeds needs;
     std::vector<double> baseLr;
     auto stageOf = [&](std::int64_t atStep) {
@@ -848,6 +850,33 @@ void TrainingJob::run()
         if (needs.augmentedView && !augmentation)
             throw std::invalid_argument("loss " + ps.loss->name + " compares each set with an augmented view: choose an "
                                         "augmentation (--augmentation pointswap|pointdrop|pointmixup)");
+        if (needs.momentumKeys && !(needs.keyMomentum >= 0.0 && needs.keyMomentum <= 1.0))
+            throw std::invalid_argument("loss " + ps.loss->name + " asks for a key encoder with momentum " +
+                                        std::to_string(needs.keyMomentum) + ", outside [0, 1]");
+        // MoCo's key encoder: a copy of the encoder (as it is when the stage starts, or as the
+        // checkpoint holds it), never in the optimizer. With m = 0 it would be the encoder itself.
+        keyEnc.reset();
+        if (needs.momentumKeys && needs.keyMomentum > 0.0) {
+            std::shared_ptr<sdk::SetEncoder> fresh;
+            {
+                // Its initial weights are overwritten at once: building it must not move the
+                // generator the steps draw from.
+                std::lock_guard lock(initMutex());
+                auto gen = at::detail::getDefaultCPUGenerator();
+                const at::Tensor state = gen.get_state();
+                fresh = plan.encoder->create(encoderSpec(m_registry, cfg, ds.dim()));
+                gen.set_state(state);
+            }
+            keyEnc = std::make_unique<KeyEncoder>(std::move(fresh), *enc, needs.keyMomentum);
+            if (fromCheckpoint) {
+                torch::serialize::InputArchive k;
+                if (resumeArchive->try_read("key_model", k))
+                    keyEnc->encoder().load(k);
+                else
+                    reportMessage("the checkpoint holds no key encoder: it starts as a copy of the encoder at step " +
+                                  std::to_string(step) + " (not an exact continuation)");
+            }
+        }
         std::vector<torch::Tensor> trainable = enc->parameters();
         const std::vector<torch::Tensor> ownUpdate = loss->selfUpdatedParameters(); // the loss steps these itself
         for (const torch::Tensor& p : loss->parameters())
@@ -901,7 +930,11 @@ void TrainingJob::run()
                        : st.supervised   ? std::string(" labelled items")
                                          : std::string(" items")) +
                       ", " + std::to_string(st.perEpoch) + " steps/epoch x " + std::to_string(ps.epochs) + ", " +
-                      st.sampler->describe());
+                      st.sampler->describe() +
+                      (keyEnc ? ", momentum key encoder m = " + std::to_string(needs.keyMomentum) +
+                                    (augmentation ? " on the augmented views" : " on the sets (no augmentation)")
+                       : needs.momentumKeys ? std::string(", keys from the encoder itself (momentum 0)")
+                                            : std::string()));
     };
 
     if (resumeArchive) {
@@ -944,6 +977,11 @@ void TrainingJob::run()
         ar.write("loss", l);
         if (const torch::Tensor p = metricProjection(*loss, enc->outputDim()); p.defined())
             ar.write("embedding_projection", p, /*is_buffer=*/true);
+        if (keyEnc) {
+            torch::serialize::OutputArchive k;
+            keyEnc->encoder().save(k);
+            ar.write("key_model", k);
+        }
         if (current < stages.size()) {
             const std::vector<std::int64_t> mined = stages[current].sampler->state();
             if (!mined.empty())
@@ -1251,8 +1289,9 @@ void TrainingJob::run()
                 refs.push_back(v.set.ref());
             return nn::collateSets(refs, sds.dim(), device);
         };
-        // An augmentation that the loss does not compare against replaces the input.
-        const sdk::SetBatch batch = augmentation && !needs.augmentedView ? viewBatch() : nn::collate(sds, items, device);
+        // An augmentation that the loss does not compare against (nor encodes keys of) replaces the input.
+        const bool viewApart = needs.augmentedView || needs.momentumKeys;
+        const sdk::SetBatch batch = augmentation && !viewApart ? viewBatch() : nn::collate(sds, items, device);
         epochRealSlots += batch.mask.sum().item<std::int64_t>();
         epochSlots += batch.mask.numel();
 
@@ -1270,9 +1309,21 @@ void TrainingJob::run()
             const auto b = static_cast<std::int64_t>(items.size());
             lctx.emd = torch::from_blob(const_cast<double*>(mat.data()), {b, b}, torch::kFloat64).to(torch::kFloat32).to(device);
         }
-        if (needs.augmentedView) {
-            const sdk::SetBatch vb = viewBatch();
-            lctx.augmented = enc->forward(vb);
+        if (viewApart) {
+            // The keys of a run without augmentation are the sets' own.
+            const sdk::SetBatch vb = augmentation ? viewBatch() : batch;
+            if (needs.augmentedView)
+                lctx.augmented = enc->forward(vb);
+            if (needs.momentumKeys) {
+                if (keyEnc) {
+                    lctx.keys = keyEnc->keys(vb, *enc);
+                } else if (needs.augmentedView) {
+                    lctx.keys = lctx.augmented.detach();
+                } else {
+                    torch::NoGradGuard noGrad;
+                    lctx.keys = enc->forward(vb);
+                }
+            }
         }
         stepEmdSeconds = transport ? transport->seconds() : 0.0;
         epochEmdSeconds += stepEmdSeconds;
@@ -1289,6 +1340,8 @@ void TrainingJob::run()
         }
         loss->afterBackward(opt->param_groups().front().options().get_lr()); // seed 004: L's Stiefel step
         opt->step();
+        if (keyEnc)
+            keyEnc->update(*enc); // θ_k <- m θ_k + (1 - m) θ_q
         lastLoss = out.loss.item<double>();
         epochLossSum += lastLoss;
         ++epochLossCount;

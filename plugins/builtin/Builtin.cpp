@@ -23,6 +23,7 @@
 #include "core/losses/TripletLoss.h"
 #include "core/losses/UniformityLoss.h"
 #include "core/nn/CnnMnistEncoder.h"
+#include "core/nn/CnnWeakEncoder.h"
 #include "core/nn/DeepSetsEncoder.h"
 #include "core/nn/MlpEncoder.h"
 #include "core/nn/SelfAttentionEncoder.h"
@@ -151,6 +152,13 @@ void registerBuiltins(sdk::Registrar& r)
                   [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {
                       return nn::CnnMnistEncoder(spec).ptr();
                   }});
+    r.addEncoder({"cnn-weak",
+                  "seed 003's 6-layer CNN for images: 3 x [Conv(3x3, 16/32/64, padding 1) - BatchNorm - ReLU - pool 2] - "
+                  "FC 576-128-64-out with ReLU between (28 x 28 -> 14 -> 7 -> 3)",
+                  nn::CnnWeakEncoderImpl::schema(),
+                  [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> {
+                      return nn::CnnWeakEncoder(spec).ptr();
+                  }});
 
     r.addLoss({"triplet", "triplet loss with semi-hard negative mining (FaceNet; seed 000 Eq. 1)",
                {sdk::OptionSpec::real("margin", losses::TripletLoss::kDefaultMargin, 0, 1e6, "the margin α")},
@@ -213,8 +221,8 @@ void registerBuiltins(sdk::Registrar& r)
                        losses::CosineTripletLoss::schema(),
                        [](const sdk::LossSpec& s) { return std::make_shared<losses::CosineTripletLoss>(s); }));
     r.addLoss(lossInfo("moco",
-                       "InfoNCE against a FIFO queue of K keys (seed 002, MoCo); keys from the same encoder, detached: "
-                       "no momentum encoder yet",
+                       "InfoNCE against a FIFO queue of K keys from a momentum key encoder (seed 002, MoCo; m = 0.999, "
+                       "τ = 0.07)",
                        losses::MocoLoss::schema(),
                        [](const sdk::LossSpec& s) { return std::make_shared<losses::MocoLoss>(s); }));
 

@@ -44,6 +44,14 @@ sdk::LossContext context(const torch::Tensor& emb, const std::vector<std::int64_
     return c;
 }
 
+/// MoCo's queries and keys (the key encoder's embeddings, LossContext::keys).
+sdk::LossContext mocoContext(const torch::Tensor& queries, const torch::Tensor& keys)
+{
+    sdk::LossContext c = context(queries, std::vector<std::int64_t>(static_cast<std::size_t>(queries.size(0)), -1));
+    c.keys = keys;
+    return c;
+}
+
 double dot(const std::vector<double>& a, const std::vector<double>& b)
 {
     double s = 0;
@@ -73,6 +81,8 @@ private Q_SLOTS:
     void mocoInfoNceByHand();
     void mocoQueueIsFifo();
     void mocoQueueIsSavedAndNotGrownInEval();
+    void mocoTwoQueriesByHand();
+    void mocoMomentumOption();
     void badOptionsThrow();
     void registered();
 };
@@ -225,12 +235,12 @@ void TestBackgroundLosses::mocoInfoNceByHand()
     // The query is normalised by the loss (3, 0) -> (1, 0); so is the key (3, 4) -> (0.6, 0.8).
     const torch::Tensor q = losstest::tensorOf({{3, 0}}).to(dev).requires_grad_(true);
     const torch::Tensor k = losstest::tensorOf({{3, 4}}).to(dev).requires_grad_(true);
-    const auto out = loss.forward(context(q, {-1}, k));
+    const auto out = loss.forward(mocoContext(q, k));
     const double want = -std::log(std::exp(1.2) / (std::exp(1.2) + std::exp(2.0) + 1.0));
     QVERIFY(std::abs(want - 1.2603725535673185) < 1e-12);
     QVERIFY2(std::abs(out.loss.item<double>() - want) < 1e-6, qPrintable(QString::number(out.loss.item<double>())));
     QCOMPARE(out.terms, std::int64_t(1));
-    // The key is detached: no gradient reaches the augmented view.
+    // The key is detached: no gradient reaches the key encoder's output.
     out.loss.backward();
     QVERIFY(q.grad().defined() && q.grad().abs().sum().item<double>() > 0);
     QVERIFY(!k.grad().defined());
@@ -240,7 +250,7 @@ void TestBackgroundLosses::mocoInfoNceByHand()
     // An empty queue: the positive alone, ℓ = 0.
     auto fresh = make<MocoLoss>({{"queue", "4"}});
     fresh.to(dev);
-    QVERIFY(std::abs(fresh.forward(context(q.detach(), {-1}, k.detach())).loss.item<double>()) < 1e-7);
+    QVERIFY(std::abs(fresh.forward(mocoContext(q.detach(), k.detach())).loss.item<double>()) < 1e-7);
 }
 
 void TestBackgroundLosses::mocoQueueIsFifo()
@@ -293,11 +303,44 @@ void TestBackgroundLosses::mocoQueueIsSavedAndNotGrownInEval()
     QVERIFY(restored.named_buffers().contains("queue"));
     // Evaluation mode reads the queue but does not add to it.
     restored.eval();
-    restored.forward(context(torch::randn({2, 2}), {-1, -1}, torch::randn({2, 2})));
+    restored.forward(mocoContext(torch::randn({2, 2}), torch::randn({2, 2})));
     QCOMPARE(restored.filled(), std::int64_t(3));
     restored.train();
-    restored.forward(context(torch::randn({2, 2}), {-1, -1}, torch::randn({2, 2})));
+    restored.forward(mocoContext(torch::randn({2, 2}), torch::randn({2, 2})));
     QCOMPARE(restored.filled(), std::int64_t(5));
+}
+
+// Two queries, queue [(0, 1)], τ = 1, keys given (they need not be unit rows: the loss
+// normalises them). q_1 = (1, 0), k_1⁺ = (0, 2) -> (0, 1): logits (0, 0), ℓ_1 = log 2.
+// q_2 = (0.6, 0.8), k_2⁺ = (-1, 0): logits (-0.6, 0.8), ℓ_2 = -log(e^-0.6 / (e^-0.6 + e^0.8)).
+// The queue then holds (0, 1), (0, 1), (-1, 0): the normalised keys, oldest first.
+void TestBackgroundLosses::mocoTwoQueriesByHand()
+{
+    auto loss = make<MocoLoss>({{"queue", "8"}, {"temperature", "1"}});
+    loss.enqueue(losstest::tensorOf({{0, 1}}));
+    const torch::Tensor q = losstest::tensorOf({{1, 0}, {0.6, 0.8}}).requires_grad_(true);
+    const auto out = loss.forward(mocoContext(q, losstest::tensorOf({{0, 2}, {-1, 0}})));
+    const double l1 = std::log(2.0);
+    const double l2 = -std::log(std::exp(-0.6) / (std::exp(-0.6) + std::exp(0.8)));
+    QVERIFY2(std::abs(out.loss.item<double>() - 0.5 * (l1 + l2)) < 1e-6, qPrintable(QString::number(out.loss.item<double>())));
+    QCOMPARE(out.terms, std::int64_t(2));
+    QCOMPARE(out.activeTerms, std::int64_t(2));
+    QVERIFY(torch::allclose(loss.queuedKeys(), losstest::tensorOf({{0, 1}, {0, 1}, {-1, 0}})));
+    // ∂L/∂q_1 (q_1 already unit, so the normalisation's Jacobian projects out q_1 = (1, 0)):
+    // ∂ℓ_1/∂q_1 before the projection = -k⁺ + Σ softmax·k = -(0, 1) + 0.5 (0, 1) + 0.5 (0, 1) = 0.
+    out.loss.backward();
+    QVERIFY(q.grad()[0].abs().max().item<double>() < 1e-6);
+}
+
+void TestBackgroundLosses::mocoMomentumOption()
+{
+    QCOMPARE(make<MocoLoss>({}).momentum(), 0.999);
+    QCOMPARE(make<MocoLoss>({{"key-momentum", "0"}}).needs().keyMomentum, 0.0);
+    QCOMPARE(make<MocoLoss>({{"key-momentum", "0.5"}}).needs().keyMomentum, 0.5);
+    QVERIFY(make<MocoLoss>({{"key-momentum", "0"}}).needs().momentumKeys);
+    // Outside [0, 1]: refused where the options are resolved.
+    QVERIFY_THROWS_EXCEPTION(std::exception, make<MocoLoss>({{"key-momentum", "1.5"}}));
+    QVERIFY_THROWS_EXCEPTION(std::exception, make<MocoLoss>({{"key-momentum", "-0.1"}}));
 }
 
 void TestBackgroundLosses::badOptionsThrow()
@@ -305,6 +348,10 @@ void TestBackgroundLosses::badOptionsThrow()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, make<MocoLoss>({}, 0));
     auto moco = make<MocoLoss>({});
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, moco.forward(context(torch::randn({2, 2}), {-1, -1})));
+    // The augmented view is not the keys: moco reads LossContext::keys only.
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             moco.forward(context(torch::randn({2, 2}), {-1, -1}, torch::randn({2, 2}))));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, moco.forward(mocoContext(torch::randn({2, 2}), torch::randn({3, 2}))));
     auto npair = make<NPairLoss>({{"positive", "augmented"}});
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, npair.forward(context(torch::randn({2, 2}), {-1, -1})));
     auto triplet = make<CosineTripletLoss>({{"positive", "augmented"}});
@@ -326,7 +373,9 @@ void TestBackgroundLosses::registered()
         QVERIFY2(loss != nullptr, name);
     }
     QVERIFY(registry.requireLoss("uniformity").create(losstest::spec(registry.requireLoss("uniformity").options, {}, 8, 2))->needs().labels);
-    QVERIFY(registry.requireLoss("moco").create(losstest::spec(registry.requireLoss("moco").options, {}, 8))->needs().augmentedView);
+    const sdk::LossNeeds moco = registry.requireLoss("moco").create(losstest::spec(registry.requireLoss("moco").options, {}, 8))->needs();
+    QVERIFY(moco.momentumKeys && !moco.augmentedView && !moco.labels);
+    QCOMPARE(moco.keyMomentum, 0.999); // MoCo's m
 }
 
 QTEST_GUILESS_MAIN(TestBackgroundLosses)

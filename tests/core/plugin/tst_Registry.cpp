@@ -282,7 +282,7 @@ void TestRegistry::unknownNamesListAlternatives()
         r.requireEncoder("resnet");
         QFAIL("accepted");
     } catch (const std::invalid_argument& e) {
-        QCOMPARE(QString(e.what()), QString("unknown model 'resnet' (available: mlp, selfattn, deepsets, cnn-mnist)"));
+        QCOMPARE(QString(e.what()), QString("unknown model 'resnet' (available: mlp, selfattn, deepsets, cnn-mnist, cnn-weak)"));
     }
 }
 

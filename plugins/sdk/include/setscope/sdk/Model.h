@@ -68,6 +68,15 @@ struct LossNeeds {
     bool labels = false;        ///< supervised: uses LossContext::labels
     bool transport = false;     ///< uses LossContext::emd / transport (EMD pseudo-labels)
     bool augmentedView = false; ///< uses LossContext::augmented (needs an augmentation in the run)
+    /// Uses LossContext::keys: a momentum key encoder's embeddings (MoCo). The trainer keeps a
+    /// key encoder θ_k (the run's encoder built again from the same registry entry and spec,
+    /// its parameters and buffers copied from the query encoder θ_q when the stage starts,
+    /// never given to the optimizer, saved in checkpoints) and after each optimizer step sets
+    /// θ_k <- m θ_k + (1 - m) θ_q for the parameters (buffers copied), m = keyMomentum. With
+    /// keyMomentum = 0 the key encoder would equal the query encoder, so the trainer builds
+    /// none and the keys are the query encoder's embeddings, detached.
+    bool momentumKeys = false;
+    double keyMomentum = 0.999; ///< m in [0, 1], read when momentumKeys
 };
 
 /// Everything a loss may use for one mini-batch of B sets. Tensors are on the embeddings'
@@ -78,6 +87,9 @@ struct LossContext {
     torch::Tensor items;      ///< B int64: the dataset index of each set (always defined)
     torch::Tensor emd;        ///< B x B float32: exact EMD between the batch's (original) sets
     torch::Tensor augmented;  ///< B x E, differentiable: the embedding of each set's augmented view
+    /// B x E, no gradient (LossNeeds::momentumKeys): the key encoder's embedding of each set's
+    /// augmented view, or of the set itself when the run has no augmentation.
+    torch::Tensor keys;
     const SetBatch* sets = nullptr;        ///< the collated batch
     BatchTransport* transport = nullptr;   ///< flows between the batch's sets, on demand
 };
