@@ -217,7 +217,8 @@ public:
     using PairAffinityLoss::forward;
     /// terms = the batch's labelled pairs + graph edges (W ≠ 0), activeTerms = the same.
     /// Throws std::invalid_argument when the batch's labelled rows give no prior (fewer than
-    /// two, or for llr no similar or no dissimilar pair).
+    /// two, or for llr no similar or no dissimilar pair), std::runtime_error when KISSME's
+    /// Σ_S⁻¹ - Σ_D⁻¹ has no positive eigenvalue (the run fails rather than guess a prior).
     sdk::LossOutput forward(const sdk::LossContext& context, const torch::Tensor& affinity) override;
     std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
     void afterBackward(double learningRate) override { stepMetric(learningRate * m_lrScale); }
