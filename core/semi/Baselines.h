@@ -7,6 +7,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <vector>
 
 /// The stochastic deep extensions of the classical SSDML baselines of seed 004 ("Extending
 /// Classical SSDML to Deep SSDML", Algorithm 1): each loss is evaluated on one mini-batch drawn
@@ -22,8 +23,9 @@
 /// class (other negatives are refused); affinity is B x B. All tensors on one device; the
 /// results live there. Pairs are unordered (i < j) pairs of distinct batch rows.
 ///
-/// Only LRML (Eq. 2) and SERAPH (Eq. 1) are here: seed 004 states these two losses. For ISDML,
-/// APLLR and APIT it describes the methods in words only (docs/SSDML.md, "Deep baselines").
+/// LRML (Eq. 2) and SERAPH (Eq. 1) as seed 004 states them; ISDML is LRML on density-adapted
+/// affinities (the sampler's); APLLR / APIT (apPriorLoss) are our reading of the words of seed
+/// 004 and of Dutta and Sekhar 2018 (docs/SSDML.md, "Deep baselines").
 namespace setscope::semi {
 
 /// δ²_M(z_i, z_j) for every pair of rows: B x B, zero diagonal, symmetric. Computed from the
@@ -101,25 +103,40 @@ torch::Tensor projectPsd(const torch::Tensor& m);
 /// Σ log λ_i = 0 (the KKT point of the convex projection). No autograd history.
 torch::Tensor projectLrmlFeasible(const torch::Tensor& m);
 
+/// A loss that weighs the batch's pairs by a graph's affinities W (B x B), which the plugin
+/// SDK's LossContext does not carry: the trainer takes them from a sampler with the core
+/// capability train::PairAffinitySampler ("ssdml-partition") and calls forward(context,
+/// affinity). forward(context) alone throws std::logic_error rather than drop the graph term.
+/// (A core interface, not an SDK field: docs/SSDML.md, "Deep baselines".)
+class PairAffinityLoss : public sdk::MetricLoss {
+public:
+    sdk::LossOutput forward(const sdk::LossContext& context) override;
+    /// affinity: B x B, W[idx][:, idx] of the partition's graph (not its Laplacian).
+    virtual sdk::LossOutput forward(const sdk::LossContext& context, const torch::Tensor& affinity) = 0;
+};
+
 /// Deep-SERAPH as an sdk::MetricLoss that owns M (d x d, parameter "metric", the identity at
 /// start; saved in checkpoints, moved with to(device)). Reads embeddings and labels from the
-/// LossContext: any batch of rows works, with labelled and unlabelled rows mixed.
+/// LossContext: any batch of rows works, with labelled and unlabelled rows mixed. Registered
+/// as "seraph" (recipe seraph, sampler ssdml-partition with affinity none).
 ///
-/// Algorithm 1: M must be left out of the network's optimizer; the trainer calls
-/// stepMetric(lr) after backward (step 3, a projected step that keeps M ⪰ 0). Not registered
-/// in plugins/builtin for that reason (docs/SSDML.md, "Deep baselines").
+/// Algorithm 1: M is a self-updated parameter (left out of the network's optimizer);
+/// afterBackward(lr) calls stepMetric(lr × metric-lr-scale) (step 3, a projected step that
+/// keeps M ⪰ 0) before the optimizer steps the network (step 4).
 class SeraphLoss final : public sdk::MetricLoss {
 public:
-    /// eta, mu, lambda (defaults 1: the paper gives no values).
+    /// eta, mu, lambda (defaults 1: the paper gives no values), metric-lr-scale (1).
     static sdk::OptionSchema schema();
     /// `spec.options` resolved against schema(); spec.embeddingDim is d. Throws
     /// std::invalid_argument for d < 1.
     explicit SeraphLoss(const sdk::LossSpec& spec);
 
-    sdk::LossNeeds needs() const override { return {}; }
+    sdk::LossNeeds needs() const override { return {.labels = true}; }
     /// terms = labelled + unlabelled pairs of the batch, activeTerms = the same (every SERAPH
     /// term is positive). Throws std::invalid_argument as seraphLoss().
     sdk::LossOutput forward(const sdk::LossContext& context) override;
+    std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
+    void afterBackward(double learningRate) override { stepMetric(learningRate * m_lrScale); }
     /// Step 3 of Algorithm 1: M ← projectPsd(M - lr ∇_M), then clears the gradient. No-op when
     /// M has no gradient.
     void stepMetric(double lr);
@@ -129,25 +146,26 @@ public:
 
 private:
     SeraphOptions m_options;
+    double m_lrScale = 1.0;
     torch::Tensor m_metric;
 };
 
-/// Deep-LRML as an sdk::MetricLoss that owns M (d x d, parameter "metric", the identity at
-/// start: feasible, log|I| = 0). LossContext has no affinity, so the loss is computed by the
-/// two-argument forward(); the one-argument override throws std::logic_error rather than
-/// silently drop the Laplacian term. Not registered in plugins/builtin (docs/SSDML.md).
-class LrmlLoss final : public sdk::MetricLoss {
+/// Deep-LRML (and Deep-ISDML: the same loss on density-adapted affinities) as a loss that owns
+/// M (d x d, parameter "metric", the identity at start: feasible, log|I| = 0). Registered as
+/// "lrml"; recipes lrml (affinity heat) and isdml (affinity density).
+class LrmlLoss final : public PairAffinityLoss {
 public:
-    /// gamma-s, gamma-d (defaults 1: the paper gives no values).
+    /// gamma-s, gamma-d (defaults 1: the paper gives no values), metric-lr-scale (1).
     static sdk::OptionSchema schema();
     explicit LrmlLoss(const sdk::LossSpec& spec);
 
-    sdk::LossNeeds needs() const override { return {}; }
-    /// Throws std::logic_error: LRML needs the batch's affinity (use the overload below).
-    sdk::LossOutput forward(const sdk::LossContext& context) override;
+    sdk::LossNeeds needs() const override { return {.labels = true}; }
+    using PairAffinityLoss::forward;
     /// affinity: B x B, W[idx][:, idx] of the partition's kNN graph (see lrmlLoss()).
     /// terms = similar + dissimilar pairs, activeTerms = those with δ² > 0.
-    sdk::LossOutput forward(const sdk::LossContext& context, const torch::Tensor& affinity);
+    sdk::LossOutput forward(const sdk::LossContext& context, const torch::Tensor& affinity) override;
+    std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
+    void afterBackward(double learningRate) override { stepMetric(learningRate * m_lrScale); }
     /// Step 3 of Algorithm 1: M ← projectLrmlFeasible(M - lr ∇_M), then clears the gradient.
     void stepMetric(double lr);
 
@@ -156,6 +174,65 @@ public:
 
 private:
     LrmlOptions m_options;
+    double m_lrScale = 1.0;
+    torch::Tensor m_metric;
+};
+
+/// The prior metric of APLLR / APIT (core/semi/PriorMetrics.h).
+enum class PriorKind { LogLikelihoodRatio, InformationTheoretic };
+
+struct ApPriorOptions {
+    PriorKind prior = PriorKind::LogLikelihoodRatio;
+    double lambda = 1.0;  ///< weight of the Laplacian term
+    double ridge = 1e-3;  ///< KISSME's covariance ridge
+    double floor = 1e-3;  ///< relative eigenvalue floor of M0 and of M
+    double itmlGamma = 1.0;
+    int itmlSweeps = 3;
+};
+
+/// Deep-APLLR / Deep-APIT on a mini-batch (our reading of Dutta and Sekhar 2018, which seed
+/// 004 describes in words: "first computes a prior metric using the labeled data ... the final
+/// metric is learned using affinity propagation on unlabeled data while staying close to the
+/// prior one"):
+///   J = D_ld(M, M0) + λ ½ Σ_{i,j} W_ij δ²_M(z_i, z_j)
+///   D_ld(M, M0) = tr(M M0⁻¹) - log det(M M0⁻¹) - d        (the LogDet divergence, ≥ 0, 0 iff M = M0)
+/// with W the propagated affinities of the batch (B x B) and M0 given (d x d, positive
+/// definite, no gradient). labelled = D_ld, unlabelled = the Laplacian term, regulariser = 0.
+/// Throws std::invalid_argument on shape mismatches or λ < 0.
+BaselineLoss apPriorLoss(const torch::Tensor& z, const torch::Tensor& m, const torch::Tensor& prior,
+                         const torch::Tensor& affinity, double lambda);
+
+/// Deep-APLLR (prior llr) and Deep-APIT (prior it) as a loss that owns M (the identity at
+/// start) and computes M0 per batch from the batch's labelled rows (detached embeddings,
+/// kissmePrior / itmlPrior). Registered as "ap-prior"; recipes apllr and apit (sampler
+/// ssdml-partition with affinity propagated). Step 3: M ← clip(M - lr ∇_M J) with the
+/// spectrum clipped from below at floor · λ_max (M stays positive definite, log det finite).
+class ApPriorLoss final : public PairAffinityLoss {
+public:
+    /// prior (llr | it), lambda, ridge, floor, itml-gamma, itml-sweeps, metric-lr-scale.
+    static sdk::OptionSchema schema();
+    explicit ApPriorLoss(const sdk::LossSpec& spec);
+
+    sdk::LossNeeds needs() const override { return {.labels = true}; }
+    using PairAffinityLoss::forward;
+    /// terms = the batch's labelled pairs + graph edges (W ≠ 0), activeTerms = the same.
+    /// Throws std::invalid_argument when the batch's labelled rows give no prior (fewer than
+    /// two, or for llr no similar or no dissimilar pair), std::runtime_error when KISSME's
+    /// Σ_S⁻¹ - Σ_D⁻¹ has no positive eigenvalue (the run fails rather than guess a prior).
+    sdk::LossOutput forward(const sdk::LossContext& context, const torch::Tensor& affinity) override;
+    std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
+    void afterBackward(double learningRate) override { stepMetric(learningRate * m_lrScale); }
+    void stepMetric(double lr);
+
+    /// M0 of the labelled rows of (z, labels): d x d float64 on the CPU.
+    torch::Tensor priorOf(const torch::Tensor& z, const torch::Tensor& labels) const;
+
+    torch::Tensor& metric() { return m_metric; }
+    const ApPriorOptions& options() const { return m_options; }
+
+private:
+    ApPriorOptions m_options;
+    double m_lrScale = 1.0;
     torch::Tensor m_metric;
 };
 

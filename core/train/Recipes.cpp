@@ -155,6 +155,45 @@ std::vector<sdk::RecipeInfo> builtinRecipes()
                      s.metrics = {"nmi"};
                      return std::vector<RecipeStage>{s};
                  }});
+    // Seed 004's deep baselines (Algorithm 1: per partition, step 3 on M, step 4 on the
+    // network): the loss owns M; the sampler draws partition rows and, for the graph-based
+    // ones, weighs the batch's pairs (docs/SSDML.md, "Deep baselines").
+    auto baseline = [](const std::string& name, const std::string& loss, const std::string& affinity,
+                       const std::string& prior, const std::string& description) {
+        return sdk::RecipeInfo{
+            name, description,
+            {OptionSpec::integer("labels-per-class", 0, 0, 1 << 20,
+                                 "labels kept per class of the training pool, the rest unlabelled (seed 004: 10 for "
+                                 "MNIST / Fashion-MNIST); 0 = --label-fraction decides")},
+            [name, loss, affinity, prior](const sdk::OptionValues& o) {
+                RecipeStage s;
+                s.name = name;
+                s.loss = loss;
+                if (!prior.empty())
+                    s.lossOptions["prior"] = prior;
+                s.sampler = "ssdml-partition";
+                s.samplerOptions["affinity"] = affinity;
+                s.labels = StageLabels::SemiSupervised;
+                s.labelsPerClass = static_cast<int>(o.integer("labels-per-class"));
+                s.metrics = {"nmi"};
+                return std::vector<RecipeStage>{s};
+            }};
+    };
+    r.push_back(baseline("lrml", "lrml", "heat", "",
+                         "Deep-LRML (seed 004 Eq. 2, Algorithm 1): labelled pair distances + Laplacian of heat-kernel "
+                         "kNN affinities on partitions, metric M ⪰ 0 with log|M| ≥ 0"));
+    r.push_back(baseline("seraph", "seraph", "none", "",
+                         "Deep-SERAPH (seed 004 Eq. 1, Algorithm 1): labelled pairs' likelihood + entropy of "
+                         "unlabelled pairs + λ Tr(M), metric M ⪰ 0, on partitions"));
+    r.push_back(baseline("isdml", "lrml", "density", "",
+                         "Deep-ISDML (seed 004, Algorithm 1): LRML's loss on kNN affinities scaled by the density "
+                         "around each example (local kernel widths)"));
+    r.push_back(baseline("apllr", "ap-prior", "propagated", "llr",
+                         "Deep-APLLR (seed 004, Algorithm 1): LogDet divergence to KISSME's log-likelihood-ratio "
+                         "prior + Laplacian of propagated affinities"));
+    r.push_back(baseline("apit", "ap-prior", "propagated", "it",
+                         "Deep-APIT (seed 004, Algorithm 1): LogDet divergence to an ITML prior + Laplacian of "
+                         "propagated affinities"));
     return r;
 }
 

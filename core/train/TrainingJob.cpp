@@ -8,10 +8,12 @@
 #include "core/eval/Knn.h"
 #include "core/eval/Metrics.h"
 #include "core/ot/PairwiseMatrix.h"
+#include "core/semi/Baselines.h"
 #include "core/train/BatchTransport.h"
 #include "core/train/KeyEncoder.h"
 #include "core/train/RunPlan.h"
 #include "core/train/ModelHandle.h"
+#include "core/train/PairAffinity.h"
 #include "core/train/SnapshotSubset.h"
 #include "core/util/OpenMpWait.h"
 
@@ -813,6 +815,8 @@ void TrainingJob::run()
     std::unique_ptr<torch::optim::Optimizer> opt;
     std::unique_ptr<KeyEncoder> keyEnc; ///< MoCo's momentum key encoder, when the stage's loss asks for one
     sdk::LossNeeds needs;
+    semi::PairAffinityLoss* affinityLoss = nullptr;           // when the loss reads the batch's graph
+    const PairAffinitySampler* affinitySampler = nullptr;     // and the sampler that gives it
     std::vector<double> baseLr;
     auto stageOf = [&](std::int64_t atStep) {
         std::size_t k = 0;
@@ -841,6 +845,13 @@ void TrainingJob::run()
         }
         loss->to(device);
         needs = loss->needs();
+        // Seed 004's graph-based baselines weigh the batch's pairs by the sampler's graph.
+        affinityLoss = dynamic_cast<semi::PairAffinityLoss*>(loss.get());
+        affinitySampler = dynamic_cast<const PairAffinitySampler*>(st.sampler.get());
+        if (affinityLoss && !(affinitySampler && affinitySampler->hasAffinity()))
+            throw std::invalid_argument("loss " + ps.loss->name + " weighs the batch's pairs by a graph's affinities: "
+                                        "use the sampler ssdml-partition with an affinity other than none (sampler " +
+                                        st.samplerName + " gives none)");
         augmentation.reset();
         if (ps.augmentation) {
             sdk::AugmentationSpec aspec;
@@ -1331,7 +1342,14 @@ void TrainingJob::run()
             epochEmdSolved += transport->solved();
             epochEmdCached += transport->cached();
         }
-        const sdk::LossOutput out = loss->forward(lctx);
+        sdk::LossOutput out;
+        if (affinityLoss) {
+            std::vector<float> w = affinitySampler->batchAffinity(items);
+            const auto b = static_cast<std::int64_t>(items.size());
+            out = affinityLoss->forward(lctx, torch::from_blob(w.data(), {b, b}, torch::kFloat32).clone().to(device));
+        } else {
+            out = loss->forward(lctx);
+        }
         out.loss.backward();
         if (cfg.schedule == "cosine") {
             const double f = 0.5 * (1.0 + std::cos(M_PI * static_cast<double>(local) / static_cast<double>(st.steps)));

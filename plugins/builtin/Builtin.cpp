@@ -29,9 +29,11 @@
 #include "core/nn/SelfAttentionEncoder.h"
 #include "core/augment/Registered.h"
 #include "core/semi/AngularLoss.h"
+#include "core/semi/Baselines.h"
 #include "core/train/Optimizers.h"
 #include "core/train/Recipes.h"
 #include "core/train/Samplers.h"
+#include "core/train/PartitionSampler.h"
 #include "core/train/SsdmlSampler.h"
 #include "core/util/Text.h"
 
@@ -231,6 +233,21 @@ void registerBuiltins(sdk::Registrar& r)
                        "(sampler ssdml-triplets; recipe ssdml)",
                        semi::AngularLoss::schema(),
                        [](const sdk::LossSpec& s) { return std::make_shared<semi::AngularLoss>(s); }));
+    r.addLoss(lossInfo("seraph",
+                       "Deep-SERAPH (seed 004 Eq. 1): entropy regularisation over labelled and unlabelled pairs under "
+                       "the metric M ⪰ 0 it owns (sampler ssdml-partition; recipe seraph)",
+                       semi::SeraphLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<semi::SeraphLoss>(s); }));
+    r.addLoss(lossInfo("lrml",
+                       "Deep-LRML (seed 004 Eq. 2): labelled pair distances + the Laplacian term of the batch's kNN "
+                       "affinities, metric M ⪰ 0, log|M| ≥ 0 (sampler ssdml-partition; recipes lrml, isdml)",
+                       semi::LrmlLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<semi::LrmlLoss>(s); }));
+    r.addLoss(lossInfo("ap-prior",
+                       "Deep-APLLR / Deep-APIT (seed 004; Dutta and Sekhar 2018): LogDet divergence to a prior metric "
+                       "from the labelled rows + the Laplacian term of propagated affinities (recipes apllr, apit)",
+                       semi::ApPriorLoss::schema(),
+                       [](const sdk::LossSpec& s) { return std::make_shared<semi::ApPriorLoss>(s); }));
 
     r.addAugmentation({"pointswap", "PointSwap: elements swapped along the optimal flow to the EMD-nearest set of the batch (seed 001 Eq. 6; variants 1-3 of Table 11)",
                        augment::PointSwapAugmentation::schema(),
@@ -251,6 +268,7 @@ void registerBuiltins(sdk::Registrar& r)
     r.addSampler(train::randomSamplerInfo());
     r.addSampler(train::sizeBucketedSamplerInfo());
     r.addSampler(train::ssdmlTripletSamplerInfo());
+    r.addSampler(train::ssdmlPartitionSamplerInfo());
     for (sdk::OptimizerInfo& o : train::builtinOptimizers())
         r.addOptimizer(std::move(o));
     for (sdk::RecipeInfo& recipe : train::builtinRecipes())

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-// The deep SSDML baselines of seed 004 that the paper states as formulas: LRML (Eq. 2) and
-// SERAPH (Eq. 1). Hand-computed values, finite-difference gradients in double, the
+// The deep SSDML baselines of seed 004: LRML (Eq. 2), SERAPH (Eq. 1) and our reading of
+// APLLR / APIT (LogDet divergence to a prior + Laplacian). Hand-computed values, finite-difference gradients in double, the
 // properties the formulas imply, bad input, and the projections that keep M feasible.
 #include "core/semi/Baselines.h"
 
@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <string>
@@ -138,6 +139,10 @@ private Q_SLOTS:
 
     void seraphModule();
     void lrmlModule();
+
+    void apPriorHandComputed();
+    void apPriorModule();
+    void metricsStayFeasibleOverManySteps();
 };
 
 void TestBaselines::distancesHandComputed()
@@ -539,6 +544,122 @@ void TestBaselines::lrmlModule()
     QVERIFY(l1 > 0.1 && l2 > 2.0);
     VERIFY_NEAR(l1 * (l1 - 0.1), l2 * (l2 - 2.0), 1e-5);
     QCOMPARE(loss.metric().grad().abs().sum().item<double>(), 0.0);
+}
+
+void TestBaselines::apPriorHandComputed()
+{
+    // M = I, M0 = diag(2, 1/2): D_ld = tr(M M0⁻¹) - ln det(M M0⁻¹) - d = (1/2 + 2) - ln 1 - 2 = 1/2.
+    // z = (0,0), (1,0) with W_01 = W_10 = 1: ½ Σ W δ² = ½ (1 + 1) = 1; λ = 2 gives 2.
+    const torch::Tensor z = rows({{0, 0}, {1, 0}});
+    const torch::Tensor m0 = rows({{2, 0}, {0, 0.5}});
+    const torch::Tensor w = rows({{0, 1}, {1, 0}});
+    const semi::BaselineLoss b = semi::apPriorLoss(z, torch::eye(2, kF64), m0, w, 2.0);
+    VERIFY_NEAR(b.labelled.item<double>(), 0.5, 1e-12);
+    VERIFY_NEAR(b.unlabelled.item<double>(), 2.0, 1e-12);
+    VERIFY_NEAR(b.loss.item<double>(), 2.5, 1e-12);
+    // M = M0: the divergence is 0; M = 2 M0: tr = 2 d = 4, ln det(2 I) = 2 ln 2: 4 - 2 ln 2 - 2.
+    VERIFY_NEAR(semi::apPriorLoss(z, m0, m0, torch::zeros({2, 2}, kF64), 1.0).loss.item<double>(), 0.0, 1e-12);
+    VERIFY_NEAR(semi::apPriorLoss(z, 2 * m0, m0, torch::zeros({2, 2}, kF64), 1.0).loss.item<double>(),
+                2.0 - 2.0 * std::log(2.0), 1e-12);
+    // A non-diagonal case: M = [[2, 1], [1, 2]], M0 = I: tr M = 4, det M = 3: 4 - ln 3 - 2.
+    VERIFY_NEAR(semi::apPriorLoss(z, rows({{2, 1}, {1, 2}}), torch::eye(2, kF64), torch::zeros({2, 2}, kF64), 1.0)
+                    .labelled.item<double>(),
+                2.0 - std::log(3.0), 1e-12);
+    // The gradient in M of D_ld is M0⁻¹ - M⁻¹: at M = I, M0 = diag(2, 1/2) it is diag(-1/2, 1).
+    torch::Tensor m = torch::eye(2, kF64).requires_grad_(true);
+    semi::apPriorLoss(z, m, m0, torch::zeros({2, 2}, kF64), 1.0).loss.backward();
+    QVERIFY(torch::allclose(m.grad(), rows({{-0.5, 0}, {0, 1}}), 0, 1e-12));
+    expectInvalid([&] { semi::apPriorLoss(z, torch::eye(2, kF64), rows({{1, 0}, {0, 0}}), w, 1.0); },
+                  "positive definite");
+    expectInvalid([&] { semi::apPriorLoss(z, torch::eye(2, kF64), torch::eye(3, kF64), w, 1.0); }, "d x d");
+    expectInvalid([&] { semi::apPriorLoss(z, torch::eye(2, kF64), m0, w, -1.0); }, "λ");
+}
+
+void TestBaselines::apPriorModule()
+{
+    // The prior of a 1-d batch by KISSME, by hand: labelled 0, 1 (class 0), 3, 5 (class 1).
+    // Σ_S = (1² + 2²) / 2 = 2.5; Σ_D = (3² + 5² + 2² + 4²) / 4 = 13.5; M0 = 1/2.5 - 1/13.5 = 44/135.
+    semi::ApPriorLoss loss(specOf<semi::ApPriorLoss>(1, {{"ridge", "0"}, {"lambda", "0.5"}}));
+    QVERIFY(loss.named_parameters().contains("metric"));
+    QCOMPARE(loss.selfUpdatedParameters().size(), std::size_t(1));
+    QVERIFY(loss.selfUpdatedParameters().front().is_same(loss.metric()));
+    sdk::LossContext c;
+    c.embeddings = rows({{0}, {1}, {3}, {5}, {7}});
+    c.labels = labelsOf({0, 0, 1, 1, -1});
+    VERIFY_NEAR(loss.priorOf(c.embeddings, c.labels)[0][0].item<double>(), 44.0 / 135.0, 1e-12);
+    // forward: M = 1, M0 = 44/135: D = 135/44 - ln(135/44) - 1; W links rows 3 and 4 (δ² = 4):
+    // λ ½ (4 + 4) = 2.
+    torch::Tensor w = torch::zeros({5, 5}, kF64);
+    w[3][4] = w[4][3] = 1.0;
+    const sdk::LossOutput out = loss.forward(c, w);
+    VERIFY_NEAR(out.loss.item<double>(), 135.0 / 44.0 - std::log(135.0 / 44.0) - 1.0 + 2.0, 1e-6);
+    QCOMPARE(out.terms, std::int64_t(6 + 1)); // 4 labelled rows: 6 pairs; one edge
+    // Without the affinity the loss refuses (the Laplacian term would be dropped).
+    bool threw = false;
+    try {
+        loss.forward(c);
+    } catch (const std::logic_error&) {
+        threw = true;
+    }
+    QVERIFY(threw);
+    // Fewer than two labelled rows: no prior.
+    sdk::LossContext lone = c;
+    lone.labels = labelsOf({0, -1, -1, -1, -1});
+    expectInvalid([&] { loss.forward(lone, w); }, "labelled");
+    // APIT's prior on the same rows is positive definite and brings the similar pairs closer
+    // relative to the dissimilar ones than the Euclidean metric does (ITML's constraints).
+    semi::ApPriorLoss it(specOf<semi::ApPriorLoss>(1, {{"prior", "it"}}));
+    QVERIFY(it.priorOf(c.embeddings, c.labels)[0][0].item<double>() > 0.0);
+}
+
+void TestBaselines::metricsStayFeasibleOverManySteps()
+{
+    // Algorithm 1's step 3 on random batches, 300 times with a large step: SERAPH keeps M ⪰ 0,
+    // LRML M ⪰ 0 and log|M| ≥ 0, the AP loss M ≻ 0 (its LogDet term needs it).
+    torch::manual_seed(3);
+    const std::int64_t d = 4, b = 12;
+    semi::SeraphLoss seraph(specOf<semi::SeraphLoss>(d));
+    semi::LrmlLoss lrml(specOf<semi::LrmlLoss>(d));
+    semi::ApPriorLoss ap(specOf<semi::ApPriorLoss>(d, {{"prior", "llr"}}));
+    const torch::Tensor labels = labelsOf({0, 0, 0, 1, 1, 1, 2, 2, -1, -1, -1, -1});
+    const torch::Tensor means = 2.0 * torch::randn({3, d});
+    double minEig[3] = {1e9, 1e9, 1e9}, minLogDet = 1e9;
+    bool moved[3] = {false, false, false};
+    for (int step = 0; step < 300; ++step) {
+        // Labelled rows around their class's mean (so that KISSME's prior has a direction in
+        // which similar pairs are closer than dissimilar ones), unlabelled rows anywhere.
+        torch::Tensor raw = torch::randn({b, d});
+        for (std::int64_t i = 0; i < 8; ++i)
+            raw[i] = means[labels[i].item<std::int64_t>()] + 0.3 * raw[i];
+        const torch::Tensor z = torch::nn::functional::normalize(raw, torch::nn::functional::NormalizeFuncOptions().dim(1));
+        torch::Tensor w = torch::rand({b, b});
+        w = 0.5 * (w + w.t());
+        w.fill_diagonal_(0);
+        sdk::LossContext c;
+        c.embeddings = z;
+        c.labels = labels;
+        seraph.forward(c).loss.backward();
+        seraph.afterBackward(0.5);
+        lrml.forward(c, w).loss.backward();
+        lrml.afterBackward(0.05);
+        ap.forward(c, w - 0.3).loss.backward(); // propagated affinities may be negative
+        ap.afterBackward(0.05);
+        torch::Tensor* ms[3] = {&seraph.metric(), &lrml.metric(), &ap.metric()};
+        for (int k = 0; k < 3; ++k) {
+            const torch::Tensor m = ms[k]->detach().to(torch::kFloat64);
+            QVERIFY(torch::allclose(m, m.t(), 0, 1e-6));
+            minEig[k] = std::min(minEig[k], torch::linalg::eigvalsh(m, "L").min().item<double>());
+            moved[k] = moved[k] || !torch::allclose(m, torch::eye(d, kF64), 0, 1e-3);
+        }
+        minLogDet = std::min(minLogDet, torch::logdet(lrml.metric().detach().to(torch::kFloat64)).item<double>());
+    }
+    std::printf("min eigenvalue over 300 steps: SERAPH %.3g, LRML %.3g, AP %.3g; LRML min log|M| %.3g\n", minEig[0],
+                minEig[1], minEig[2], minLogDet);
+    QVERIFY(moved[0] && moved[1] && moved[2]);
+    QVERIFY(minEig[0] >= -1e-5);
+    QVERIFY(minEig[1] > 0.0);
+    QVERIFY(minLogDet >= -1e-4);
+    QVERIFY(minEig[2] > 0.0);
 }
 
 QTEST_GUILESS_MAIN(TestBaselines)

@@ -8,6 +8,7 @@
 
 #include <QtTest>
 
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -97,7 +98,8 @@ void TestRunPlan::everyBuiltinRecipeIsCovered()
     for (const auto& r : m_registry.recipes())
         names.insert(r.name);
     const std::set<std::string> covered{"ours", "ours+ps", "ours+pd", "ours+pm", "sset", "approx-emd", "cont",
-                                        "exemplar", "tl", "ce", "int", "ext", "uniformity", "locality-contrastive", "ssdml"};
+                                        "exemplar", "tl", "ce", "int", "ext", "uniformity", "locality-contrastive", "ssdml",
+                                        "lrml", "seraph", "isdml", "apllr", "apit"};
     QCOMPARE(names, covered);
 }
 
@@ -138,6 +140,12 @@ void TestRunPlan::recipeStages_data()
     QTest::newRow("ssdml") << "ssdml" << none << QStringList{"ssdml|ssdml-angular||ssdml-triplets|semi||7"};
     QTest::newRow("ssdml 10 per class") << "ssdml" << QVariantMap{{"labels-per-class", "10"}}
                                         << QStringList{"ssdml|ssdml-angular||ssdml-triplets|semi/10||7"};
+    QTest::newRow("lrml") << "lrml" << QVariantMap{{"labels-per-class", "10"}}
+                          << QStringList{"lrml|lrml||ssdml-partition|semi/10||7"};
+    QTest::newRow("seraph") << "seraph" << none << QStringList{"seraph|seraph||ssdml-partition|semi||7"};
+    QTest::newRow("isdml") << "isdml" << none << QStringList{"isdml|lrml||ssdml-partition|semi||7"};
+    QTest::newRow("apllr") << "apllr" << none << QStringList{"apllr|ap-prior||ssdml-partition|semi||7"};
+    QTest::newRow("apit") << "apit" << none << QStringList{"apit|ap-prior||ssdml-partition|semi||7"};
 }
 
 void TestRunPlan::recipeStages()
@@ -172,9 +180,19 @@ void TestRunPlan::recipeStages()
         exact.lossOptions["confidence"] = "0";
         QCOMPARE(train::planRun(exact, m_registry).stages.front().lossOptions.real("confidence"), 0.0);
     }
-    // Only ssdml scores more than the standard metrics each epoch (NMI).
+    // Only the seed 004 recipes score more than the standard metrics each epoch (NMI).
+    const std::set<QString> semi{"ssdml", "lrml", "seraph", "isdml", "apllr", "apit"};
     for (const auto& p : plan.stages)
-        QCOMPARE(p.stage.metrics, recipe == "ssdml" ? std::vector<std::string>{"nmi"} : std::vector<std::string>{});
+        QCOMPARE(p.stage.metrics, semi.count(recipe) ? std::vector<std::string>{"nmi"} : std::vector<std::string>{});
+    // The baselines' graph weights and priors (seed 004, docs/SSDML.md "Deep baselines").
+    static const std::map<QString, std::pair<std::string, std::string>> graph{
+        {"lrml", {"heat", ""}}, {"seraph", {"none", ""}}, {"isdml", {"density", ""}},
+        {"apllr", {"propagated", "llr"}}, {"apit", {"propagated", "it"}}};
+    if (const auto g = graph.find(recipe); g != graph.end()) {
+        QCOMPARE(plan.stages.front().samplerGiven.at("affinity"), g->second.first);
+        if (!g->second.second.empty())
+            QCOMPARE(plan.stages.front().lossOptions.text("prior"), g->second.second);
+    }
     // The resolved recipe options are kept (with defaults).
     const auto& r = m_registry.requireRecipe(c.recipe);
     QCOMPARE(plan.recipeOptions.values().size(), r.options.size());

@@ -517,7 +517,7 @@ void TestTrainingJob::failures_data()
 {
     QTest::addColumn<int>("kind");
     QTest::addColumn<QString>("expect");
-    QTest::newRow("unknown loss") << 0 << "unknown loss 'nope' (available: triplet, contrastive, wsset, sset, approx-emd, nt-xent, exemplar, cross-entropy, uniformity, locality-contrastive, npair, cosine-triplet, moco, ssdml-angular)";
+    QTest::newRow("unknown loss") << 0 << "unknown loss 'nope' (available: triplet, contrastive, wsset, sset, approx-emd, nt-xent, exemplar, cross-entropy, uniformity, locality-contrastive, npair, cosine-triplet, moco, ssdml-angular, seraph, lrml, ap-prior)";
     QTest::newRow("unknown label set") << 1 << "no label set 'species'";
     QTest::newRow("cuda") << 2 << "CUDA is not available";
     QTest::newRow("garbage checkpoint") << 3 << "garbage.pt";
