@@ -149,6 +149,8 @@ public:
     /// current state.
     std::vector<float> currentPositions() const { return m_canvas.currentPositions(); }
     const std::vector<std::int64_t>& items() const { return m_canvas.items(); }
+    /// Each point's colour (0xRRGGBB, in items() order), as drawn.
+    const std::vector<std::uint32_t>& pointColors() const { return m_canvas.colors(); }
 
     /// Dataset index of the point under `widgetPos` (nearest within a few pixels), or -1.
     std::int64_t itemAt(QPointF widgetPos) const;
