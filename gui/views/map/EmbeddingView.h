@@ -244,6 +244,8 @@ private:
     void applyFit();
     void drawOverlay();
     void drawLegend();
+    /// Where the legend's top goes: 10 px, or below the tool bar when they would overlap.
+    float legendTop() const;
     void drawHoverTooltip();
     void drawStats();
     void drawRubberBand();
@@ -316,6 +318,7 @@ private:
     QString m_glProblem;
 
     QRectF m_legendRect;
+    double m_lastLegendWidth = 0.0; ///< the legend's width in the frame before
     QRectF m_tooltipRect;
 };
 
