@@ -260,6 +260,7 @@ SubstructureReport substructureReport(const data::Dataset& ds, const train::Mode
         out.before.what = "the run's initial network (step " + std::to_string(before->step()) + ")";
     } else {
         out.before.embedding = inputFeaturesOf(ds, out.items);
+        out.before.raw = true;
         out.before.dim = ds.dim();
         out.before.what = std::string("raw input features (") + std::to_string(ds.dim()) + "-d" +
                           (ds.isVectorDataset() ? ")" : ", the weighted mean point of each set)");

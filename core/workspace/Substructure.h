@@ -69,6 +69,7 @@ struct SubstructureOptions {
 struct SubstructureSide {
     std::string what; ///< "raw input features (784-d)", "run's initial network (…, step 0)", "best.pt, step 900"
     int dim = 0;
+    bool raw = false;             ///< the raw input features, no model
     std::vector<float> embedding; ///< items.size() x dim, row-major, in the report's item order
     layout::Layout map;           ///< t-SNE of `embedding`, cold start (map.items = the report's items)
     /// neighbourhood-purity, ndcg, csl-average, csl-total (substructureMetricNames()).

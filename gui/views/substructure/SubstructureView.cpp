@@ -262,6 +262,9 @@ void SubstructureView::showReport(std::shared_ptr<const workspace::SubstructureR
         map->setColorBy(fine);
         map->fitAll();
     }
+    m_before->setTrainingInfo(report->before.raw ? -1 : report->before.map.sourceStep, tr("initial network"));
+    m_after->setTrainingInfo(report->after.map.sourceStep,
+                             tr("trained on '%1'").arg(QString::fromStdString(report->coarseLabelSet)));
     m_beforeTitle->setText(tr("<b>Before</b> · %1").arg(QString::fromStdString(report->before.what).toHtmlEscaped()));
     m_afterTitle->setText(tr("<b>After</b> · %1").arg(QString::fromStdString(report->after.what).toHtmlEscaped()));
     m_title->setText(tr("<b>%1</b>: trained on '%2', coloured by '%3' · %4 items, each scored against the others")

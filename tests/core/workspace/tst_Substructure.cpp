@@ -218,6 +218,7 @@ void TestSubstructure::rawBeforeAndModelAfterMatchTheDefinitions()
         QCOMPARE(r.before.embedding[static_cast<std::size_t>(2 * i + 1)], 0.0f);
     }
     QVERIFY(r.before.what.find("raw input features") != std::string::npos);
+    QVERIFY(r.before.raw && !r.after.raw);
     const Scores rawWant = bruteForce(r.before.embedding, 2, 2);
     compareScores(r.before, rawWant);
     // By hand, class A = {0, 2.3, 5.0} among B = {1.1, 3.6, 6.6} at k = 2: 0 -> 1.1, 2.3 (1 of
@@ -284,6 +285,7 @@ void TestSubstructure::initialNetworkIsBeforeForARunFromACheckpoint()
     const workspace::SubstructureReport r =
         workspace::substructureOfCheckpoint(*m_ds, b.lastCheckpoint(), m_registry, o, nullptr);
     QVERIFY2(r.before.what.find("initial network") != std::string::npos, r.before.what.c_str());
+    QVERIFY(!r.before.raw);
     const auto initial = train::ModelHandle::fromCheckpoint(a.lastCheckpoint(), m_registry);
     const std::vector<float> want = initial->embed(*m_ds, r.items);
     QCOMPARE(r.before.dim, initial->dim());
