@@ -7,6 +7,7 @@
 // "before" for a run started from a checkpoint; cancel; and the refusals.
 #include "Builtin.h"
 #include "core/data/Dataset.h"
+#include "core/data/Synthetic.h"
 #include "core/job/Job.h"
 #include "core/plugin/Registry.h"
 #include "core/project/ProjectStore.h"
@@ -168,6 +169,7 @@ private Q_SLOTS:
     void findsTheFineSetTheCoarseOneGroups();
     void initialNetworkIsBeforeForARunFromACheckpoint();
     void weakRunsOfAProject();
+    void setDatasetsToo();
     void cancelStopsTheReport();
     void refusesClearly();
 
@@ -332,6 +334,61 @@ void TestSubstructure::weakRunsOfAProject()
     QCOMPARE(runs[0].checkpoint, cp);
     QCOMPARE(runs[0].step, std::int64_t(4));
     QVERIFY(!runs[0].fromInitial);
+}
+
+// A dataset of sets (the hierarchical clusters as sets of 4 points): before is each set's
+// weighted mean point, computed here; the scores follow the definitions on it.
+void TestSubstructure::setDatasetsToo()
+{
+    data::SyntheticSpec spec;
+    spec.dim = 3;
+    spec.coarseClasses = 2;
+    spec.finePerCoarse = 2;
+    spec.pointsPerFine = 24;
+    spec.setSize = 4;
+    const auto ds = std::make_shared<const data::Dataset>(data::makeHierarchicalGaussians(spec));
+    QVERIFY(!ds->isVectorDataset());
+    const auto model = trainOn(*ds, quick("coarse"));
+    QVERIFY(model);
+    workspace::SubstructureOptions o;
+    o.maxItems = 0; // every item
+    o.tsne.maxIterations = 50;
+    const workspace::SubstructureReport r = workspace::substructureReport(*ds, *model, nullptr, o, nullptr);
+    QCOMPARE(r.items.size(), ds->size());
+    QCOMPARE(r.fineLabelSet, std::string("fine"));
+    QVERIFY(r.before.raw);
+    QCOMPARE(r.before.dim, 3);
+    for (std::size_t i = 0; i < ds->size(); ++i) {
+        const data::ItemView it = ds->item(i);
+        for (int c = 0; c < 3; ++c) {
+            double sum = 0, weight = 0;
+            for (std::size_t e = 0; e < it.count; ++e) {
+                const double w = it.weights ? it.weights[e] : 1.0;
+                sum += w * it.element(e)[static_cast<std::size_t>(c)];
+                weight += w;
+            }
+            QVERIFY(std::abs(r.before.embedding[i * 3 + static_cast<std::size_t>(c)] - sum / weight) < 1e-5);
+        }
+    }
+    QCOMPARE(r.after.dim, model->dim());
+    QCOMPARE(r.after.map.xy.size(), 2 * ds->size());
+    // Purity from its definition (k = 10) on the mean points.
+    const data::LabelSet& fine = ds->requireLabelSet("fine");
+    double purity = 0;
+    const std::size_t n = ds->size();
+    for (std::size_t q = 0; q < n; ++q) {
+        std::vector<std::pair<double, std::size_t>> d;
+        for (std::size_t j = 0; j < n; ++j)
+            if (j != q)
+                d.emplace_back(dist(r.before.embedding, 3, static_cast<int>(q), static_cast<int>(j)), j);
+        std::sort(d.begin(), d.end());
+        int same = 0;
+        for (int k = 0; k < 10; ++k)
+            same += fine.labels[d[static_cast<std::size_t>(k)].second] == fine.labels[q] ? 1 : 0;
+        purity += same / 10.0 / static_cast<double>(n);
+    }
+    QVERIFY2(std::abs(r.before.value("neighbourhood-purity") - purity) < 1e-9,
+             qPrintable(QStringLiteral("%1 vs %2").arg(r.before.value("neighbourhood-purity")).arg(purity)));
 }
 
 void TestSubstructure::cancelStopsTheReport()
