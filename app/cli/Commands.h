@@ -28,5 +28,6 @@ void addAugmentCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addRetrieveCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addTsneCommand(CLI::App& app, ContextFn ctx, int& rc);
 void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc);
+void addSubstructureCommand(CLI::App& app, ContextFn ctx, int& rc);
 
 } // namespace setscope::cli

@@ -42,6 +42,7 @@ int main(int argc, char** argv)
     addRetrieveCommand(app, ctx, rc);
     addTsneCommand(app, ctx, rc);
     addLabelsCommand(app, ctx, rc);
+    addSubstructureCommand(app, ctx, rc);
 
     try {
         app.parse(argc, argv);

@@ -5,11 +5,13 @@
 
 #include "Builtin.h"
 #include "core/data/Dataset.h"
+#include "core/job/Job.h"
 #include "core/layout/LayoutJob.h"
 #include "core/plugin/Registry.h"
 #include "core/train/TrainerConfig.h"
 #include "core/util/OpenMpWait.h"
 #include "gui/MainWindow.h"
+#include "gui/labels/LabelController.h"
 #include "gui/labels/MappingEditorDialog.h"
 #include "gui/labels/MappingModel.h"
 #include "gui/panels/TrainingPanel.h"
@@ -19,6 +21,7 @@
 #include "gui/views/ExplorerView.h"
 #include "gui/views/ViewList.h"
 #include "gui/views/compare/CompareView.h"
+#include "gui/views/substructure/SubstructureView.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -53,6 +56,8 @@ struct Options {
     bool noProject = false;
     bool views = false;
     bool labels = false;
+    bool retrain = false;
+    QString onlyView;
     qint64 item = -1;
     qint64 second = -1;
     qint64 mapItems = -1;
@@ -90,6 +95,14 @@ void describe(QCommandLineParser& p)
                                 "assign them to class 'picked' of label set 'mine' in the project (use --project with "
                                 "a scratch file), save the window to FILE-labels.png and the mapping editor to "
                                 "FILE-mapping.png.")});
+    p.addOption({QStringLiteral("retrain"),
+                 QStringLiteral("With --labels: then derive the mapping editor's set ('coarse-mine'), retrain with it "
+                                "(Labels > Retrain: from the current model's weights, or fresh ones) and, when the run "
+                                "has finished and its map settled, save the window to FILE-retrain.png.")});
+    p.addOption({QStringLiteral("view"),
+                 QStringLiteral("With --screenshot: as --views, but only the view ID (e.g. substructure: the project's "
+                                "newest weak-metric run)."),
+                 QStringLiteral("ID")});
     p.addOption({QStringLiteral("item"), QStringLiteral("With --views: the item to click."), QStringLiteral("N")});
     p.addOption({QStringLiteral("second"),
                  QStringLiteral("With --views: a second item to select (the EMD-flow view compares the two)."),
@@ -121,12 +134,15 @@ public:
     static constexpr qint64 kSettleMs = 60000;
     static constexpr int kGiveUpMs = 20 * 60 * 1000;
 
-    ScreenshotTaker(MainWindow& window, QString file, bool train, bool views, bool labels, qint64 item, qint64 second)
+    ScreenshotTaker(MainWindow& window, QString file, bool train, bool views, bool labels, bool retrain, QString onlyView,
+                    qint64 item, qint64 second)
         : m_window(window)
         , m_file(std::move(file))
         , m_train(train)
-        , m_views(views)
+        , m_views(views || !onlyView.isEmpty())
         , m_labels(labels)
+        , m_retrain(retrain)
+        , m_onlyView(std::move(onlyView))
         , m_item(item)
         , m_second(second)
     {
@@ -211,17 +227,26 @@ private:
     {
         setscope::gui::SelectionModel* sel = m_window.selection();
         const qint64 item = m_item >= 0 ? m_item : m_window.view()->hoveredItem();
-        if (item < 0) {
+        if (item < 0 && m_onlyView.isEmpty()) {
             std::fprintf(stderr, "setscope: --views: no item to click\n");
             QApplication::exit(1);
             return;
         }
-        if (m_second >= 0) // both selected, the first current: the flow view compares the two
-            sel->select({m_second});
-        sel->select({item}, m_second >= 0 ? setscope::gui::SelectionModel::Mode::Add : setscope::gui::SelectionModel::Mode::Replace);
+        if (item >= 0) {
+            if (m_second >= 0) // both selected, the first current: the flow view compares the two
+                sel->select({m_second});
+            sel->select({item},
+                        m_second >= 0 ? setscope::gui::SelectionModel::Mode::Add : setscope::gui::SelectionModel::Mode::Replace);
+        }
         m_pending.clear();
         for (const setscope::gui::ViewSpec& spec : setscope::gui::explorerViews())
-            m_pending << spec.id;
+            if (m_onlyView.isEmpty() || spec.id == m_onlyView)
+                m_pending << spec.id;
+        if (m_pending.isEmpty()) {
+            std::fprintf(stderr, "setscope: --view: no view '%s'\n", qPrintable(m_onlyView));
+            QApplication::exit(1);
+            return;
+        }
         nextView(code);
     }
 
@@ -247,13 +272,26 @@ private:
                     break;
                 }
         }
+        // Substructure: the project's newest weak-metric run.
+        if (auto* sub = qobject_cast<setscope::gui::SubstructureView*>(view)) {
+            sub->refreshRuns();
+            if (sub->runMenu()->count() > 0) {
+                sub->runMenu()->setCurrentIndex(0);
+                sub->showSelected();
+            } else {
+                std::fprintf(stderr, "setscope: --views: no weak-metric run in the project for the substructure view\n");
+            }
+        }
         // Float the dock at a size that shows the view well, then put it back.
         dock->setFloating(true);
-        dock->resize(980, 660);
+        if (id == QLatin1String("substructure"))
+            dock->resize(1400, 600);
+        else
+            dock->resize(980, 660);
         auto save = [this, id, view, dock, code] {
             const QFileInfo fi(m_file);
             const QString file = fi.dir().filePath(fi.completeBaseName() + QLatin1Char('-') + id + QStringLiteral(".png"));
-            const bool ok = view->grab().toImage().save(file);
+            const bool ok = view->grab().toImage().save(file, nullptr, 0); // 0: the smallest PNG
             std::fprintf(stderr, "setscope: %s %s\n", ok ? "saved" : "could not save", qPrintable(file));
             dock->setFloating(false);
             QTimer::singleShot(0, this, [this, code] { nextView(code); });
@@ -336,14 +374,64 @@ private:
             QTimer::singleShot(400, this, [this, editor, code, ok, labelsFile, fi]() mutable {
                 const QString mappingFile = fi.dir().filePath(fi.completeBaseName() + QStringLiteral("-mapping.png"));
                 ok = editor->grab().toImage().save(mappingFile) && ok;
-                editor->close();
+                if (m_retrain)
+                    editor->accept(); // Derive: 'coarse-mine' becomes the edited set
+                else
+                    editor->close();
                 std::fprintf(stderr, "setscope: %s %s and %s\n", ok ? "saved" : "could not save", qPrintable(labelsFile),
                              qPrintable(mappingFile));
-                if (ok && m_views)
+                if (ok && m_retrain)
+                    captureRetrain(code);
+                else if (ok && m_views)
                     captureViews(code);
                 else
                     QApplication::exit(ok ? code : 1);
             });
+        });
+    }
+
+    /// --retrain: Labels > Retrain with the set just derived; once the run has finished and its
+    /// map has settled, the window to FILE-retrain.png, then the views.
+    void captureRetrain(int code)
+    {
+        Session* s = m_window.session();
+        if (!m_window.retrain()) {
+            std::fprintf(stderr, "setscope: --retrain: the run did not start (see the log)\n");
+            QApplication::exit(1);
+            return;
+        }
+        std::fprintf(stderr, "setscope: --retrain: retraining with '%s'\n", qPrintable(m_window.labels()->editedLabelSet()));
+        auto once = std::make_shared<QMetaObject::Connection>();
+        *once = connect(s, &Session::trainingFinished, this, [this, once, code](int status, const QString& detail) {
+            disconnect(*once);
+            if (status != static_cast<int>(setscope::job::JobStatus::Finished)) {
+                std::fprintf(stderr, "setscope: --retrain: the run ended without finishing: %s\n", qPrintable(detail));
+                QApplication::exit(1);
+                return;
+            }
+            waitForFinalMap(code, 0);
+        });
+    }
+
+    void waitForFinalMap(int code, int waited)
+    {
+        Session* s = m_window.session();
+        const auto layout = s->layout();
+        const auto snap = s->snapshot();
+        const bool settled = layout && snap && layout->sourceStep == snap->step && layout->converged;
+        if (!settled && waited < 120000) {
+            QTimer::singleShot(500, this, [this, code, waited] { waitForFinalMap(code, waited + 500); });
+            return;
+        }
+        QTimer::singleShot(m_window.view()->animationDuration() + 400, this, [this, code] {
+            const QFileInfo fi(m_file);
+            const QString file = fi.dir().filePath(fi.completeBaseName() + QStringLiteral("-retrain.png"));
+            const bool ok = m_window.grab().toImage().save(file, nullptr, 0);
+            std::fprintf(stderr, "setscope: %s %s\n", ok ? "saved" : "could not save", qPrintable(file));
+            if (ok && m_views)
+                captureViews(code);
+            else
+                QApplication::exit(ok ? code : 1);
         });
     }
 
@@ -352,6 +440,8 @@ private:
     bool m_train;
     bool m_views;
     bool m_labels;
+    bool m_retrain;
+    QString m_onlyView;
     qint64 m_item, m_second;
     QStringList m_pending;
     qint64 m_epochStep = -1;
@@ -406,6 +496,8 @@ int main(int argc, char** argv)
     opt.noProject = parser.isSet(QStringLiteral("no-project"));
     opt.views = parser.isSet(QStringLiteral("views"));
     opt.labels = parser.isSet(QStringLiteral("labels"));
+    opt.retrain = parser.isSet(QStringLiteral("retrain"));
+    opt.onlyView = parser.value(QStringLiteral("view"));
     opt.model = parser.value(QStringLiteral("model"));
     opt.recipe = parser.value(QStringLiteral("recipe"));
     auto number = [&](const char* name, qint64 lo) -> qint64 {
@@ -482,8 +574,8 @@ int main(int argc, char** argv)
     }
     std::unique_ptr<ScreenshotTaker> screenshot;
     if (!opt.screenshot.isEmpty())
-        screenshot = std::make_unique<ScreenshotTaker>(window, opt.screenshot, opt.train, opt.views, opt.labels, opt.item,
-                                                        opt.second);
+        screenshot = std::make_unique<ScreenshotTaker>(window, opt.screenshot, opt.train, opt.views, opt.labels, opt.retrain,
+                                                        opt.onlyView, opt.item, opt.second);
 
     window.show();
     if (opt.dataset.isEmpty())

@@ -7,6 +7,7 @@
 #include "gui/views/flow/FlowView.h"
 #include "gui/views/pointswap/PointSwapView.h"
 #include "gui/views/retrieval/RetrievalView.h"
+#include "gui/views/substructure/SubstructureView.h"
 
 namespace setscope::gui {
 
@@ -21,6 +22,8 @@ const std::vector<ViewSpec>& explorerViews()
          [](Session* s, SelectionModel* sel) -> ExplorerView* { return new FlowView(s, sel); }},
         {QStringLiteral("compare"), QObject::tr("Compare"), Qt::RightDockWidgetArea,
          [](Session* s, SelectionModel* sel) -> ExplorerView* { return new CompareView(s, sel); }},
+        {QStringLiteral("substructure"), QObject::tr("Substructure"), Qt::RightDockWidgetArea,
+         [](Session* s, SelectionModel* sel) -> ExplorerView* { return new SubstructureView(s, sel); }},
         {QStringLiteral("dashboard"), QObject::tr("Dashboard"), Qt::BottomDockWidgetArea,
          [](Session* s, SelectionModel* sel) -> ExplorerView* { return new DashboardView(s, sel); }},
     };

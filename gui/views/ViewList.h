@@ -24,7 +24,7 @@ struct ViewSpec {
     std::function<ExplorerView*(Session*, SelectionModel*)> make;
 };
 
-/// The views, in the order of their tabs: Retrieval, PointSwap, EMD flow, Compare (right,
+/// The views, in the order of their tabs: Retrieval, PointSwap, EMD flow, Compare, Substructure (right,
 /// beside the training panel), Dashboard (bottom, beside the metrics table and the log).
 const std::vector<ViewSpec>& explorerViews();
 

@@ -851,6 +851,7 @@ void EmbeddingView::paintGL()
 void EmbeddingView::drawOverlay()
 {
     m_imgui->newFrame(size(), devicePixelRatioF());
+    m_lastLegendWidth = m_legendRect.width();
     m_legendRect = QRectF();
     m_tooltipRect = QRectF();
     drawLegend();
@@ -884,10 +885,20 @@ void EmbeddingView::drawLasso()
     dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), IM_COL32(40, 90, 200, 220), ImDrawFlags_Closed, 1.5f);
 }
 
+float EmbeddingView::legendTop() const
+{
+    // Top-right, 10 px in; below the tool bar when the view is too narrow for both side by
+    // side (the legend as wide as in the last frame).
+    if (m_toolBar && m_toolBar->isVisible() && m_lastLegendWidth > 0.0 &&
+        width() - 10.0 - m_lastLegendWidth < m_toolBar->geometry().right() + 6.0)
+        return static_cast<float>(m_toolBar->geometry().bottom() + 6);
+    return 10.0f;
+}
+
 void EmbeddingView::drawLegend()
 {
     const float w = static_cast<float>(width());
-    ImGui::SetNextWindowPos(ImVec2(w - 10.0f, 10.0f), ImGuiCond_Always, ImVec2(1.0f, 0.0f));
+    ImGui::SetNextWindowPos(ImVec2(w - 10.0f, legendTop()), ImGuiCond_Always, ImVec2(1.0f, 0.0f));
     ImGui::SetNextWindowSizeConstraints(ImVec2(120.0f, 0.0f), ImVec2(FLT_MAX, std::max(80.0f, height() * 0.7f)));
     const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
@@ -948,7 +959,7 @@ void EmbeddingView::drawLegend()
 void EmbeddingView::drawColumnLegend(const QString& column)
 {
     const float w = static_cast<float>(width());
-    ImGui::SetNextWindowPos(ImVec2(w - 10.0f, 10.0f), ImGuiCond_Always, ImVec2(1.0f, 0.0f));
+    ImGui::SetNextWindowPos(ImVec2(w - 10.0f, legendTop()), ImGuiCond_Always, ImVec2(1.0f, 0.0f));
     const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                                    ImGuiWindowFlags_NoNav;

@@ -149,6 +149,8 @@ public:
     /// current state.
     std::vector<float> currentPositions() const { return m_canvas.currentPositions(); }
     const std::vector<std::int64_t>& items() const { return m_canvas.items(); }
+    /// Each point's colour (0xRRGGBB, in items() order), as drawn.
+    const std::vector<std::uint32_t>& pointColors() const { return m_canvas.colors(); }
 
     /// Dataset index of the point under `widgetPos` (nearest within a few pixels), or -1.
     std::int64_t itemAt(QPointF widgetPos) const;
@@ -242,6 +244,8 @@ private:
     void applyFit();
     void drawOverlay();
     void drawLegend();
+    /// Where the legend's top goes: 10 px, or below the tool bar when they would overlap.
+    float legendTop() const;
     void drawHoverTooltip();
     void drawStats();
     void drawRubberBand();
@@ -314,6 +318,7 @@ private:
     QString m_glProblem;
 
     QRectF m_legendRect;
+    double m_lastLegendWidth = 0.0; ///< the legend's width in the frame before
     QRectF m_tooltipRect;
 };
 
