@@ -162,6 +162,16 @@ torch::Tensor projectPsd(const torch::Tensor& m)
     return (vectors * values.clamp_min(0.0).unsqueeze(0)).matmul(vectors.t());
 }
 
+torch::Tensor metricSquareRoot(const torch::Tensor& m)
+{
+    if (!m.defined() || m.dim() != 2 || m.size(0) != m.size(1) || !m.is_floating_point())
+        throw std::invalid_argument("metric square root: M must be a floating square matrix, got " + shapeOf(m));
+    torch::NoGradGuard noGrad;
+    const torch::Tensor sym = 0.5 * (m + m.t());
+    auto [values, vectors] = torch::linalg::eigh(sym.to(torch::kFloat64), "L");
+    return (vectors * values.clamp_min(0.0).sqrt().unsqueeze(0)).matmul(vectors.t()).to(m.scalar_type());
+}
+
 torch::Tensor projectLrmlFeasible(const torch::Tensor& m)
 {
     if (!m.defined() || m.dim() != 2 || m.size(0) != m.size(1) || m.size(0) < 1 || !m.is_floating_point())

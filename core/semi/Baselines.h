@@ -97,6 +97,11 @@ BaselineLoss seraphLoss(const torch::Tensor& z, const torch::Tensor& m, const to
 /// negative eigenvalues set to 0. d x d in, d x d out; no autograd history.
 torch::Tensor projectPsd(const torch::Tensor& m);
 
+/// The symmetric square root P = M^1/2 of sym(M) with its negative eigenvalues set to 0, so
+/// that δ²_M(a, b) = ‖(a - b) P‖² for row vectors: what the baselines' losses give as their
+/// embeddingProjection() (the model is z P, the space M measures). No autograd history.
+torch::Tensor metricSquareRoot(const torch::Tensor& m);
+
 /// The nearest (Frobenius) matrix to M in LRML's feasible set {M ⪰ 0, log|M| ≥ 0}: in the
 /// eigenbasis of sym(M) with eigenvalues μ_i, the clipped max(μ_i, 0) when their log-product
 /// is ≥ 0, else λ_i = (μ_i + sqrt(μ_i² + 4ν)) / 2 with ν > 0 found by bisection so that
@@ -137,6 +142,8 @@ public:
     sdk::LossOutput forward(const sdk::LossContext& context) override;
     std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
     void afterBackward(double learningRate) override { stepMetric(learningRate * m_lrScale); }
+    /// M^1/2 (metricSquareRoot): the model is scored and used as z M^1/2.
+    torch::Tensor embeddingProjection() const override { return metricSquareRoot(m_metric.detach()); }
     /// Step 3 of Algorithm 1: M ← projectPsd(M - lr ∇_M), then clears the gradient. No-op when
     /// M has no gradient.
     void stepMetric(double lr);
@@ -166,6 +173,8 @@ public:
     sdk::LossOutput forward(const sdk::LossContext& context, const torch::Tensor& affinity) override;
     std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
     void afterBackward(double learningRate) override { stepMetric(learningRate * m_lrScale); }
+    /// M^1/2 (metricSquareRoot): the model is scored and used as z M^1/2.
+    torch::Tensor embeddingProjection() const override { return metricSquareRoot(m_metric.detach()); }
     /// Step 3 of Algorithm 1: M ← projectLrmlFeasible(M - lr ∇_M), then clears the gradient.
     void stepMetric(double lr);
 
@@ -222,6 +231,8 @@ public:
     sdk::LossOutput forward(const sdk::LossContext& context, const torch::Tensor& affinity) override;
     std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
     void afterBackward(double learningRate) override { stepMetric(learningRate * m_lrScale); }
+    /// M^1/2 (metricSquareRoot): the model is scored and used as z M^1/2.
+    torch::Tensor embeddingProjection() const override { return metricSquareRoot(m_metric.detach()); }
     void stepMetric(double lr);
 
     /// M0 of the labelled rows of (z, labels): d x d float64 on the CPU.

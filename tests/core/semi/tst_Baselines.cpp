@@ -136,6 +136,7 @@ private Q_SLOTS:
     void projectPsdHandComputed();
     void projectLrmlFeasible();
     void projectionsBadInput();
+    void metricSquareRootHandComputed();
 
     void seraphModule();
     void lrmlModule();
@@ -144,6 +145,27 @@ private Q_SLOTS:
     void apPriorModule();
     void metricsStayFeasibleOverManySteps();
 };
+
+// M = [[4, 0], [0, 9]] has the square root [[2, 0], [0, 3]]; a rotated M = R diag(1, 16) Rᵀ
+// gives (a - b) P with ‖·‖² = (a - b)ᵀ M (a - b), worked out here; a negative eigenvalue is
+// dropped (sym([[1, 0], [0, -4]]) -> [[1, 0], [0, 0]]).
+void TestBaselines::metricSquareRootHandComputed()
+{
+    const torch::Tensor p = semi::metricSquareRoot(torch::tensor({{4.0, 0.0}, {0.0, 9.0}}, torch::kFloat64));
+    QVERIFY(torch::allclose(p, torch::tensor({{2.0, 0.0}, {0.0, 3.0}}, torch::kFloat64), 1e-12, 1e-12));
+    const double c = std::cos(0.3), s = std::sin(0.3);
+    const torch::Tensor r = torch::tensor({{c, -s}, {s, c}}, torch::kFloat64);
+    const torch::Tensor m = r.matmul(torch::diag(torch::tensor({1.0, 16.0}, torch::kFloat64))).matmul(r.t());
+    const torch::Tensor root = semi::metricSquareRoot(m);
+    const torch::Tensor diff = torch::tensor({{0.5, -1.5}}, torch::kFloat64);
+    // (a - b)ᵀ M (a - b) by hand: M = [[c² + 16 s², -15 c s], [-15 c s, s² + 16 c²]].
+    const double m00 = c * c + 16 * s * s, m01 = -15 * c * s, m11 = s * s + 16 * c * c;
+    const double expected = 0.25 * m00 + 2 * 0.5 * -1.5 * m01 + 2.25 * m11;
+    QVERIFY(std::abs(diff.matmul(root).pow(2).sum().item<double>() - expected) < 1e-10);
+    QVERIFY(torch::allclose(semi::metricSquareRoot(torch::tensor({{1.0, 0.0}, {0.0, -4.0}}, torch::kFloat64)),
+                            torch::tensor({{1.0, 0.0}, {0.0, 0.0}}, torch::kFloat64), 1e-12, 1e-12));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, semi::metricSquareRoot(torch::ones({2, 3})));
+}
 
 void TestBaselines::distancesHandComputed()
 {
