@@ -4,8 +4,7 @@
 // number issue 10 §3 asks to stay interactive under xvfb-run with Mesa (llvmpipe). There is
 // no reference tool for this number: it prints the times, docs/BENCHMARKS.md records them.
 //
-//   xvfb-run -a -s "-screen 0 1600x1000x24" env LIBGL_ALWAYS_SOFTWARE=1 \
-//       build/bench/gui/bench_map_frames [--points N] [--frames F]
+//   xvfb-run -a -s "-screen 0 1600x1000x24" env LIBGL_ALWAYS_SOFTWARE=1 build/bench/gui/bench_map_frames [--points N] [--frames F]
 //
 // A frame is timed from the request to the end of the GPU work: update(), the event loop until
 // paintGL has run (into the widget's framebuffer, then composed into the window), then

@@ -737,7 +737,7 @@ void TestKusnerMat::truncatedFiles()
         for (int w = 0; w < 1 + i % 5; ++w) {
             d.x.insert(d.x.end(), {double(i), double(w), 1.0});
             d.counts.push_back(1 + w);
-            d.words.push_back("w" + std::to_string(i) + "_" + std::to_string(w));
+            d.words.push_back(std::string("w").append(std::to_string(i)).append("_").append(std::to_string(w)));
         }
         c.docs.push_back(d);
     }

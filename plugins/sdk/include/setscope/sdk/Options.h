@@ -69,8 +69,11 @@ struct OptionSpec {
                                std::string doc)
     {
         std::string d;
-        for (std::size_t i = 0; i < def.size(); ++i)
-            d += (i ? "," : "") + std::to_string(def[i]);
+        for (std::size_t i = 0; i < def.size(); ++i) {
+            if (i)
+                d += ',';
+            d += std::to_string(def[i]);
+        }
         return {std::move(name), OptionType::IntegerList, std::move(d), lo, hi, {}, std::move(doc)};
     }
     static OptionSpec choice(std::string name, std::string def, std::vector<std::string> choices, std::string doc)
