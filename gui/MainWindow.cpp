@@ -370,6 +370,7 @@ bool MainWindow::retrain()
     m_trainingPanel->resetRun();
     m_metricsPanel->clearRun();
     m_view->setTrainingInfo(0);
+    m_trainingPanel->selectLabelSet(set); // the panel shows the labels the retrain uses
     return m_labels->retrain(m_trainingPanel->config(), set);
 }
 

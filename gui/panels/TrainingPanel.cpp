@@ -724,6 +724,14 @@ void TrainingPanel::setDataset(const data::Dataset* dataset)
     updatePlan();
 }
 
+bool TrainingPanel::selectLabelSet(const QString& name)
+{
+    const int i = m_labelSet->findText(name);
+    if (i >= 0)
+        m_labelSet->setCurrentIndex(i);
+    return i >= 0;
+}
+
 void TrainingPanel::refreshLabelSets(const data::Dataset* dataset)
 {
     m_hasDataset = dataset != nullptr;

@@ -61,6 +61,9 @@ public:
     /// Options of the items a recipe chooses for its stages have no editor; they are kept
     /// and returned by config() while that recipe stays selected.
     void setConfig(const train::TrainerConfig& c);
+    /// Selects `name` in the Labels box when the dataset has that label set (a retrain with an
+    /// edited set shows which labels supervise it). Returns whether it is there.
+    bool selectLabelSet(const QString& name);
     /// Fills the label-set choice; Start needs a dataset.
     void setDataset(const data::Dataset* dataset);
     /// The label-set choice only (the same dataset with new label sets: a label edit); the

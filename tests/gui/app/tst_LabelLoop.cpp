@@ -186,6 +186,7 @@ void TestLabelLoop::lassoLabelUndoRedoRetrain()
     QVERIFY2(finished.front().front().toInt() == static_cast<int>(job::JobStatus::Finished),
              qPrintable(finished.front().at(1).toString()));
     QCOMPARE(s->trainingJob()->config().labelSet, std::string("sides"));
+    QCOMPARE(window.trainingPanel()->config().labelSet, std::string("sides")); // the panel says so too
     QCOMPARE(s->trainingJob()->config().initFrom, firstCheckpoint);
     QVERIFY2(s->trainingJob()->counters().done.load() >= 3, qPrintable(QString::number(s->trainingJob()->counters().done.load())));
     QVERIFY(s->trainingJob()->snapshots().sequence() >= 2);
