@@ -4,6 +4,7 @@
 
 #include "core/semi/AffinityPropagation.h"
 #include "core/semi/Ssdml.h"
+#include "core/train/PartitionDraw.h"
 #include "core/train/PairAffinity.h"
 
 #include <algorithm>
@@ -36,15 +37,6 @@ Affinity affinityOf(const std::string& s)
     if (s == "propagated")
         return Affinity::Propagated;
     throw std::invalid_argument("sampler ssdml-partition: unknown affinity '" + s + "'");
-}
-
-std::uint64_t epochSeed(std::uint64_t seed, std::int64_t epoch, std::uint64_t salt)
-{
-    std::uint64_t x = seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(epoch) * 0xBF58476D1CE4E5B9ULL + salt;
-    x ^= x >> 31;
-    x *= 0x94D049BB133111EBULL;
-    x ^= x >> 29;
-    return x;
 }
 
 class PartitionRows final : public sdk::BatchSampler, public PairAffinitySampler {
@@ -95,7 +87,7 @@ public:
         std::vector<std::int64_t> lab, unl;
         for (std::size_t r = 0; r < m_partition.size(); ++r)
             (m_labelOf.at(m_partition[r]) >= 0 ? lab : unl).push_back(m_partition[r]);
-        std::mt19937_64 rng(epochSeed(m_seed, epoch, 0x0b));
+        std::mt19937_64 rng(saltedEpochSeed(m_seed, epoch, kShuffleSalt));
         std::shuffle(lab.begin(), lab.end(), rng);
         std::shuffle(unl.begin(), unl.end(), rng);
         const auto nl = static_cast<std::int64_t>(lab.size());
@@ -127,16 +119,9 @@ public:
 
     void refresh(std::int64_t epoch, const sdk::EmbedItems& embed) override
     {
-        std::mt19937_64 rng(epochSeed(m_seed, epoch, 0x9a));
-        const std::vector<std::int64_t> rows = semi::samplePartition(m_labels, m_partitionSize, rng);
-        std::vector<std::int64_t> items;
-        std::vector<std::int32_t> labels;
-        items.reserve(rows.size());
-        labels.reserve(rows.size());
-        for (std::int64_t r : rows) {
-            items.push_back(m_items[static_cast<std::size_t>(r)]);
-            labels.push_back(m_labels[static_cast<std::size_t>(r)]);
-        }
+        DrawnPartition drawn = drawPartition(m_items, m_labels, m_partitionSize, m_seed, epoch);
+        std::vector<std::int64_t>& items = drawn.items;
+        const std::vector<std::int32_t>& labels = drawn.labels;
         std::unordered_map<std::uint64_t, float> edges;
         if (m_affinity != Affinity::None)
             edges = weighEdges(items, labels, embed);

@@ -3,6 +3,7 @@
 #include "core/train/SsdmlSampler.h"
 
 #include "core/semi/Ssdml.h"
+#include "core/train/PartitionDraw.h"
 
 #include <algorithm>
 #include <numeric>
@@ -15,15 +16,6 @@ namespace {
 
 /// Tags the checkpointed state (format of state()).
 constexpr std::int64_t kStateTag = 0x55444d4c; // "SDML"
-
-std::uint64_t epochSeed(std::uint64_t seed, std::int64_t epoch, std::uint64_t salt)
-{
-    std::uint64_t x = seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(epoch) * 0xBF58476D1CE4E5B9ULL + salt;
-    x ^= x >> 31;
-    x *= 0x94D049BB133111EBULL;
-    x ^= x >> 29;
-    return x;
-}
 
 class SsdmlTriplets final : public sdk::BatchSampler {
 public:
@@ -65,7 +57,7 @@ public:
         const auto t = static_cast<std::int64_t>(m_triplets.size() / 3);
         std::vector<std::int64_t> order(static_cast<std::size_t>(t));
         std::iota(order.begin(), order.end(), 0);
-        std::mt19937_64 rng(epochSeed(m_seed, epoch, 0x0b));
+        std::mt19937_64 rng(saltedEpochSeed(m_seed, epoch, kShuffleSalt));
         std::shuffle(order.begin(), order.end(), rng);
         std::vector<std::vector<std::int64_t>> out(static_cast<std::size_t>(m_batches));
         for (std::int64_t b = 0; b < m_batches; ++b) {
@@ -92,16 +84,9 @@ public:
 
     void refresh(std::int64_t epoch, const sdk::EmbedItems& embed) override
     {
-        std::mt19937_64 rng(epochSeed(m_seed, epoch, 0x9a));
-        const std::vector<std::int64_t> rows = semi::samplePartition(m_labels, m_partitionSize, rng);
-        std::vector<std::int64_t> items;
-        std::vector<std::int32_t> labels;
-        items.reserve(rows.size());
-        labels.reserve(rows.size());
-        for (std::int64_t r : rows) {
-            items.push_back(m_items[static_cast<std::size_t>(r)]);
-            labels.push_back(m_labels[static_cast<std::size_t>(r)]);
-        }
+        DrawnPartition drawn = drawPartition(m_items, m_labels, m_partitionSize, m_seed, epoch);
+        std::vector<std::int64_t>& items = drawn.items;
+        const std::vector<std::int32_t>& labels = drawn.labels;
         int dim = 0;
         const std::vector<float> z = embed(items, dim);
         if (dim < 1 || z.size() != items.size() * static_cast<std::size_t>(dim))
