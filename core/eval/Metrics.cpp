@@ -3,6 +3,7 @@
 #include "core/eval/Metrics.h"
 
 #include "core/data/Dataset.h"
+#include "core/data/SetMeans.h"
 #include "core/eval/Hierarchy.h"
 #include "core/eval/Recall.h"
 #include "core/ot/Emd.h"
@@ -257,23 +258,9 @@ std::vector<MetricValue> computeNmi(const MetricInput& in, const sdk::OptionValu
 /// The weighted mean point of each set of `ds`, row-major (size x dim).
 std::vector<float> meanPoints(const data::Dataset& ds)
 {
-    const std::size_t dim = static_cast<std::size_t>(ds.dim());
-    std::vector<float> out(ds.size() * dim, 0.0f);
-    std::vector<double> mean(dim);
-    for (std::size_t i = 0; i < ds.size(); ++i) {
-        const data::ItemView it = ds.item(i);
-        std::fill(mean.begin(), mean.end(), 0.0);
-        double total = 0.0;
-        for (std::size_t e = 0; e < it.count; ++e) {
-            const double w = it.weights ? it.weights[e] : 1.0;
-            total += w;
-            for (std::size_t c = 0; c < dim; ++c)
-                mean[c] += w * it.element(e)[c];
-        }
-        for (std::size_t c = 0; c < dim; ++c)
-            out[i * dim + c] = static_cast<float>(total > 0.0 ? mean[c] / total : 0.0);
-    }
-    return out;
+    std::vector<std::int64_t> all(ds.size());
+    std::iota(all.begin(), all.end(), 0);
+    return data::weightedMeans(ds, all);
 }
 
 sdk::OptionSpec ksOption()

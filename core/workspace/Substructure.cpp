@@ -3,6 +3,7 @@
 #include "core/workspace/Substructure.h"
 
 #include "core/data/Dataset.h"
+#include "core/data/SetMeans.h"
 #include "core/job/Job.h"
 #include "core/project/ProjectStore.h"
 #include "core/train/ModelHandle.h"
@@ -114,23 +115,9 @@ std::vector<std::string> finerLabelSets(const data::Dataset& ds, const std::stri
 
 std::vector<float> inputFeaturesOf(const data::Dataset& ds, const std::vector<std::int64_t>& items)
 {
-    const std::size_t dim = static_cast<std::size_t>(ds.dim());
-    std::vector<float> out(items.size() * dim, 0.0f);
-    std::vector<double> mean(dim);
-    for (std::size_t r = 0; r < items.size(); ++r) {
-        const data::ItemView it = ds.item(requireItem(ds, items[r]));
-        std::fill(mean.begin(), mean.end(), 0.0);
-        double total = 0.0;
-        for (std::size_t e = 0; e < it.count; ++e) {
-            const double w = it.weights ? it.weights[e] : 1.0;
-            total += w;
-            for (std::size_t c = 0; c < dim; ++c)
-                mean[c] += w * it.element(e)[c];
-        }
-        for (std::size_t c = 0; c < dim; ++c)
-            out[r * dim + c] = static_cast<float>(total > 0.0 ? mean[c] / total : 0.0);
-    }
-    return out;
+    for (const std::int64_t i : items)
+        requireItem(ds, i);
+    return data::weightedMeans(ds, items);
 }
 
 eval::Dendrogram fineClassTree(const data::Dataset& ds, const std::string& fine)
