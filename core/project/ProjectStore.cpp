@@ -497,6 +497,27 @@ void syncParentDirectory(const std::string& file)
 #endif
 }
 
+/// A project file may come from someone else (a colleague's project, a download), so every
+/// connection is opened as for untrusted input (https://www.sqlite.org/security.html):
+/// defensive mode (no writable_schema, no direct edits of the schema or of shadow tables),
+/// no extension loading, the schema's functions and virtual tables untrusted
+/// (trusted_schema = OFF), and neither triggers nor views run: setscope's schema has none,
+/// and openProject() refuses a file that has any.
+void configureUntrusted(Connection& c)
+{
+    const auto set = [&](int option, int value) {
+        int now = -1;
+        c.check(sqlite3_db_config(c.db, option, value, &now));
+        if (now != value)
+            c.fail("this SQLite library ignores a safety option (" + std::to_string(option) + ")");
+    };
+    set(SQLITE_DBCONFIG_DEFENSIVE, 1);
+    set(SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0);
+    set(SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0);
+    set(SQLITE_DBCONFIG_ENABLE_TRIGGER, 0);
+    set(SQLITE_DBCONFIG_ENABLE_VIEW, 0);
+}
+
 /// Builds a complete empty project at a temporary name beside `c.path`, then links it into
 /// place, so that `c.path` never names a half-made project (a crash during creation leaves at
 /// most a stray "<path>.creating-*" file). When another process created `c.path` meanwhile,
@@ -513,6 +534,7 @@ void createProject(Connection& c)
             if (rc != SQLITE_OK)
                 t.fail(std::string("cannot create the file: ") + (t.db ? sqlite3_errmsg(t.db) : sqlite3_errstr(rc)) +
                        hint(rc));
+            configureUntrusted(t);
             t.exec("PRAGMA journal_mode = WAL");
             t.exec("PRAGMA synchronous = FULL");
             Transaction tx(t, Transaction::Mode::Write);
@@ -599,6 +621,7 @@ void openProject(Connection& c)
         c.fail(std::string("cannot open the file: ") + (c.db ? sqlite3_errmsg(c.db) : sqlite3_errstr(rc)) + hint(rc));
     c.check(sqlite3_busy_timeout(c.db, ProjectStore::kBusyTimeoutMs));
     sqlite3_extended_result_codes(c.db, 1);
+    configureUntrusted(c);
 
     // Validate with reads only; SQLite reports a truncated file (fewer pages than the header
     // declares) as SQLITE_CORRUPT here.
@@ -633,6 +656,29 @@ void openProject(Connection& c)
             for (const char* t : kTablesV2)
                 if (!has(t))
                     c.fail(std::string("the project file is damaged (table ") + t + " is missing)");
+        {
+            // setscope creates no triggers and no views: one in the file was put there by
+            // something else, and could run SQL when setscope writes (configureUntrusted()
+            // keeps them from running; the file is refused all the same, unchanged).
+            Statement s(c, "SELECT type, name FROM sqlite_schema WHERE type IN ('trigger', 'view') ORDER BY name");
+            std::string found;
+            while (s.step())
+                found += (found.empty() ? "" : ", ") + s.text(0) + " '" + s.text(1) + "'";
+            if (!found.empty())
+                c.fail("refused: the file contains SQL that setscope did not put there (" + found +
+                       "); open it only if you trust where it came from, after removing that with the sqlite3 tool");
+        }
+        {
+            // The whole file, before anything is read from it or written to it: a damaged
+            // page found later would fail a save halfway through the user's work.
+            Statement s(c, "PRAGMA integrity_check(5)");
+            std::string problems;
+            while (s.step())
+                if (const std::string line = s.text(0); line != "ok")
+                    problems += (problems.empty() ? "" : "; ") + line;
+            if (!problems.empty())
+                c.fail("the project file is damaged (" + problems + ")");
+        }
         tx.commit();
         if (version < 2) {
             // Upgrade in one transaction: a failure leaves a version-1 project as it was.

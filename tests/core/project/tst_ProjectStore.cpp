@@ -658,6 +658,11 @@ void TestProjectStore::badFiles_data()
     QTest::newRow("table missing") << "dropped" << "table runs is missing";
     QTest::newRow("newer schema version") << "newer" << "newer setscope (schema version 99";
     QTest::newRow("version-2 table missing") << "dropped2" << "table label_mappings is missing";
+    // Untrusted files: SQL that setscope did not put there, and a damaged page inside.
+    QTest::newRow("foreign trigger") << "trigger" << "did not put there (trigger 'wipe')";
+    QTest::newRow("foreign view") << "view" << "did not put there (view 'v')";
+    QTest::newRow("trigger and view") << "both" << "(trigger 'a_wipe', view 'v')";
+    QTest::newRow("overwritten page") << "page" << "the project file is damaged";
 }
 
 void TestProjectStore::badFiles()
@@ -697,6 +702,28 @@ void TestProjectStore::badFiles()
                              "INSERT INTO notes (body) VALUES ('keep me');"));
     } else if (kind == "otherapp") {
         QVERIFY(rawSql(path, "PRAGMA application_id = 1234; CREATE TABLE t (x);"));
+    } else if (kind == "trigger" || kind == "view" || kind == "both") {
+        makeReal(path);
+        const char* trigger = "CREATE TRIGGER %1 AFTER INSERT ON metrics BEGIN DELETE FROM label_sets; END;";
+        const QByteArray sql = kind == "trigger" ? QString::fromLatin1(trigger).arg("wipe").toUtf8()
+                               : kind == "view"  ? QByteArray("CREATE VIEW v AS SELECT * FROM runs;")
+                                                 : QString::fromLatin1(trigger).arg("a_wipe").toUtf8() +
+                                                      "CREATE VIEW v AS SELECT * FROM runs;";
+        QVERIFY(rawSql(path, sql.constData()));
+    } else if (kind == "page") {
+        // A b-tree page in the middle of a real project overwritten with other bytes (what a
+        // bad sector or a buggy copy leaves): the header and the schema still read fine, so
+        // only a check of the whole file finds it.
+        const QString real = file("real.setscope");
+        makeReal(real);
+        QByteArray b = fileBytes(real);
+        const qsizetype pages = b.size() / 4096;
+        QVERIFY(pages > 8);
+        const qsizetype at = (pages / 2) * 4096;
+        for (qsizetype k = 0; k < 4096; ++k)
+            b[at + k] = static_cast<char>((k * 37 + 11) & 0xff);
+        QVERIFY(writeBytes(path, b));
+        QVERIFY(QFile::remove(real));
     } else if (kind == "dropped" || kind == "newer" || kind == "dropped2") {
         makeReal(path);
         QVERIFY(rawSql(path, kind == "dropped"    ? "DROP TABLE runs"
