@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/KusnerMat.h"
+#include "core/data/MatV5Check.h"
 #include "core/util/Utf8.h"
 
 #include "core/util/CheckedMath.h"
@@ -672,6 +673,9 @@ void Reader::emit(const Part& p, const std::vector<DocInfo>& info, const std::ma
 void Reader::load(sdk::DatasetSink& sink)
 {
     checkHeader();
+    // Every size a v5/v7 header claims, checked against the file and the memory budget
+    // before matio allocates what the headers say (docs/DATASETS.md, "Untrusted .mat files").
+    checkMatV5Claims(m_path, defaultMemoryBudget());
     std::lock_guard lock(matioMutex());
     m_log = std::make_unique<LogCapture>();
     open();

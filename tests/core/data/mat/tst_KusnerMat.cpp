@@ -3,11 +3,14 @@
 #include "Builtin.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/data/KusnerMat.h"
+#include "core/data/MatV5Check.h"
+#include "tests/core/data/AllocationCap.h"
 #include "core/plugin/Registry.h"
 
 #include <QtTest>
 
 #include <matio.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <cstring>
@@ -199,6 +202,88 @@ std::string craftedV5(const std::string& name, const std::vector<std::int32_t>& 
     return file + body;
 }
 
+// Builders of crafted v5 files for the size-claim tests (MATLAB's "MAT-File Format":
+// 8-byte tags, sub-elements padded to 8 bytes, little-endian).
+void put32(std::string& b, std::uint32_t v) { b.append(reinterpret_cast<const char*>(&v), 4); }
+
+std::string element(std::uint32_t type, const std::string& data)
+{
+    std::string b;
+    put32(b, type);
+    put32(b, static_cast<std::uint32_t>(data.size()));
+    b += data;
+    b.append((8 - data.size() % 8) % 8, '\0');
+    return b;
+}
+
+/// An miMATRIX element of class `cls` (1 cell, 6 double) with these dimensions and name,
+/// followed by `contents` (the data sub-elements or the cells, already encoded).
+std::string arrayElement(std::uint32_t cls, const std::vector<std::int32_t>& dims, const std::string& name,
+                         const std::string& contents)
+{
+    std::string flags, dimBytes;
+    put32(flags, cls);
+    put32(flags, 0);
+    for (std::int32_t d : dims)
+        dimBytes.append(reinterpret_cast<const char*>(&d), 4);
+    return element(14, element(6, flags) + element(5, dimBytes) + element(1, name) + contents);
+}
+
+std::string doubles(std::size_t n) { return element(9, std::string(8 * n, '\0')); }
+
+std::string matFile(const std::vector<std::string>& variables)
+{
+    std::string file = "MATLAB 5.0 MAT-file, crafted by tst_KusnerMat";
+    file.resize(116, ' ');
+    file.append(8, '\0');
+    file += std::string("\x00\x01", 2) + "IM";
+    for (const std::string& v : variables)
+        file += v;
+    return file;
+}
+
+/// `variable` (an encoded miMATRIX element) as a v7 compressed variable.
+std::string compressed(const std::string& variable)
+{
+    uLongf size = compressBound(static_cast<uLong>(variable.size()));
+    std::string z(size, '\0');
+    compress2(reinterpret_cast<Bytef*>(z.data()), &size, reinterpret_cast<const Bytef*>(variable.data()),
+              static_cast<uLong>(variable.size()), 6);
+    z.resize(size);
+    std::string b;
+    put32(b, 15);
+    put32(b, static_cast<std::uint32_t>(z.size()));
+    return b + z;
+}
+
+/// Counts what a file holds by reading it with matio (an independent parser): every array
+/// header (top-level variables and nested cells) and the elements of numeric and character
+/// arrays.
+void countWithMatio(const QString& path, std::uint64_t& variables, std::uint64_t& arrays, std::uint64_t& elements)
+{
+    variables = arrays = elements = 0;
+    mat_t* m = Mat_Open(path.toStdString().c_str(), MAT_ACC_RDONLY);
+    QVERIFY(m);
+    std::function<void(const matvar_t*)> visit = [&](const matvar_t* v) {
+        ++arrays;
+        std::size_t n = 1;
+        for (int k = 0; k < v->rank; ++k)
+            n *= v->dims[k];
+        if (v->class_type == MAT_C_CELL) {
+            for (std::size_t i = 0; i < n; ++i)
+                visit(Mat_VarGetCell(const_cast<matvar_t*>(v), static_cast<int>(i)));
+        } else if (v->class_type != MAT_C_STRUCT && v->class_type != MAT_C_SPARSE) {
+            elements += n;
+        }
+    };
+    while (matvar_t* v = Mat_VarReadNext(m)) {
+        ++variables;
+        visit(v);
+        Mat_VarFree(v);
+    }
+    Mat_Close(m);
+}
+
 enum class Format { V5, V5Zlib, V73 };
 
 /// Writes and frees `vars`.
@@ -287,6 +372,10 @@ private Q_SLOTS:
     void badFiles();
     void truncatedFiles_data();
     void truncatedFiles();
+    void claimsOfWrittenFiles_data();
+    void claimsOfWrittenFiles();
+    void craftedClaims_data();
+    void craftedClaims();
 
 private:
     QString path(const QString& name) const { return m_dir.filePath(name); }
@@ -580,9 +669,10 @@ void TestKusnerMat::badFiles_data()
     row("not a mat file", "(byte offset 126): not a MATLAB v5/v7/v7.3 MAT-file");
     row("empty file", "(byte offset 0): too short for a MAT-file");
     row("no such file", "no such file");
-    // Crafted dimensions (2^31 - 1)^3 x 8: matio 1.5.23 itself refuses the product, and the
-    // refusal must reach the user as an input error naming the file (not std::bad_alloc).
-    row("dimensions overflow 64 bits", "cannot be read, the file is truncated or damaged: Integer multiplication overflow");
+    // Crafted dimensions (2^31 - 1)^3 x 8: refused by the size-claim walk (MatV5Check)
+    // before matio reads the file (matio 1.5.23 would refuse the product too), as an input
+    // error naming the file, the variable and the offset (not std::bad_alloc).
+    row("dimensions overflow 64 bits", "(variable 1 (byte offset 176)): dimensions 2147483647 x 2147483647 x 2147483647 x 8 overflow 64 bits");
 }
 
 void TestKusnerMat::badFiles()
@@ -764,6 +854,126 @@ void TestKusnerMat::truncatedFiles()
     QVERIFY2(!msg.isEmpty(), "damaged file accepted");
     QVERIFY2(msg.startsWith(cut), qPrintable(msg));
     QVERIFY2(msg.contains("truncated or damaged"), qPrintable(msg));
+}
+
+void TestKusnerMat::claimsOfWrittenFiles_data()
+{
+    QTest::addColumn<int>("format");
+    QTest::newRow("v5") << int(Format::V5);
+    QTest::newRow("v5-zlib") << int(Format::V5Zlib);
+}
+
+/// The walk accepts what matio writes (strings, empty cells, nested cells, compressed
+/// variables) and counts the same variables, arrays and elements as matio's own reading.
+void TestKusnerMat::claimsOfWrittenFiles()
+{
+    QFETCH(int, format);
+    const QString file = path(QString("claims-%1.mat").arg(format));
+    writeMat(file, xFamily(handCorpus()), static_cast<Format>(format));
+    const MatClaims c = checkMatV5Claims(file.toStdString(), std::uint64_t(1) << 30);
+    QVERIFY(c.checked);
+    std::uint64_t variables = 0, arrays = 0, elements = 0;
+    countWithMatio(file, variables, arrays, elements);
+    QCOMPARE(c.variables, variables);
+    QCOMPARE(c.arrays, arrays);
+    QCOMPARE(c.elements, elements);
+    QVERIFY(c.memoryBytes >= 8 * elements); // at least the doubles
+    // The v7.3 (HDF5) file is left to HDF5: not walked.
+    const QString h5 = path("claims.mat73");
+    writeMat(h5, xFamily(handCorpus()), Format::V73);
+    QVERIFY(!checkMatV5Claims(h5.toStdString(), std::uint64_t(1) << 30).checked);
+}
+
+void TestKusnerMat::craftedClaims_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("expect");
+    auto row = [](const char* kind, const char* expect) { QTest::newRow(kind) << QString(kind) << QString(expect); };
+    row("10^12 cells", "(variable 'X' (byte offset 184)): claims 1000000 x 1000000 = 1000000000000 cells but only 16 bytes follow");
+    row("10^12 cells, compressed", "claims 1000000 x 1000000 = 1000000000000 cells but only 16 bytes follow");
+    row("cell inside a cell", "(X{2} (byte offset 240)): claims 1000000 x 1000000 = 1000000000000 cells");
+    row("elements without bytes", "(variable 'Y' (byte offset 192)): claims 1000 x 1000 = 1000000 elements but holds 16 bytes of 8-byte values");
+    row("variable beyond the end", "(variable 1 (byte offset 128)): the file ends inside");
+    row("length beyond the end", "claims 1000000000 bytes but only 64 follow; the file is truncated");
+    row("negative dimension", "dimension 2 is negative (-5)");
+    row("compressed stream cut", "truncated or damaged");
+    row("nested 100 deep", "arrays nested more than 64 deep");
+    row("over the memory budget", "more memory than the budget of 1 MiB");
+}
+
+/// Crafted headers that claim more than the file holds are refused by the walk, naming the
+/// file, the variable and the offset, before matio reads anything: under a 64 MiB cap on the
+/// address space, so an allocation proportional to a claim would fail the test.
+void TestKusnerMat::craftedClaims()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, expect);
+    const QString file = path("crafted-" + QString(kind).replace(' ', '_').replace('^', 'e') + ".mat");
+    const std::string twoCells = element(14, "") + element(14, ""); // two empty cells: 16 bytes
+    std::string bytes;
+    std::uint64_t budget = std::uint64_t(1) << 30;
+    if (kind == "10^12 cells")
+        bytes = matFile({arrayElement(1, {1000000, 1000000}, "X", twoCells)});
+    else if (kind == "10^12 cells, compressed")
+        bytes = matFile({compressed(arrayElement(1, {1000000, 1000000}, "X", twoCells))});
+    else if (kind == "cell inside a cell")
+        bytes = matFile({arrayElement(1, {1, 2}, "X", element(14, "") + arrayElement(1, {1000000, 1000000}, "", twoCells))});
+    else if (kind == "elements without bytes")
+        bytes = matFile({arrayElement(6, {1000, 1000}, "Y", doubles(2))});
+    else if (kind == "variable beyond the end")
+        bytes = matFile({}) + "\x0e\x00\x00";
+    else if (kind == "length beyond the end") {
+        bytes = matFile({arrayElement(6, {1, 1}, "Y", doubles(1))});
+        const std::uint32_t huge = 1000000000;
+        std::memcpy(bytes.data() + 128 + 4, &huge, 4);
+    } else if (kind == "negative dimension")
+        bytes = matFile({arrayElement(6, {1, -5}, "Y", doubles(0))});
+    else if (kind == "compressed stream cut") {
+        std::vector<std::string> cells;
+        std::string content;
+        for (int i = 0; i < 50; ++i)
+            content += arrayElement(6, {1, 8}, "", doubles(8));
+        bytes = matFile({compressed(arrayElement(1, {1, 50}, "X", content))});
+        bytes.resize(bytes.size() - 40); // the stream's end and the length's promise no longer meet
+        const auto z = static_cast<std::uint32_t>(bytes.size() - 128 - 8);
+        std::memcpy(bytes.data() + 128 + 4, &z, 4);
+    } else if (kind == "nested 100 deep") {
+        std::string v = arrayElement(6, {1, 1}, "", doubles(1));
+        for (int i = 0; i < 100; ++i)
+            v = arrayElement(1, {1, 1}, i == 99 ? "X" : "", v);
+        bytes = matFile({v});
+    } else if (kind == "over the memory budget") {
+        bytes = matFile({compressed(arrayElement(6, {1000, 200}, "Y", doubles(200000)))}); // 1.6 MB of zeros
+        budget = std::uint64_t(1) << 20;
+    }
+    {
+        std::ofstream out(file.toStdString(), std::ios::binary);
+        out << bytes;
+    }
+    QVERIFY2(QFileInfo(file).size() < 8192 || kind == "compressed stream cut", "a crafted file is small");
+
+    QString msg;
+    QElapsedTimer timer;
+    timer.start();
+    {
+        setscope::testing::AllocationCap cap(std::uint64_t(64) << 20);
+        try {
+            checkMatV5Claims(file.toStdString(), budget);
+        } catch (const InputError& e) {
+            msg = QString::fromStdString(e.what());
+        }
+    }
+    qInfo("%s: refused in %.1f ms: %s", qPrintable(kind), timer.nsecsElapsed() / 1e6, qPrintable(msg));
+    QVERIFY2(!msg.isEmpty(), "crafted file accepted");
+    QVERIFY2(msg.startsWith(file), qPrintable(msg));
+    QVERIFY2(msg.contains(expect), qPrintable(msg));
+    // And through the loader, which checks before matio opens the file (for the budget case
+    // the loader's budget is the machine's, which the file fits).
+    if (kind != "over the memory budget") {
+        setscope::testing::AllocationCap cap(std::uint64_t(256) << 20);
+        const QString viaLoader = errorOf(file);
+        QVERIFY2(viaLoader.startsWith(file), qPrintable(viaLoader));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestKusnerMat)
