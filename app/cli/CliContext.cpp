@@ -21,7 +21,7 @@ CliContext::CliContext(std::string exe)
     : executable(std::move(exe))
 {
     builtin::registerBuiltins(registry);
-    for (const auto& dir : plugin::defaultPluginDirectories(executable)) {
+    for (const auto& dir : plugin::defaultPluginDirectories(executable, &pluginErrors)) {
         auto errs = registry.loadPluginDirectory(dir);
         pluginErrors.insert(pluginErrors.end(), errs.begin(), errs.end());
     }

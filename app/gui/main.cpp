@@ -523,11 +523,14 @@ int main(int argc, char** argv)
     setscope::plugin::Registry registry;
     setscope::builtin::registerBuiltins(registry);
     QStringList pluginMessages;
+    std::vector<std::string> ignoredPluginFolders;
     for (const std::string& dir : setscope::plugin::defaultPluginDirectories(
-             QCoreApplication::applicationFilePath().toStdString())) {
+             QCoreApplication::applicationFilePath().toStdString(), &ignoredPluginFolders)) {
         for (const std::string& e : registry.loadPluginDirectory(dir))
             pluginMessages << QString::fromStdString(e);
     }
+    for (const std::string& e : ignoredPluginFolders)
+        pluginMessages << QString::fromStdString(e);
 
     MainWindow window(registry);
     for (const QString& m : pluginMessages) {

@@ -6,8 +6,13 @@
 #include <setscope/sdk/Plugin.h>
 
 #include <dlfcn.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -179,8 +184,62 @@ const sdk::LoaderInfo& Registry::loaderFor(const std::string& path) const
     throw sdk::InputError(path, "", "no loader recognises this input (tried: " + names(m_loaders) + ")");
 }
 
+namespace {
+
+/// True for this user's own private group (the group named like the user, with no other
+/// members, this process's group): Debian's user-private-group scheme (USERGROUPS_ENAB,
+/// umask 002) makes a user's folders group-writable, which lets nobody else in.
+bool isPrivateGroup(gid_t gid)
+{
+    if (gid != ::getegid())
+        return false;
+    const group* g = ::getgrgid(gid);
+    if (!g || (g->gr_mem && g->gr_mem[0]))
+        return false;
+    const passwd* pw = ::getpwuid(::geteuid());
+    return pw && pw->pw_name && g->gr_name && std::strcmp(pw->pw_name, g->gr_name) == 0;
+}
+
+} // namespace
+
+std::optional<std::string> unsafePluginLocation(const std::string& path)
+{
+    const fs::path p(path);
+    if (!p.is_absolute())
+        return "'" + path + "' is a relative path: plugins are never loaded from the working directory";
+    std::error_code ec;
+    const fs::path real = fs::weakly_canonical(p, ec);
+    if (ec)
+        return "cannot resolve " + path + ": " + ec.message();
+    const uid_t me = ::geteuid();
+    // The file or folder itself, then every folder above it: whoever can write to one of them
+    // can put their own code in its place.
+    bool first = true;
+    for (fs::path at = real;; at = at.parent_path()) {
+        struct stat st {};
+        if (::lstat(at.c_str(), &st) != 0)
+            return "cannot check " + at.string() + ": " + std::strerror(errno);
+        const bool sticky = (st.st_mode & S_ISVTX) != 0;
+        std::string why;
+        if (st.st_uid != 0 && st.st_uid != me)
+            why = "is owned by another user (uid " + std::to_string(st.st_uid) + ")";
+        else if ((st.st_mode & S_IWOTH) && !(sticky && !first))
+            why = "can be written by every user";
+        else if ((st.st_mode & S_IWGRP) && !(sticky && !first) && !isPrivateGroup(st.st_gid))
+            why = "can be written by its group (gid " + std::to_string(st.st_gid) + ")";
+        if (!why.empty())
+            return at.string() + " " + why + "; plugins are loaded only from folders no other user can write to";
+        if (at == at.root_path() || at.parent_path() == at)
+            break;
+        first = false;
+    }
+    return std::nullopt;
+}
+
 const LoadedPlugin& Registry::loadPlugin(const std::string& path)
 {
+    if (const auto why = unsafePluginLocation(path))
+        throw PluginError("plugin " + path + " refused: " + *why);
     void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h)
         throw PluginError("plugin " + path + " cannot be loaded: " + str(dlerror()));
@@ -228,8 +287,16 @@ std::vector<std::string> Registry::loadPluginDirectory(const std::string& dir)
 {
     std::vector<std::string> errors;
     std::error_code ec;
+    if (!fs::path(dir).is_absolute()) {
+        errors.push_back("plugin folder " + *unsafePluginLocation(dir));
+        return errors;
+    }
     if (!fs::is_directory(dir, ec))
         return errors;
+    if (const auto why = unsafePluginLocation(dir)) {
+        errors.push_back("plugin folder " + dir + " refused: " + *why);
+        return errors;
+    }
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(dir, ec))
         if (e.is_regular_file() && e.path().extension() == ".so")
@@ -245,7 +312,7 @@ std::vector<std::string> Registry::loadPluginDirectory(const std::string& dir)
     return errors;
 }
 
-std::vector<std::string> defaultPluginDirectories(const std::string& executablePath)
+std::vector<std::string> defaultPluginDirectories(const std::string& executablePath, std::vector<std::string>* refused)
 {
     std::vector<std::string> candidates;
     if (const char* env = std::getenv("SETSCOPE_PLUGIN_PATH"); env && *env) {
@@ -253,8 +320,16 @@ std::vector<std::string> defaultPluginDirectories(const std::string& executableP
         std::size_t b = 0;
         while (b <= s.size()) {
             const std::size_t e = std::min(s.find(':', b), s.size());
-            if (e > b)
-                candidates.push_back(s.substr(b, e - b));
+            // An empty entry means the working directory in PATH-like variables, and a relative
+            // one is resolved against it: neither is a plugin folder here.
+            const std::string entry = s.substr(b, e - b);
+            if (!entry.empty() && fs::path(entry).is_absolute())
+                candidates.push_back(entry);
+            else if (refused)
+                refused->push_back("SETSCOPE_PLUGIN_PATH entry '" + entry + "' ignored: " +
+                                   (entry.empty() ? std::string("an empty entry would be the working directory")
+                                                  : "a relative path") +
+                                   "; plugins are never loaded from the working directory");
             b = e + 1;
         }
     }

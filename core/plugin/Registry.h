@@ -4,6 +4,7 @@
 
 #include <setscope/sdk/Registrar.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -82,10 +83,12 @@ public:
     /// loaders tried.
     const sdk::LoaderInfo& loaderFor(const std::string& path) const;
 
-    /// Loads a plugin library. Checks its info block against the host before calling
+    /// Loads a plugin library from an absolute path no other user can write to
+    /// (unsafePluginLocation()). Checks its info block against the host before calling
     /// anything else in it and throws PluginError with a message a user can act on.
     const LoadedPlugin& loadPlugin(const std::string& path);
     /// Loads every *.so in `dir`; returns one message per refused plugin (loading goes on).
+    /// A relative or unsafe `dir` (unsafePluginLocation()) is refused as a whole, one message.
     std::vector<std::string> loadPluginDirectory(const std::string& dir);
     const std::vector<LoadedPlugin>& plugins() const { return m_plugins; }
 
@@ -101,9 +104,21 @@ private:
 };
 
 /// Where plugins are looked for, in order: each folder of $SETSCOPE_PLUGIN_PATH
-/// (colon-separated), <exe dir>/../lib/setscope/plugins (installed layout) and
-/// <exe dir>/../../plugins (build tree: executables in build/app/*, plugins in build/plugins).
-/// Only existing folders are returned, without duplicates.
-std::vector<std::string> defaultPluginDirectories(const std::string& executablePath);
+/// (colon-separated, absolute paths only: a relative or empty entry would mean the working
+/// directory, and is reported in `refused` instead), <exe dir>/../lib/setscope/plugins
+/// (installed layout) and <exe dir>/../../plugins (build tree: executables in build/app/*,
+/// plugins in build/plugins). Only existing folders are returned, without duplicates.
+/// Registry::loadPluginDirectory() then refuses a folder other users can write to.
+std::vector<std::string> defaultPluginDirectories(const std::string& executablePath,
+                                                  std::vector<std::string>* refused = nullptr);
+
+/// Why a plugin file or folder must not be loaded from, or nullopt when it may: a relative
+/// path (plugins never come from the working directory), or the path or a folder above it
+/// that another user could write to — owned by someone other than root or this user, or
+/// writable by everyone, or by a group other than this user's private group (Debian's
+/// user-private groups with umask 002 stay loadable); a sticky folder above it, such as
+/// /tmp, is fine: others cannot replace what is ours in it. Checks the resolved path (symbolic links
+/// followed) and every folder up to the root.
+std::optional<std::string> unsafePluginLocation(const std::string& path);
 
 } // namespace setscope::plugin

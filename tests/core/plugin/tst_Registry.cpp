@@ -12,6 +12,10 @@
 
 #include <fstream>
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace setscope;
 
 class TestRegistry : public QObject {
@@ -29,6 +33,7 @@ private Q_SLOTS:
     void refusesWrongTorch();
     void refusesNonPlugins();
     void directoryScanReportsAndContinues();
+    void pluginFoldersOthersCanWriteAreRefused();
     void unknownNamesListAlternatives();
 };
 
@@ -252,13 +257,121 @@ void TestRegistry::refusesNonPlugins()
     const std::string junk = dir.filePath("junk.so").toStdString();
     std::ofstream(junk) << "not an ELF file";
     QVERIFY_THROWS_EXCEPTION(plugin::PluginError, r.loadPlugin(junk));
-    // A real shared library that is not a setscope plugin.
+    // A real shared library that is not a setscope plugin: the C library this test runs on.
+    Dl_info where{};
+    QVERIFY(dladdr(reinterpret_cast<void*>(&::getpid), &where) != 0 && where.dli_fname);
     try {
-        r.loadPlugin("libz.so.1");
-        QFAIL("libz accepted as a plugin");
+        r.loadPlugin(where.dli_fname);
+        QFAIL("the C library accepted as a plugin");
     } catch (const plugin::PluginError& e) {
         QVERIFY2(QString(e.what()).contains("not a setscope plugin"), e.what());
     }
+    // By name (the dynamic loader's search path, the working directory's files): refused
+    // before dlopen looks anywhere.
+    try {
+        r.loadPlugin("libz.so.1");
+        QFAIL("a plugin accepted by name");
+    } catch (const plugin::PluginError& e) {
+        QVERIFY2(QString(e.what()).contains("'libz.so.1' is a relative path: plugins are never loaded from the working directory"),
+                 e.what());
+    }
+}
+
+void TestRegistry::pluginFoldersOthersCanWriteAreRefused()
+{
+    // A folder with one good plugin; each case makes one place writable by others, then the
+    // folder loads again once that is undone.
+    QTemporaryDir tmp; // in /tmp: world-writable but sticky, which is fine above our folder
+    const QString outer = tmp.filePath("outer");
+    const QString dir = outer + "/plugins";
+    QVERIFY(QDir().mkpath(dir));
+    const QString so = dir + "/a_good.so";
+    QVERIFY(QFile::copy(GOOD_PLUGIN, so));
+    const auto mode = [](const QString& p, mode_t m) { return ::chmod(p.toLocal8Bit().constData(), m) == 0; };
+    QVERIFY(mode(outer, 0755) && mode(dir, 0755) && mode(so, 0644));
+    QVERIFY(!plugin::unsafePluginLocation(so.toStdString()));
+
+    struct Case {
+        QString path;
+        mode_t unsafe, safe;
+        const char* why;
+    };
+    const Case cases[] = {
+        {dir, 0777, 0755, "can be written by every user"},
+        {dir, 0775, 0755, "can be written by its group"},
+        {outer, 0777, 0755, "can be written by every user"}, // a folder above, not sticky
+        {so, 0666, 0644, "can be written by every user"},
+        {so, 0664, 0644, "can be written by its group"},
+    };
+    // Group-writable is unsafe for a shared group; this user's private group (root's "root"
+    // here) is fine, so the group cases hand the files to "nogroup" first (root only).
+    const bool root = ::geteuid() == 0;
+    const auto group = [](const QString& p, gid_t g) { return ::chown(p.toLocal8Bit().constData(), -1, g) == 0; };
+    if (root) { // group "root" has no other members: root's private group
+        QVERIFY(mode(dir, 0775));
+        QVERIFY2(!plugin::unsafePluginLocation(so.toStdString()), "group-writable in the user's private group refused");
+        QVERIFY(mode(dir, 0755));
+    }
+    for (const Case& c : cases) {
+        const bool groupCase = (c.unsafe & S_IWGRP) && !(c.unsafe & S_IWOTH);
+        if (groupCase && !root)
+            continue; // cannot give a file to another group
+        if (groupCase)
+            QVERIFY(group(c.path, 65534));
+        QVERIFY(mode(c.path, c.unsafe));
+        plugin::Registry r;
+        const auto errors = r.loadPluginDirectory(dir.toStdString());
+        QCOMPARE(errors.size(), std::size_t(1));
+        const QString e = QString::fromStdString(errors[0]);
+        QVERIFY2(e.contains(QFileInfo(c.path).canonicalFilePath() + " " + c.why), qPrintable(e));
+        QVERIFY2(e.contains("plugins are loaded only from folders no other user can write to"), qPrintable(e));
+        QVERIFY(r.plugins().empty());
+        QVERIFY(mode(c.path, c.safe));
+        if (groupCase)
+            QVERIFY(group(c.path, 0));
+    }
+    // A sticky world-writable folder above ours (like /tmp) is fine; ours must not be one.
+    QVERIFY(mode(outer, 01777));
+    {
+        plugin::Registry r;
+        QVERIFY(r.loadPluginDirectory(dir.toStdString()).empty());
+        QCOMPARE(r.plugins().size(), std::size_t(1));
+    }
+    QVERIFY(mode(dir, 01777));
+    {
+        plugin::Registry r;
+        QCOMPARE(r.loadPluginDirectory(dir.toStdString()).size(), std::size_t(1));
+        QVERIFY(r.plugins().empty());
+    }
+    QVERIFY(mode(dir, 0755) && mode(outer, 0755));
+
+    // Owned by another user: only root can hand a file to someone else.
+    if (::geteuid() == 0) {
+        QVERIFY(::chown(so.toLocal8Bit().constData(), 65534, 65534) == 0); // nobody
+        plugin::Registry r;
+        const auto errors = r.loadPluginDirectory(dir.toStdString());
+        QCOMPARE(errors.size(), std::size_t(1));
+        QVERIFY2(QString::fromStdString(errors[0]).contains("is owned by another user (uid 65534)"), errors[0].c_str());
+        QVERIFY(::chown(so.toLocal8Bit().constData(), 0, 0) == 0);
+    }
+
+    // Relative folders, also from SETSCOPE_PLUGIN_PATH, where an empty entry would be the
+    // working directory.
+    {
+        plugin::Registry r;
+        const auto errors = r.loadPluginDirectory("plugins");
+        QCOMPARE(errors.size(), std::size_t(1));
+        QVERIFY2(QString::fromStdString(errors[0]).contains("'plugins' is a relative path"), errors[0].c_str());
+    }
+    qputenv("SETSCOPE_PLUGIN_PATH", QByteArray("relative/plugins::") + dir.toUtf8());
+    std::vector<std::string> refused;
+    const auto dirs = plugin::defaultPluginDirectories("/nonexistent/bin/setscope-cli", &refused);
+    qunsetenv("SETSCOPE_PLUGIN_PATH");
+    QCOMPARE(dirs, std::vector<std::string>{QFileInfo(dir).canonicalFilePath().toStdString()});
+    QCOMPARE(refused.size(), std::size_t(2));
+    QVERIFY2(QString::fromStdString(refused[0]).contains("'relative/plugins' ignored: a relative path"), refused[0].c_str());
+    QVERIFY2(QString::fromStdString(refused[1]).contains("'' ignored: an empty entry would be the working directory"),
+             refused[1].c_str());
 }
 
 void TestRegistry::directoryScanReportsAndContinues()
