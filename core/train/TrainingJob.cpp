@@ -10,6 +10,7 @@
 #include "core/ot/PairwiseMatrix.h"
 #include "core/semi/Baselines.h"
 #include "core/train/BatchTransport.h"
+#include "core/train/CheckedLoad.h"
 #include "core/train/KeyEncoder.h"
 #include "core/train/RunPlan.h"
 #include "core/train/ModelHandle.h"
@@ -763,7 +764,7 @@ void TrainingJob::run()
         // Only the encoder's weights: optimizer, schedule, sampler order and history start fresh.
         torch::serialize::InputArchive m;
         initArchive->read("model", m);
-        enc->load(m);
+        loadChecked(*enc, m, cfg.initFrom, "the weights of model " + cfg.model);
         initArchive.reset();
         reportMessage("started from the weights of " + cfg.initFrom + " (its step " + std::to_string(initStep) +
                       "); optimizer and schedule start fresh");
@@ -780,7 +781,7 @@ void TrainingJob::run()
         best = h.best;
         torch::serialize::InputArchive m;
         resumeArchive->read("model", m);
-        enc->load(m);
+        loadChecked(*enc, m, cfg.resumeFrom, "the weights of model " + cfg.model);
         step = h.step;
         epochLossSum = h.epochLossSum;
         epochLossCount = h.epochLossCount;
@@ -882,7 +883,7 @@ void TrainingJob::run()
             if (fromCheckpoint) {
                 torch::serialize::InputArchive k;
                 if (resumeArchive->try_read("key_model", k))
-                    keyEnc->encoder().load(k);
+                    loadChecked(keyEnc->encoder(), k, cfg.resumeFrom, "the key encoder's weights");
                 else
                     reportMessage("the checkpoint holds no key encoder: it starts as a copy of the encoder at step " +
                                   std::to_string(step) + " (not an exact continuation)");
@@ -904,7 +905,7 @@ void TrainingJob::run()
             if (resumeHeader->format == 2) {
                 torch::serialize::InputArchive l;
                 if (resumeArchive->try_read("loss", l))
-                    loss->load(l);
+                    loadChecked(*loss, l, cfg.resumeFrom, "the state of loss " + ps.loss->name);
             }
             // Batches mined from the model before the interruption (sampler refresh capability).
             torch::Tensor mined;
@@ -1048,7 +1049,9 @@ void TrainingJob::run()
                 std::istringstream in(bytes);
                 torch::serialize::InputArchive ar;
                 ar.load_from(in, device);
-                enc->load(ar);
+                // The best weights may come from the checkpoint this run resumed from.
+                loadChecked(*enc, ar, cfg.resumeFrom.empty() ? target.string() : cfg.resumeFrom,
+                            "the best epoch's weights of model " + cfg.model);
             };
             load(best.weights);
             writeCheckpoint(best.step, target);
@@ -1405,7 +1408,8 @@ void TrainingJob::run()
         torch::serialize::InputArchive ar;
         std::istringstream in(best.weights);
         ar.load_from(in, device);
-        enc->load(ar);
+        loadChecked(*enc, ar, cfg.resumeFrom.empty() ? best.path : cfg.resumeFrom,
+                    "the best epoch's weights of model " + cfg.model);
         reportMessage("best validation kNN " + std::to_string(best.validation) + " at epoch " + std::to_string(best.epoch) +
                       (best.path.empty() ? std::string() : " (" + best.path + ")"));
         evaluateEpoch(best.epoch, 0.0, "best (epoch " + std::to_string(best.epoch) + ")", false,
@@ -1452,7 +1456,7 @@ std::shared_ptr<const ModelHandle> ModelHandle::fromCheckpoint(const std::string
     torch::serialize::InputArchive m;
     ar.read("model", m);
     try {
-        impl->encoder->load(m);
+        loadChecked(*impl->encoder, m, path, "the checkpoint's weights do not fit model " + h.config.model);
     } catch (const c10::Error& e) {
         throw sdk::InputError(path, "", "the checkpoint's weights do not fit model " + h.config.model + ": " +
                                             std::string(e.what_without_backtrace()));
