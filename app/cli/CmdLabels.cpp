@@ -7,7 +7,7 @@
 #include "core/data/LabelMapping.h"
 #include "core/project/LabelSets.h"
 #include "core/project/ProjectStore.h"
-#include "core/project/RunRecorder.h"
+#include "core/workspace/Workspace.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -29,20 +29,14 @@ struct LabelsOptions {
 
 /// The project (which must exist, except for derive/import, which create it) and the dataset
 /// attached to it with the project's labels.
-struct Opened {
-    std::unique_ptr<project::ProjectStore> store;
-    project::AttachedDataset attached;
-};
-
-Opened open(CliContext& c, const LabelsOptions& o, bool create)
+std::unique_ptr<workspace::Workspace> open(CliContext& c, const LabelsOptions& o, bool create)
 {
     if (!create && !std::filesystem::exists(o.project))
         throw std::runtime_error(o.project + ": no such project file");
-    Opened out;
-    out.store = project::ProjectStore::open(o.project);
-    const auto ds = c.openDataset(o.dataset);
-    out.attached = project::attachDataset(*out.store, *ds, o.dataset);
-    return out;
+    auto ws = std::make_unique<workspace::Workspace>(c.registry);
+    ws->openProject(o.project);
+    ws->attach(c.openDataset(o.dataset), o.dataset);
+    return ws;
 }
 
 project::LabelSetRecord requireSet(const project::ProjectStore& store, std::int64_t datasetId, const std::string& name)
@@ -85,16 +79,16 @@ void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
     auto* list = cmd->add_subcommand("list", "The dataset's label sets: classes, items per class, edits, mapping");
     common(list);
     list->callback([ctx, o, &rc] {
-        Opened p = open(ctx(), *o, false);
-        for (const auto& r : p.store->labelSets(p.attached.datasetId)) {
-            const data::LabelSet& ls = p.attached.dataset->requireLabelSet(r.name);
-            const auto hist = p.store->history(r.id);
+        const auto ws = open(ctx(), *o, false);
+        for (const auto& r : ws->project()->labelSets(ws->projectDatasetId())) {
+            const data::LabelSet& ls = ws->dataset()->requireLabelSet(r.name);
+            const auto hist = ws->project()->history(r.id);
             int undone = 0;
             for (const auto& e : hist)
                 undone += e.undone;
             std::printf("%s: %zu classes, %zu unlabelled, %zu edits (%d undone)", r.name.c_str(), r.classNames.size(),
                         ls.unlabelledCount(), hist.size(), undone);
-            if (const auto m = p.store->labelMapping(r.id))
+            if (const auto m = ws->project()->labelMapping(r.id))
                 std::printf(", derived from '%s'", m->source.c_str());
             std::printf("\n");
             const auto counts = ls.counts();
@@ -110,8 +104,8 @@ void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
     derive->add_option("--mapping", o->mapping, "mapping file (JSON: name, from, classes)")->required();
     derive->callback([ctx, o, &rc] {
         const data::LabelMapping m = data::readLabelMapping(o->mapping);
-        Opened p = open(ctx(), *o, true);
-        const auto d = project::deriveLabelSet(*p.store, p.attached.datasetId, *p.attached.dataset, m);
+        const auto ws = open(ctx(), *o, true);
+        const auto d = project::deriveLabelSet(*ws->project(), ws->projectDatasetId(), *ws->dataset(), m);
         printDerived(d, m.name, o->project);
         rc = 0;
     });
@@ -121,9 +115,9 @@ void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
     common(mapping);
     mapping->add_option("--label-set", o->labelSet, "label set")->required();
     mapping->callback([ctx, o, &rc] {
-        Opened p = open(ctx(), *o, false);
-        const auto r = requireSet(*p.store, p.attached.datasetId, o->labelSet);
-        const auto m = p.store->labelMapping(r.id);
+        const auto ws = open(ctx(), *o, false);
+        const auto r = requireSet(*ws->project(), ws->projectDatasetId(), o->labelSet);
+        const auto m = ws->project()->labelMapping(r.id);
         if (!m)
             throw std::runtime_error("label set '" + o->labelSet + "' was not derived by a mapping");
         std::printf("%s", m->mappingJson.c_str());
@@ -135,9 +129,9 @@ void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
     exp->add_option("--label-set", o->labelSet, "label set")->required();
     exp->add_option("--out", o->file, "CSV file to write")->required();
     exp->callback([ctx, o, &rc] {
-        Opened p = open(ctx(), *o, false);
-        const auto r = requireSet(*p.store, p.attached.datasetId, o->labelSet);
-        const auto labels = p.store->labels(r.id);
+        const auto ws = open(ctx(), *o, false);
+        const auto r = requireSet(*ws->project(), ws->projectDatasetId(), o->labelSet);
+        const auto labels = ws->project()->labels(r.id);
         project::writeLabelCsv(o->file, r.name, r.classNames, labels);
         std::size_t labelled = 0;
         for (const auto l : labels)
@@ -153,13 +147,13 @@ void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
     imp->add_option("--label-set", o->labelSet, "label set")->required();
     imp->add_option("--in", o->file, "CSV file to read")->required();
     imp->callback([ctx, o, &rc] {
-        Opened p = open(ctx(), *o, true);
+        const auto ws = open(ctx(), *o, true);
         std::vector<std::string> classes;
-        if (const auto r = p.store->findLabelSet(p.attached.datasetId, o->labelSet))
+        if (const auto r = ws->project()->findLabelSet(ws->projectDatasetId(), o->labelSet))
             classes = r->classNames;
         const auto labels =
-            project::readLabelCsv(o->file, static_cast<std::int64_t>(p.attached.dataset->size()), classes);
-        const auto d = project::writeLabelSet(*p.store, p.attached.datasetId, o->labelSet, classes, labels,
+            project::readLabelCsv(o->file, static_cast<std::int64_t>(ws->dataset()->size()), classes);
+        const auto d = project::writeLabelSet(*ws->project(), ws->projectDatasetId(), o->labelSet, classes, labels,
                                               "imported from " + std::filesystem::path(o->file).filename().string());
         printDerived(d, o->labelSet, o->project);
         rc = 0;
@@ -172,10 +166,10 @@ void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
         common(sub);
         sub->add_option("--label-set", o->labelSet, "label set")->required();
         sub->callback([ctx, o, forward, &rc] {
-            Opened p = open(ctx(), *o, false);
-            const auto r = requireSet(*p.store, p.attached.datasetId, o->labelSet);
-            const auto hist = p.store->history(r.id);
-            const bool done = forward ? p.store->redo(r.id) : p.store->undo(r.id);
+            const auto ws = open(ctx(), *o, false);
+            const auto r = requireSet(*ws->project(), ws->projectDatasetId(), o->labelSet);
+            const auto hist = ws->project()->history(r.id);
+            const bool done = forward ? ws->project()->redo(r.id) : ws->project()->undo(r.id);
             if (!done) {
                 std::printf("label set '%s': nothing to %s\n", r.name.c_str(), forward ? "redo" : "undo");
                 rc = 1;

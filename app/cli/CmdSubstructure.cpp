@@ -5,8 +5,8 @@
 
 #include "core/data/Dataset.h"
 #include "core/project/ProjectStore.h"
-#include "core/project/RunRecorder.h"
 #include "core/workspace/Substructure.h"
+#include "core/workspace/Workspace.h"
 
 #include <nlohmann/json.hpp>
 
@@ -40,14 +40,15 @@ void addSubstructureCommand(CLI::App& app, ContextFn ctx, int& rc)
     cmd->add_flag("--json", o->json, "print the report as JSON");
     cmd->callback([ctx, o, &rc] {
         CliContext& c = ctx();
+        workspace::Workspace ws(c.registry);
         auto ds = c.openDataset(o->dataset);
         std::string checkpoint = o->checkpoint, fine = o->fine;
         if (!o->project.empty()) {
-            auto store = project::ProjectStore::open(o->project);
-            project::AttachedDataset attached = project::attachDataset(*store, *ds, o->dataset);
-            ds = attached.dataset;
+            ws.openProject(o->project);
+            ws.attach(std::move(ds), o->dataset);
+            ds = ws.dataset();
             if (checkpoint.empty()) {
-                const auto runs = workspace::weakMetricRuns(*store, attached.datasetId, *ds);
+                const auto runs = workspace::weakMetricRuns(*ws.project(), ws.projectDatasetId(), *ds);
                 const workspace::WeakMetricRun* pick = nullptr;
                 for (const workspace::WeakMetricRun& w : runs)
                     if (!pick && (o->run == 0 || w.runId == o->run))

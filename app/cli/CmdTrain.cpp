@@ -12,6 +12,7 @@
 #include "core/project/RunRecorder.h"
 #include "core/train/RunPlan.h"
 #include "core/train/TrainingJob.h"
+#include "core/workspace/Workspace.h"
 
 #include <setscope/sdk/Options.h>
 
@@ -214,25 +215,27 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
                          overridden.empty() ? "an exact continuation"
                                             : ("with " + overridden + " (overridden: not an exact continuation)").c_str());
         }
-        std::shared_ptr<project::ProjectStore> store;
-        std::int64_t datasetId = 0;
+        workspace::Workspace ws(context.registry);
         if (!o->project.empty()) {
-            store = project::ProjectStore::open(o->project);
-            project::AttachedDataset attached = project::attachDataset(*store, *ds, o->dataset);
-            datasetId = attached.datasetId;
-            ds = std::move(attached.dataset);
+            ws.openProject(o->project);
+            ws.attach(std::move(ds), o->dataset);
+        } else {
+            ws.adoptDataset(std::move(ds), o->dataset);
         }
         if (coarse) {
             const data::LabelMapping& m = *coarse;
-            if (store) {
-                const project::DerivedLabelSet d = project::deriveLabelSet(*store, datasetId, *ds, m);
-                ds = std::make_shared<const data::Dataset>(project::withProjectLabels(*store, datasetId, *ds));
+            if (ws.project()) {
+                const project::DerivedLabelSet d =
+                    project::deriveLabelSet(*ws.project(), ws.projectDatasetId(), *ws.dataset(), m);
+                ws.reloadLabelSet(m.name);
                 std::fprintf(stderr, "label set '%s' %s in the project (%lld items changed)\n", m.name.c_str(),
                              d.created ? "derived" : "re-derived", static_cast<long long>(d.changed));
-            } else {
-                ds = std::make_shared<const data::Dataset>(ds->withLabelSet(m.apply(*ds)));
+            } else { // this run's labels only: the dataset as loaded with the mapped set
+                ws.adoptDataset(std::make_shared<const data::Dataset>(ws.dataset()->withLabelSet(m.apply(*ws.dataset()))),
+                                o->dataset);
             }
         }
+        ds = ws.dataset();
         std::fprintf(stderr, "dataset %s: %zu items (train %zu, test %zu), dim %d\n", ds->name().c_str(), ds->size(),
                      ds->count(data::Split::Train), ds->count(data::Split::Test), ds->dim());
 
@@ -249,7 +252,7 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         }
 
         ConsoleSink console;
-        project::TrainingRun run = project::prepareTrainingRun(store, datasetId, ds, cfg, context.registry, external, &console);
+        project::TrainingRun run = ws.prepareRun(cfg, external, &console); // recorded with --project
         if (!run.recordError.empty())
             throw std::runtime_error("project " + o->project + ": cannot record the run: " + run.recordError);
         if (run.recorder)

@@ -3,26 +3,18 @@
 #include "gui/session/Session.h"
 
 #include "core/data/Dataset.h"
-#include "core/data/SetMeans.h"
 #include "core/catalog/LoadJob.h"
 #include "core/fetch/FetchJob.h"
 #include "core/project/AttachJob.h"
 #include "core/project/ProjectStore.h"
 #include "core/project/RunRecorder.h"
 #include "core/train/RunPlan.h"
-#include "core/train/SnapshotSubset.h"
 #include "core/train/TrainingJob.h"
 #include "core/workspace/ItemText.h"
 #include "core/workspace/WorkspaceJobs.h"
 #include "gui/bridge/QtProgressSink.h"
 
-#include <QDir>
 #include <QFileInfo>
-
-#include <algorithm>
-#include <map>
-#include <numeric>
-#include <random>
 
 namespace setscope::gui {
 
@@ -37,6 +29,7 @@ job::JobStatus toStatus(int s) { return static_cast<job::JobStatus>(s); }
 Session::Session(const plugin::Registry& registry, QObject* parent)
     : QObject(parent)
     , m_registry(registry)
+    , m_workspace(registry)
 {
     QtProgressSink::registerMetaTypes();
     m_timer.setInterval(kPollMs);
@@ -79,14 +72,12 @@ bool Session::openProject(const QString& path)
         return false;
     }
     try {
-        const QFileInfo fi(path);
-        if (!fi.absoluteDir().exists())
-            QDir().mkpath(fi.absolutePath());
-        std::shared_ptr<project::ProjectStore> store = project::ProjectStore::open(fi.absoluteFilePath().toStdString());
+        // Creates the missing folders; the dataset is no longer in a project until the
+        // attach below has opened it in the new one.
+        m_workspace.openProject(QFileInfo(path).absoluteFilePath().toStdString());
         // A run of the old project that is still stopping holds its store through its
-        // RunRecorder, so letting go of it here cannot pull it from under that thread.
+        // RunRecorder, so letting go of it cannot pull it from under that thread.
         m_training.retire();
-        m_project = std::move(store);
     } catch (const std::exception& e) {
         Q_EMIT error(tr("Cannot open project: %1").arg(QString::fromUtf8(e.what())));
         return false;
@@ -99,15 +90,15 @@ bool Session::openProject(const QString& path)
     if (m_attach.hasJob()) {
         const QString spec = m_attachSpec; // setDataset() overwrites the member
         setDataset(m_attachSource, spec);
-    } else if (m_sourceDataset && !m_load.hasJob()) {
-        setDataset(m_sourceDataset, m_datasetSpec);
+    } else if (m_workspace.sourceDataset() && !m_load.hasJob()) {
+        setDataset(m_workspace.sourceDataset(), datasetSpec());
     }
     return true;
 }
 
 QString Session::projectPath() const
 {
-    return m_project ? QString::fromStdString(m_project->path()) : QString();
+    return QString::fromStdString(m_workspace.projectPath());
 }
 
 void Session::setTrainingState(TrainingState s)
@@ -209,8 +200,9 @@ void Session::setDataset(std::shared_ptr<const data::Dataset> dataset, const QSt
         Q_EMIT baselineRunningChanged(false);
     }
 
-    if (!dataset || !m_project) {
-        showDataset(std::move(dataset), spec, 0);
+    if (!dataset || !m_workspace.project()) {
+        m_workspace.adoptDataset(std::move(dataset), spec.toStdString());
+        showDataset();
         return;
     }
     // Registering the dataset and reading the project's labels write with fsync and copy the
@@ -220,7 +212,7 @@ void Session::setDataset(std::shared_ptr<const data::Dataset> dataset, const QSt
     m_attach.prepare();
     m_attach.on(&QtProgressSink::jobFinished, this,
                 [this](int status, const QString& detail) { onAttachFinished(status, detail); });
-    m_attach.start(std::make_unique<project::AttachJob>(m_project, std::move(dataset), spec.toStdString()));
+    m_attach.start(std::make_unique<project::AttachJob>(m_workspace.project(), std::move(dataset), spec.toStdString()));
     setLoading(true);
     updatePolling();
 }
@@ -233,31 +225,28 @@ void Session::onAttachFinished(int status, const QString& detail)
     const QString spec = m_attachSpec;
     m_attach.retire();
     if (toStatus(status) == job::JobStatus::Finished && attached.dataset) {
-        showDataset(std::move(attached.dataset), spec, attached.datasetId);
-        m_sourceDataset = std::move(source);
+        m_workspace.adoptAttached(std::move(source), std::move(attached), spec.toStdString());
+        showDataset();
         return;
     }
     // A project error must not cost the user the dataset: open it without the project.
     Q_EMIT error(tr("Project %1: %2 (the dataset is open without the project)").arg(projectPath(), detail));
-    showDataset(std::move(source), spec, 0);
+    m_workspace.adoptDataset(std::move(source), spec.toStdString());
+    showDataset();
 }
 
-void Session::showDataset(std::shared_ptr<const data::Dataset> dataset, const QString& spec, std::int64_t datasetId)
+void Session::showDataset()
 {
-    m_projectDatasetId = datasetId;
-    m_sourceDataset = dataset;
-    m_dataset = std::move(dataset);
-    m_datasetSpec = spec;
     m_snapshot.reset();
     m_layout.reset();
     m_seenSnapshotSeq = 0;
     m_seenLayoutSeq = 0;
-    if (m_dataset) {
+    if (const auto ds = m_workspace.dataset()) {
         startLayout();
         Q_EMIT message(tr("Opened %1: %2 items, %3-d")
-                           .arg(QString::fromStdString(m_dataset->name()))
-                           .arg(m_dataset->size())
-                           .arg(m_dataset->dim()));
+                           .arg(QString::fromStdString(ds->name()))
+                           .arg(ds->size())
+                           .arg(ds->dim()));
     }
     setLoading(false);
     Q_EMIT datasetChanged();
@@ -266,23 +255,14 @@ void Session::showDataset(std::shared_ptr<const data::Dataset> dataset, const QS
 
 bool Session::refreshLabels(const std::string& labelSet)
 {
-    if (!m_project || m_projectDatasetId == 0 || !m_dataset) {
+    if (!m_workspace.inProject()) {
         Q_EMIT error(tr("Labels are kept in a project: open or create one first (File ▸ Open or create project)"));
         return false;
     }
     try {
-        const auto rec = m_project->findLabelSet(m_projectDatasetId, labelSet);
-        if (!rec) {
-            Q_EMIT error(tr("The project has no label set '%1'").arg(QString::fromStdString(labelSet)));
-            return false;
-        }
-        data::LabelSet ls;
-        ls.name = rec->name;
-        ls.classNames = rec->classNames;
-        ls.labels = m_project->labels(rec->id);
-        m_dataset = std::make_shared<const data::Dataset>(m_dataset->withLabelSet(std::move(ls)));
+        m_workspace.reloadLabelSet(labelSet); // the message names the project and the label set
     } catch (const std::exception& e) {
-        Q_EMIT error(tr("Project %1: %2").arg(projectPath(), QString::fromUtf8(e.what())));
+        Q_EMIT error(QString::fromUtf8(e.what()));
         return false;
     }
     Q_EMIT labelsChanged(QString::fromStdString(labelSet));
@@ -290,28 +270,6 @@ bool Session::refreshLabels(const std::string& labelSet)
 }
 
 // --- the map ---------------------------------------------------------------------------
-
-std::vector<std::int64_t> Session::mapItems(const data::Dataset& ds, const std::string& labelSet, int maxItems,
-                                            std::uint64_t seed)
-{
-    // The same subset TrainingJob snapshots, so the first training snapshot has the very
-    // items of this map and t-SNE warm-starts from it.
-    const data::LabelSet* ls = ds.labelSet(labelSet);
-    if (!ls && !ds.labelSets().empty())
-        ls = &ds.labelSets().front();
-    const std::vector<std::int32_t> labels = ls ? ls->labels : std::vector<std::int32_t>(ds.size(), data::kUnlabelled);
-    return train::snapshotSubset(ds, labels, maxItems, seed);
-}
-
-std::shared_ptr<const job::EmbeddingSnapshot> Session::rawSnapshot(const data::Dataset& ds,
-                                                                     const std::vector<std::int64_t>& items)
-{
-    auto s = std::make_shared<job::EmbeddingSnapshot>();
-    s->items = items;
-    s->dim = ds.dim();
-    s->vectors = data::weightedMeans(ds, items);
-    return s;
-}
 
 void Session::startLayout()
 {
@@ -324,8 +282,8 @@ void Session::startLayout()
     });
     // The weighted means of every item (70 000 x 784 for Fashion-MNIST: ~0.1 s); the layout
     // work happens on the job's thread.
-    const std::string labelSet = workspace::primaryLabelSet(*m_dataset);
-    job->submit(rawSnapshot(*m_dataset, mapItems(*m_dataset, labelSet, m_mapItemLimit)));
+    const std::string labelSet = workspace::primaryLabelSet(*m_workspace.dataset());
+    job->submit(m_workspace.rawSnapshot(m_workspace.mapItems(labelSet, m_mapItemLimit)));
     m_submittedStep = 0;
     m_layoutPending = true;
     m_layoutJob.start(std::move(job));
@@ -335,7 +293,7 @@ void Session::startLayout()
 
 bool Session::startTraining(const train::TrainerConfig& config)
 {
-    if (!m_dataset) {
+    if (!m_workspace.dataset()) {
         Q_EMIT error(tr("Open a dataset before training."));
         return false;
     }
@@ -355,8 +313,8 @@ bool Session::startTraining(const train::TrainerConfig& config)
     }
     if (!needsExternal)
         return launchTraining(cfg, nullptr);
-    if (m_external && m_externalSpec == cfg.externalDataset)
-        return launchTraining(cfg, m_external);
+    if (auto kept = m_workspace.external(cfg.externalDataset))
+        return launchTraining(cfg, std::move(kept));
 
     // Opening a dataset reads files (and may train word vectors): a worker's job, like load().
     m_training.retire();
@@ -395,8 +353,7 @@ void Session::onExternalLoaded(int status, const QString& detail, const train::T
         Q_EMIT trainingFinished(static_cast<int>(job::JobStatus::Failed), why);
         return;
     }
-    m_external = ds;
-    m_externalSpec = cfg.externalDataset;
+    m_workspace.rememberExternal(cfg.externalDataset, ds);
     if (!launchTraining(cfg, ds)) { // launchTraining() said why through error()
         setTrainingState(TrainingState::Idle);
         Q_EMIT trainingFinished(static_cast<int>(job::JobStatus::Failed), tr("the run could not start"));
@@ -408,10 +365,9 @@ bool Session::launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<co
     auto sink = std::make_unique<QtProgressSink>();
     project::TrainingRun run;
     try {
-        // Recorded in the project when one is open (the one place the CLI and the GUI set runs up).
-        const bool record = m_project && m_projectDatasetId;
-        run = project::prepareTrainingRun(record ? m_project : nullptr, m_projectDatasetId, m_dataset, cfg, m_registry,
-                                          std::move(external), sink.get());
+        // Recorded in the project when the dataset is in one (the one place the CLI and the GUI
+        // set runs up).
+        run = m_workspace.prepareRun(cfg, std::move(external), sink.get());
     } catch (const std::exception& e) {
         Q_EMIT error(tr("Cannot start training: %1").arg(QString::fromUtf8(e.what())));
         return false;
@@ -493,13 +449,14 @@ void Session::onTrainingFinished(int status, const QString& detail)
 
 bool Session::computeBaseline(const QString& labelSet)
 {
-    if (!m_dataset || !m_dataset->isVectorDataset() || !m_dataset->labelSet(labelSet.toStdString()))
+    const auto ds = m_workspace.dataset();
+    if (!ds || !ds->isVectorDataset() || !ds->labelSet(labelSet.toStdString()))
         return false;
     const bool wasRunning = m_baselineRunning;
     m_baseline.prepare();
     m_baseline.on(&QtProgressSink::jobFinished, this,
                   [this](int status, const QString& detail) { onBaselineFinished(status, detail); });
-    m_baseline.start(workspace::makeBaselineJob(m_dataset, labelSet.toStdString()));
+    m_baseline.start(workspace::makeBaselineJob(ds, labelSet.toStdString()));
     m_baselineRunning = true;
     if (!wasRunning)
         Q_EMIT baselineRunningChanged(true);

@@ -6,6 +6,7 @@
 #include "core/layout/LayoutJob.h"
 #include "core/train/TrainerConfig.h"
 #include "core/train/TrainingSink.h"
+#include "core/workspace/Workspace.h"
 #include "gui/session/JobSlot.h"
 
 #include <QObject>
@@ -40,7 +41,10 @@ namespace setscope::gui {
 
 /// What the user is working on: the open dataset and the jobs that work on it (loading,
 /// training, the 2-D map, the raw-vector baseline). Not a widget; the main window wires
-/// its signals to the views and panels.
+/// its signals to the views and panels. The state itself (project, dataset as loaded and as
+/// shown, its id in the project, the external dataset of pre-training runs) and its rules are
+/// core's workspace::Workspace, which the session holds and delegates to; the session adds
+/// the Qt signals, the jobs (JobSlots) and the poll timer.
 ///
 /// Threads: every method runs on the GUI thread and returns at once. Jobs run on their own
 /// worker threads and report through QtProgressSinks (queued signals). A 30 Hz timer,
@@ -64,9 +68,11 @@ public:
 
     const plugin::Registry& registry() const { return m_registry; }
     /// The open dataset (nullptr before the first successful load).
-    std::shared_ptr<const data::Dataset> dataset() const { return m_dataset; }
+    std::shared_ptr<const data::Dataset> dataset() const { return m_workspace.dataset(); }
     /// The spec it was opened with ("fashion-mnist", "synthetic:...", a path).
-    QString datasetSpec() const { return m_datasetSpec; }
+    QString datasetSpec() const { return QString::fromStdString(m_workspace.spec()); }
+    /// The state behind dataset(), project() and projectDatasetId(). GUI thread only.
+    const workspace::Workspace& workspace() const { return m_workspace; }
     /// True from load() (or a setDataset() that goes through the project) until the dataset
     /// is open or the load failed, i.e. between loadingChanged(true) and loadingChanged(false).
     /// State of the GUI thread: it changes only when that thread handles the job's end, never
@@ -110,9 +116,10 @@ public:
     /// The open project's file ("" when none).
     QString projectPath() const;
     /// The project store (nullptr when none). GUI thread only.
-    project::ProjectStore* project() const { return m_project.get(); }
-    /// The open dataset's id in the project (0 when none).
-    std::int64_t projectDatasetId() const { return m_projectDatasetId; }
+    project::ProjectStore* project() const { return m_workspace.project().get(); }
+    /// The open dataset's id in the project (0 when none, and from openProject() until the
+    /// dataset is open in the new project).
+    std::int64_t projectDatasetId() const { return m_workspace.projectDatasetId(); }
 
     /// How many items the map shows: 0 (the default) = every item of the dataset; else a
     /// stratified subset of that size, test split first (train::snapshotSubset). Training
@@ -139,20 +146,10 @@ public:
     /// that name (after an edit, an undo or a derive): a copy of the dataset with the new
     /// labels becomes dataset(), the map and the running jobs are left alone (a run keeps the
     /// labels it started with). Emits labelsChanged(). False (and error()) without a project
-    /// dataset or when the store has no such label set. Blocking (one SQLite read, one copy
-    /// of the dataset's item table); GUI thread.
+    /// dataset or when the store has no such label set (workspace::Workspace::reloadLabelSet).
+    /// Blocking (one SQLite read, one copy of the dataset's item table); GUI thread. The map's
+    /// items are workspace::mapItems(), its first vectors workspace::rawSnapshot().
     bool refreshLabels(const std::string& labelSet);
-
-    /// The items of the map before training, chosen like TrainingJob's snapshot subset (every
-    /// item for maxItems 0; else the test split when it has items, else all; classes of
-    /// `labelSet` in proportion, order fixed by `seed`), so that training snapshots
-    /// warm-start from this map item by item.
-    static std::vector<std::int64_t> mapItems(const data::Dataset& ds, const std::string& labelSet, int maxItems,
-                                              std::uint64_t seed = 1);
-    /// A snapshot of the raw vectors of `items` (a set is represented by the weighted mean
-    /// of its elements), step 0, epoch 0.
-    static std::shared_ptr<const job::EmbeddingSnapshot> rawSnapshot(const data::Dataset& ds,
-                                                                       const std::vector<std::int64_t>& items);
 
 public Q_SLOTS:
     /// Opens a dataset on a worker thread (a load still running is abandoned). Ends with
@@ -214,8 +211,8 @@ private:
     void setTrainingState(TrainingState s);
     void setLoading(bool loading);
     void startLayout();
-    /// Opens `dataset` (already attached to the project when datasetId != 0).
-    void showDataset(std::shared_ptr<const data::Dataset> dataset, const QString& spec, std::int64_t datasetId);
+    /// Shows the workspace's dataset (just adopted): resets the map and starts its layout.
+    void showDataset();
     void onLoadFinished(int status, const QString& detail);
     void onAttachFinished(int status, const QString& detail);
     void onTrainingFinished(int status, const QString& detail);
@@ -225,13 +222,9 @@ private:
     void onBaselineFinished(int status, const QString& detail);
 
     const plugin::Registry& m_registry;
-    /// Shared with the RunRecorders of runs still stopping and with an attach in flight.
-    std::shared_ptr<project::ProjectStore> m_project;
-    std::int64_t m_projectDatasetId = 0;
-    std::shared_ptr<const data::Dataset> m_dataset;
-    /// The open dataset as loaded, before any project's labels (re-attached by openProject).
-    std::shared_ptr<const data::Dataset> m_sourceDataset;
-    QString m_datasetSpec;
+    /// The project (shared with the RunRecorders of runs still stopping and with an attach in
+    /// flight), the open dataset as loaded and as shown, its id, the external dataset.
+    workspace::Workspace m_workspace;
     QString m_loadingSpec;
     std::shared_ptr<const data::Dataset> m_attachSource; ///< what the attach in flight opens
     QString m_attachSpec;
@@ -251,8 +244,6 @@ private:
     JobSlot m_baseline{m_retired};
     JobSlot m_fetch{m_retired};
     QString m_fetchName;
-    std::shared_ptr<const data::Dataset> m_external; ///< the last external dataset opened
-    std::string m_externalSpec;                     ///< ... and the name or path it was opened by
 
     TrainingState m_trainingState = TrainingState::Idle;
     std::uint64_t m_seenSnapshotSeq = 0;

@@ -8,6 +8,7 @@
 #include "core/train/ModelHandle.h"
 #include "core/workspace/ItemText.h"
 #include "core/workspace/ModelMap.h"
+#include "core/workspace/Workspace.h"
 #include "gui/session/SelectionModel.h"
 #include "gui/session/Session.h"
 #include "gui/views/map/EmbeddingView.h"
@@ -138,7 +139,7 @@ bool CompareView::compareWith(std::shared_ptr<const train::ModelHandle> model, c
         items = main->items;
         start = std::make_shared<const std::vector<float>>(main->xy);
     } else {
-        items = Session::mapItems(*ds, workspace::primaryLabelSet(*ds), session()->mapItemLimit());
+        items = workspace::mapItems(*ds, workspace::primaryLabelSet(*ds), session()->mapItemLimit());
     }
     auto job = std::make_unique<job::TaskJob<layout::Layout>>(
         "mapping " + what.toStdString(), [ds, model, items, start](job::JobControl& control, const auto& progress) {

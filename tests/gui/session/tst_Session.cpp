@@ -8,6 +8,7 @@
 #include "core/plugin/Registry.h"
 #include "core/project/ProjectStore.h"
 #include "core/train/TrainingJob.h"
+#include "core/workspace/Workspace.h"
 
 #include <QtTest/QtTest>
 
@@ -94,14 +95,14 @@ private Q_SLOTS:
         const auto ds = synthetic("points=40");
         std::vector<std::int64_t> all(ds->size());
         std::iota(all.begin(), all.end(), 0);
-        QCOMPARE(Session::mapItems(*ds, "fine", 0), all); // the default: every item
-        QCOMPARE(Session::mapItems(*ds, "fine", 3000), ds->indices(data::Split::Test));
+        QCOMPARE(workspace::mapItems(*ds, "fine", 0), all); // the default: every item
+        QCOMPARE(workspace::mapItems(*ds, "fine", 3000), ds->indices(data::Split::Test));
     }
 
     void mapItemsAreAStratifiedSubset()
     {
         const auto ds = synthetic("coarse=4,fine=2,points=200"); // 1600 items, test 400, 50 per class
-        const auto items = Session::mapItems(*ds, "fine", 100);
+        const auto items = workspace::mapItems(*ds, "fine", 100);
         QVERIFY(items.size() <= 100 && items.size() >= 96);
         QVERIFY(std::is_sorted(items.begin(), items.end()));
         std::map<int, int> perClass;
@@ -112,14 +113,14 @@ private Q_SLOTS:
         QCOMPARE(perClass.size(), std::size_t(8));
         for (auto [c, n] : perClass)
             QVERIFY2(n >= 11 && n <= 13, qPrintable(QStringLiteral("class %1: %2").arg(c).arg(n))); // 100 / 8
-        QCOMPARE(Session::mapItems(*ds, "fine", 100), items); // deterministic
+        QCOMPARE(workspace::mapItems(*ds, "fine", 100), items); // deterministic
     }
 
     void rawSnapshotHoldsTheVectorsOrSetMeans()
     {
         const auto ds = synthetic("dim=3,points=10");
         const std::vector<std::int64_t> items = {0, 7, 42};
-        const auto s = Session::rawSnapshot(*ds, items);
+        const auto s = workspace::rawSnapshot(*ds, items);
         QCOMPARE(s->dim, 3);
         QCOMPARE(s->items, items);
         QCOMPARE(s->step, 0);
@@ -128,7 +129,7 @@ private Q_SLOTS:
                 QCOMPARE(s->vectors[r * 3 + k], ds->item(static_cast<std::size_t>(items[r])).values[k]);
 
         const auto sets = synthetic("dim=2,points=5,set=4");
-        const auto m = Session::rawSnapshot(*sets, {3});
+        const auto m = workspace::rawSnapshot(*sets, {3});
         const data::ItemView it = sets->item(3);
         QCOMPARE(it.count, std::size_t(4));
         for (int k = 0; k < 2; ++k) {
@@ -161,7 +162,7 @@ private Q_SLOTS:
         QCOMPARE(s.datasetSpec(), QStringLiteral("synthetic:dim=4,coarse=2,fine=2,points=50"));
         // The map before training: the raw vectors of every item.
         QTRY_VERIFY_WITH_TIMEOUT(s.layout() != nullptr, 20000);
-        QCOMPARE(s.layout()->items, Session::mapItems(*s.dataset(), "fine", 0));
+        QCOMPARE(s.layout()->items, workspace::mapItems(*s.dataset(), "fine", 0));
         QCOMPARE(s.layout()->items.size(), s.dataset()->size()); // every item
         QCOMPARE(s.layout()->xy.size(), 2 * s.layout()->items.size());
     }
@@ -216,7 +217,7 @@ private Q_SLOTS:
         QCOMPARE(s.trainingState(), S::Idle);
         QVERIFY(snapshots.count() >= 1);
         QVERIFY(s.snapshot());
-        QCOMPARE(s.snapshot()->items, Session::mapItems(*ds, "fine", s.mapItemLimit()));
+        QCOMPARE(s.snapshot()->items, workspace::mapItems(*ds, "fine", s.mapItemLimit()));
         QCOMPARE(s.snapshot()->step, s.trainingJob()->totalSteps()); // the last one was picked up
         QCOMPARE(s.snapshot()->dim, 8);
         QTRY_VERIFY_WITH_TIMEOUT(s.layout() && s.layout()->sourceStep == s.snapshot()->step, 20000);
@@ -356,7 +357,7 @@ private Q_SLOTS:
         QCOMPARE(s->dataset()->size(), synthetic("points=30")->size());
         QVERIFY(s->projectDatasetId() > 0);
         QTRY_VERIFY_WITH_TIMEOUT(s->layout() != nullptr, 20000);
-        QCOMPARE(s->layout()->items, Session::mapItems(*s->dataset(), "fine", s->mapItemLimit()));
+        QCOMPARE(s->layout()->items, workspace::mapItems(*s->dataset(), "fine", s->mapItemLimit()));
 
         QVERIFY(s->startTraining(quickConfig()));
         QTRY_VERIFY_WITH_TIMEOUT(s->trainingJob()->counters().done.load() >= 2, 30000);
