@@ -16,6 +16,7 @@
 #include <QComboBox>
 #include <QDebug>
 #include <QFile>
+#include <QGuiApplication>
 #include <QSaveFile>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -384,6 +385,11 @@ void EmbeddingView::showSearch(const QString& query)
         runSearch(query);
     m_searchEdit->setFocus();
     m_searchEdit->selectAll();
+    // Ctrl+F typed on the map: the keyboard is with the map's native window, and a widget's
+    // setFocus() does not take it back; the field needs the widget window to have it.
+    if (QGuiApplication::focusWindow() == m_surface)
+        if (QWindow* top = window()->windowHandle())
+            top->requestActivate();
 }
 
 void EmbeddingView::runSearch(const QString& query)

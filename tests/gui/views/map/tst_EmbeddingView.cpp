@@ -741,6 +741,40 @@ private Q_SLOTS:
         m_view->fitAll();
     }
 
+    void toolBarSitsAboveTheSurfaceAndKeysReachTheView()
+    {
+        // The map is a native window (MapSurface): widgets over it are not reliably drawn, so
+        // the tool bar is a row of its own above it, as wide as the view.
+        auto* bar = m_view->findChild<QWidget*>(QStringLiteral("mapToolBar"));
+        QVERIFY(bar && bar->isVisible());
+        const QRect barRect(bar->mapToGlobal(QPoint(0, 0)), bar->size());
+        const QRect surfaceRect(m_view->surface()->mapToGlobal(QPoint(0, 0)), m_view->mapSize());
+        QVERIFY(!barRect.intersects(surfaceRect));
+        QVERIFY(surfaceRect.top() >= barRect.bottom());
+        QCOMPARE(m_view->mapSize().width(), m_view->width());
+        QCOMPARE(m_view->mapSize().height() + bar->height(), m_view->height());
+
+        // After a click on the map its window has the keyboard: L and Ctrl+F typed there still
+        // reach the view, and the search field then gets the keyboard back.
+        m_view->surface()->requestActivate();
+        QTRY_COMPARE(QGuiApplication::focusWindow(), static_cast<QWindow*>(m_view->surface()));
+        QVERIFY(!m_view->lassoMode());
+        QKeyEvent l(QEvent::KeyPress, Qt::Key_L, Qt::NoModifier, QStringLiteral("l"));
+        QCoreApplication::sendEvent(m_view->surface(), &l);
+        QVERIFY(m_view->lassoMode());
+        QCoreApplication::sendEvent(m_view->surface(), &l);
+        QVERIFY(!m_view->lassoMode());
+        auto* field = m_view->findChild<QLineEdit*>(QStringLiteral("search"));
+        QVERIFY(field && !field->isVisible());
+        QKeyEvent find(QEvent::KeyPress, Qt::Key_F, Qt::ControlModifier, QString(QChar(6)));
+        QCoreApplication::sendEvent(m_view->surface(), &find);
+        QVERIFY(field->isVisible());
+        QTRY_COMPARE(QGuiApplication::focusWindow(), m_view->window()->windowHandle());
+        QCOMPARE(QApplication::focusWidget(), field);
+        QTest::keyClick(field, Qt::Key_Escape);
+        QVERIFY(!field->isVisible());
+    }
+
     void twoMapsShareOneSelection()
     {
         // Two runs side by side: the same items in two layouts (the second shifted and
