@@ -3,7 +3,6 @@
 #pragma once
 
 #include <QImage>
-#include <QWidget>
 #include <QPointF>
 #include <QPointer>
 #include <QPolygonF>
@@ -11,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 #include <QTimer>
+#include <QWidget>
 
 #include <cstdint>
 #include <memory>
@@ -31,12 +31,12 @@ struct Layout;
 
 class QComboBox;
 class QKeyEvent;
+class QLabel;
+class QLineEdit;
 class QMouseEvent;
 class QOpenGLWindow;
 class QTimer;
 class QWheelEvent;
-class QLabel;
-class QLineEdit;
 
 namespace setscope::gui {
 
