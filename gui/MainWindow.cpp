@@ -32,6 +32,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QOpenGLWindow>
 #include <QStandardPaths>
 #include <QStatusBar>
 
@@ -158,7 +159,7 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
         if (const train::TrainingJob* job = m_session->trainingJob())
             m_view->setTrainingInfo(job->counters().done.load(),
                                     QString::fromLatin1(job::statusName(static_cast<job::JobStatus>(status))));
-        m_view->update();
+        m_view->surface()->update(); // the stats line
     });
     connect(s, &Session::epochMetrics, m_metricsPanel, &MetricsPanel::addEpoch);
     // Metrics.
@@ -511,6 +512,7 @@ void MainWindow::pinMap()
 void MainWindow::about()
 {
     const util::BuildInfo info = util::buildInfo();
+    const QSurfaceFormat gl = m_view->surface()->format();
     QMessageBox::about(this, tr("About setscope"),
                        tr("<h3>setscope %1</h3>"
                           "<p>Explore learned metrics on sets, documents, graphs and images: train metric-learning "
@@ -519,7 +521,7 @@ void MainWindow::about()
                           "%8 build, %9</p>")
                            .arg(QString::fromStdString(info.version), QString::fromLatin1(qVersion()),
                                 QString::fromLatin1(IMGUI_VERSION),
-                                QStringLiteral("%1.%2").arg(m_view->format().majorVersion()).arg(m_view->format().minorVersion()),
+                                QStringLiteral("%1.%2").arg(gl.majorVersion()).arg(gl.minorVersion()),
                                 QString::fromStdString(info.torchVersion),
                                 info.torchCuda ? tr("built with CUDA") : tr("CPU build"),
                                 train::cudaAvailable() ? tr("available") : tr("none"),

@@ -21,6 +21,7 @@
 #include "gui/views/ExplorerView.h"
 #include "gui/views/ViewList.h"
 #include "gui/views/compare/CompareView.h"
+#include "gui/views/export/ExportActions.h"
 #include "gui/views/substructure/SubstructureView.h"
 
 #include <QApplication>
@@ -33,6 +34,7 @@
 #include <QImage>
 #include <QLineF>
 #include <QMouseEvent>
+#include <QOpenGLWindow>
 #include <QSurfaceFormat>
 #include <QTimer>
 
@@ -203,7 +205,7 @@ private:
     {
         setscope::gui::EmbeddingView* view = m_window.view();
         const std::vector<float> xy = view->currentPositions();
-        const QPointF target(view->width() * 0.58, view->height() * 0.42);
+        const QPointF target(view->mapSize().width() * 0.58, view->mapSize().height() * 0.42);
         QPointF best;
         double bestD = 1e300;
         for (std::size_t i = 0; 2 * i + 1 < xy.size(); ++i) {
@@ -215,9 +217,9 @@ private:
             }
         }
         if (bestD < 1e300) {
-            QMouseEvent move(QEvent::MouseMove, best, view->mapToGlobal(best), Qt::NoButton, Qt::NoButton,
+            QMouseEvent move(QEvent::MouseMove, best, view->surface()->mapToGlobal(best), Qt::NoButton, Qt::NoButton,
                              Qt::NoModifier);
-            QCoreApplication::sendEvent(view, &move);
+            QCoreApplication::sendEvent(view->surface(), &move);
         }
     }
 
@@ -253,7 +255,7 @@ private:
     void nextView(int code)
     {
         if (m_pending.isEmpty()) {
-            const QImage window = m_window.grab().toImage();
+            const QImage window = setscope::gui::exporting::grabWidget(&m_window);
             const QFileInfo fi(m_file);
             window.save(fi.dir().filePath(fi.completeBaseName() + QStringLiteral("-window.png")));
             QApplication::exit(code);
@@ -291,7 +293,7 @@ private:
         auto save = [this, id, view, dock, code] {
             const QFileInfo fi(m_file);
             const QString file = fi.dir().filePath(fi.completeBaseName() + QLatin1Char('-') + id + QStringLiteral(".png"));
-            const bool ok = view->grab().toImage().save(file, nullptr, 0); // 0: the smallest PNG
+            const bool ok = setscope::gui::exporting::grabWidget(view).save(file, nullptr, 0); // 0: the smallest PNG
             std::fprintf(stderr, "setscope: %s %s\n", ok ? "saved" : "could not save", qPrintable(file));
             dock->setFloating(false);
             QTimer::singleShot(0, this, [this, code] { nextView(code); });
@@ -315,7 +317,7 @@ private:
     {
         m_poll.stop();
         const QImage map = m_window.view()->grabMap();
-        const QImage window = m_window.grab().toImage();
+        const QImage window = setscope::gui::exporting::grabWidget(&m_window);
         const QFileInfo fi(m_file);
         const QString mapFile = fi.dir().filePath(fi.completeBaseName() + QStringLiteral("-map.png"));
         const bool ok = window.save(m_file) && map.save(mapFile);
@@ -335,10 +337,11 @@ private:
     void captureLabels(int code)
     {
         setscope::gui::EmbeddingView* view = m_window.view();
+        const QSize size = view->mapSize();
         QPolygonF lasso;
         for (int k = 0; k < 64; ++k) {
             const double a = 2 * std::numbers::pi * k / 64;
-            lasso << QPointF(view->width() * (0.36 + 0.16 * std::cos(a)), view->height() * (0.5 + 0.28 * std::sin(a)));
+            lasso << QPointF(size.width() * (0.36 + 0.16 * std::cos(a)), size.height() * (0.5 + 0.28 * std::sin(a)));
         }
         m_window.selection()->select(view->itemsInPolygon(lasso));
         if (!m_window.assignSelectionTo(QStringLiteral("mine"), QStringLiteral("picked"))) {
@@ -349,7 +352,7 @@ private:
         QTimer::singleShot(800, this, [this, code] {
             const QFileInfo fi(m_file);
             const QString labelsFile = fi.dir().filePath(fi.completeBaseName() + QStringLiteral("-labels.png"));
-            bool ok = m_window.grab().toImage().save(labelsFile);
+            bool ok = setscope::gui::exporting::grabWidget(&m_window).save(labelsFile);
             auto* editor = new setscope::gui::MappingEditorDialog(*m_window.labels(), m_window.session()->dataset(),
                                                                   QStringLiteral("coarse-mine"), &m_window);
             editor->setAttribute(Qt::WA_DeleteOnClose);
@@ -426,7 +429,7 @@ private:
         QTimer::singleShot(m_window.view()->animationDuration() + 400, this, [this, code] {
             const QFileInfo fi(m_file);
             const QString file = fi.dir().filePath(fi.completeBaseName() + QStringLiteral("-retrain.png"));
-            const bool ok = m_window.grab().toImage().save(file, nullptr, 0);
+            const bool ok = setscope::gui::exporting::grabWidget(&m_window).save(file, nullptr, 0);
             std::fprintf(stderr, "setscope: %s %s\n", ok ? "saved" : "could not save", qPrintable(file));
             if (ok && m_views)
                 captureViews(code);

@@ -6,9 +6,9 @@
 //
 //   xvfb-run -a -s "-screen 0 1600x1000x24" env LIBGL_ALWAYS_SOFTWARE=1 build/bench/gui/bench_map_frames [--points N] [--frames F]
 //
-// A frame is timed from the request to the end of the GPU work: update(), the event loop until
-// paintGL has run (into the widget's framebuffer, then composed into the window), then
-// glFinish(), so a lazily executing driver cannot hide its work. Scenarios: a static redraw, pan/zoom (a drag
+// A frame is timed from the request to the end of the GPU work: update() on the map's surface
+// (a QOpenGLWindow inside the view), the event loop until the frame has been drawn and
+// swapped, then glFinish(), so a lazily executing driver cannot hide its work. Scenarios: a static redraw, pan/zoom (a drag
 // step or a wheel notch per frame), hover picking (a mouse move to a random place per frame:
 // the pick itself is timed separately, then the frame that shows the hover card), and an
 // animated transition between two layouts (the upload of the new layout is timed once, then
@@ -26,6 +26,7 @@
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QOpenGLFunctions>
+#include <QOpenGLWindow>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -110,7 +111,7 @@ std::shared_ptr<const layout::Layout> makeLayout(std::size_t n, double phase, un
     return l;
 }
 
-void send(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons)
+void send(QWindow* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons)
 {
     QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, Qt::NoModifier);
     QCoreApplication::sendEvent(w, &e);
@@ -143,15 +144,17 @@ int main(int argc, char** argv)
         if (clock.elapsed() > 20000)
             break;
     }
-    std::printf("bench_map_frames: %zu points, %d frames per scenario, widget %dx%d, dpr %.1f\n", n, frames,
-                view.width(), view.height(), view.devicePixelRatioF());
+    QOpenGLWindow* surface = view.surface();
+    std::printf("bench_map_frames: %zu points, %d frames per scenario, view %dx%d, map surface %dx%d, dpr %.1f\n", n,
+                frames, view.width(), view.height(), view.mapSize().width(), view.mapSize().height(),
+                surface->devicePixelRatio());
     {
-        view.makeCurrent();
-        QOpenGLFunctions* f = view.context()->functions();
+        surface->makeCurrent();
+        QOpenGLFunctions* f = surface->context()->functions();
         std::printf("  GL: %s | %s | %s\n", reinterpret_cast<const char*>(f->glGetString(GL_RENDERER)),
                     reinterpret_cast<const char*>(f->glGetString(GL_VERSION)),
                     view.glProblem().isEmpty() ? "no problem reported" : qPrintable(view.glProblem()));
-        view.doneCurrent();
+        surface->doneCurrent();
     }
     std::printf("  point diameter: %s\n", pointSize > 0.0f ? std::to_string(pointSize).c_str() : "the view's default");
     std::printf("  load average before: %s\n", bench::loadAverage().c_str());
@@ -162,15 +165,15 @@ int main(int argc, char** argv)
     std::printf("  synthetic dataset and two layouts: %.0f ms\n", double(clock.nsecsElapsed()) * 1e-6);
 
     auto finish = [&] {
-        view.makeCurrent();
-        view.context()->functions()->glFinish();
-        view.doneCurrent();
+        surface->makeCurrent();
+        surface->context()->functions()->glFinish();
+        surface->doneCurrent();
     };
     // One frame through the normal path: update() posts the request, the event loop runs
-    // paintGL and composes the widget into the window; then glFinish().
+    // paintGL and swaps the surface's buffers; then glFinish().
     auto draw = [&] {
         const int before = view.frameCount();
-        view.update();
+        surface->update();
         while (view.frameCount() == before)
             QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
         finish();
@@ -221,16 +224,16 @@ int main(int argc, char** argv)
     // Pan: a drag of 3 px per frame; zoom: a wheel notch per frame, in then out.
     ms.clear();
     QPointF p(800, 500);
-    send(&view, QEvent::MouseButtonPress, p, Qt::LeftButton, Qt::LeftButton);
+    send(surface, QEvent::MouseButtonPress, p, Qt::LeftButton, Qt::LeftButton);
     for (int i = 0; i < frames; ++i) {
         QElapsedTimer t;
         t.start();
         p += QPointF(3, 1);
-        send(&view, QEvent::MouseMove, p, Qt::NoButton, Qt::LeftButton);
+        send(surface, QEvent::MouseMove, p, Qt::NoButton, Qt::LeftButton);
         draw();
         ms.push_back(double(t.nsecsElapsed()) * 1e-6);
     }
-    send(&view, QEvent::MouseButtonRelease, p, Qt::LeftButton, Qt::NoButton);
+    send(surface, QEvent::MouseButtonRelease, p, Qt::LeftButton, Qt::NoButton);
     print("pan (drag step + frame)", ms, pathName(view.lastDrawPath()));
     auto settle = [&](const char* what) {
         QElapsedTimer t;
@@ -245,9 +248,9 @@ int main(int argc, char** argv)
         QElapsedTimer t;
         t.start();
         const QPointF at(700 + 5 * (i % 40), 480);
-        QWheelEvent wheel(at, view.mapToGlobal(at), QPoint(), QPoint(0, i < frames / 2 ? 120 : -120), Qt::NoButton,
+        QWheelEvent wheel(at, surface->mapToGlobal(at), QPoint(), QPoint(0, i < frames / 2 ? 120 : -120), Qt::NoButton,
                           Qt::NoModifier, Qt::NoScrollPhase, false);
-        QCoreApplication::sendEvent(&view, &wheel);
+        QCoreApplication::sendEvent(surface, &wheel);
         draw();
         ms.push_back(double(t.nsecsElapsed()) * 1e-6);
     }
@@ -266,7 +269,7 @@ int main(int argc, char** argv)
         const QPointF at(ux(rng), uy(rng));
         QElapsedTimer t;
         t.start();
-        send(&view, QEvent::MouseMove, at, Qt::NoButton, Qt::NoButton);
+        send(surface, QEvent::MouseMove, at, Qt::NoButton, Qt::NoButton);
         pick.push_back(double(t.nsecsElapsed()) * 1e-6);
         hits += view.hoveredItem() >= 0;
         draw();
@@ -275,7 +278,7 @@ int main(int argc, char** argv)
     print("hover: pick per mouse move", pick);
     print("hover: pick + frame with card", ms, pathName(view.lastDrawPath()));
     std::printf("  (hover found a point on %d of %d moves)\n", hits, frames);
-    send(&view, QEvent::MouseMove, QPointF(-10, -10), Qt::NoButton, Qt::NoButton);
+    send(surface, QEvent::MouseMove, QPointF(-10, -10), Qt::NoButton, Qt::NoButton);
 
     // Animated transition a -> b: long enough that every timed frame is mid-animation.
     view.setAnimationDuration(3600 * 1000);

@@ -11,14 +11,15 @@ struct ImGuiContext;
 
 namespace setscope::gui {
 
-/// Dear ImGui (1.86) platform glue for one Qt OpenGL widget, plus the OpenGL 3 renderer
+/// Dear ImGui (1.86) platform glue for one Qt OpenGL surface (a QOpenGLWindow or a
+/// QOpenGLWidget: it takes positions and sizes, not a widget), plus the OpenGL 3 renderer
 /// backend from Debian's libimgui. Owns one ImGui context, so several views can each have
 /// their own overlay. ImGui 1.86 polls input state once per frame (io.MousePos,
-/// io.MouseDown[], io.MouseWheel; the event API came in 1.87): the widget forwards Qt
+/// io.MouseDown[], io.MouseWheel; the event API came in 1.87): the view forwards Qt
 /// events here, and newFrame() copies the state into io. A press and release between two
 /// frames still shows as one frame of "down", so quick clicks are not lost.
 ///
-/// GUI thread only. GL calls (initializeGL, render, shutdownGL) need the widget's GL
+/// GUI thread only. GL calls (initializeGL, render, shutdownGL) need the surface's GL
 /// context current.
 class ImGuiQt {
 public:
@@ -43,7 +44,7 @@ public:
     /// Ends the frame and draws it into the bound framebuffer.
     void render();
 
-    // Input, in widget coordinates (logical pixels).
+    // Input, in the surface's coordinates (logical pixels, y down).
     void mouseMove(QPointF pos);
     void mousePress(int button); ///< 0 left, 1 right, 2 middle
     void mouseRelease(int button);

@@ -9,10 +9,33 @@
 #include "gui/views/map/EmbeddingView.h"
 
 #include <QFile>
+#include <QPainter>
 #include <QSaveFile>
 #include <QWidget>
 
 namespace setscope::gui::exporting {
+
+QImage grabWidget(QWidget* widget)
+{
+    if (!widget)
+        return {};
+    QImage image = widget->grab().toImage();
+    if (image.isNull())
+        return image;
+    QList<EmbeddingView*> maps = widget->findChildren<EmbeddingView*>();
+    if (auto* self = qobject_cast<EmbeddingView*>(widget))
+        maps.prepend(self);
+    QPainter painter(&image);
+    for (EmbeddingView* map : maps) {
+        const auto* surface = map->findChild<QWidget*>(QStringLiteral("mapSurface"), Qt::FindDirectChildrenOnly);
+        if (!surface || !(map == widget || map->isVisibleTo(widget)))
+            continue;
+        const QImage picture = map->grabMap();
+        if (!picture.isNull())
+            painter.drawImage(QPointF(surface->mapTo(widget, QPoint(0, 0))), picture);
+    }
+    return image;
+}
 
 QString savePng(QWidget* widget, const QString& path)
 {
@@ -22,7 +45,7 @@ QString savePng(QWidget* widget, const QString& path)
     if (auto* map = qobject_cast<EmbeddingView*>(widget))
         image = map->grabMap();
     else
-        image = widget->grab().toImage();
+        image = grabWidget(widget);
     if (image.isNull())
         return QObject::tr("Could not render the view");
     QSaveFile f(path);

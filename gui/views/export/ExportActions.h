@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
+#include <QImage>
 #include <QString>
 
 class QWidget;
@@ -14,7 +15,12 @@ class Session;
 /// message to show (naming the file); nothing already on disk is replaced by a partial file.
 namespace exporting {
 
-/// The widget as a PNG (an OpenGL map through its framebuffer).
+/// The widget as drawn, with the embedding maps inside it (EmbeddingView, native OpenGL
+/// windows that QWidget::grab() leaves blank) rendered through grabMap() and painted in
+/// their places. Device pixels, the widget's device pixel ratio.
+QImage grabWidget(QWidget* widget);
+/// The widget as a PNG (an OpenGL map through its framebuffer, anything else through
+/// grabWidget()).
 QString savePng(QWidget* widget, const QString& path);
 /// An SVG document (from a view's toSvg()) into `path`; refuses an empty document.
 QString saveSvg(const QString& svg, const QString& path);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "gui/views/map/EmbeddingView.h"
+#include "gui/views/map/MapSurface.h"
 
 #include "gui/session/SelectionModel.h"
 
@@ -15,6 +16,7 @@
 #include <QComboBox>
 #include <QDebug>
 #include <QFile>
+#include <QGuiApplication>
 #include <QSaveFile>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -25,8 +27,10 @@
 #include <QLineF>
 #include <QMouseEvent>
 #include <QOpenGLContext>
+#include <QOpenGLFramebufferObject>
 #include <QSurfaceFormat>
 #include <QTimer>
+#include <QVBoxLayout>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -82,20 +86,23 @@ std::pair<float, float> finiteRange(const std::vector<float>& v)
 } // namespace
 
 EmbeddingView::EmbeddingView(QWidget* parent)
-    : QOpenGLWidget(parent)
+    : QWidget(parent)
     , m_imgui(std::make_unique<ImGuiQt>())
 {
     // The view needs GL 3.3 core whatever the application's default format is.
-    QSurfaceFormat fmt = format();
+    m_surface = new MapSurface(this);
+    QSurfaceFormat fmt = QSurfaceFormat::defaultFormat();
     if (fmt.majorVersion() < 3 || (fmt.majorVersion() == 3 && fmt.minorVersion() < 3)) {
         fmt.setVersion(3, 3);
         fmt.setProfile(QSurfaceFormat::CoreProfile);
     }
-    setFormat(fmt);
-    setMouseTracking(true);
-    setMinimumSize(200, 150);
+    m_surface->setFormat(fmt);
+    m_container = QWidget::createWindowContainer(m_surface, this);
+    m_container->setObjectName(QStringLiteral("mapSurface"));
+    m_container->setFocusPolicy(Qt::StrongFocus);
+    m_container->setMinimumSize(200, 150);
     setFocusPolicy(Qt::StrongFocus);
-    m_canvas.camera().setViewport(QSizeF(size()));
+    m_canvas.camera().setViewport(QSizeF(mapSize()));
 
     m_settle = new QTimer(this);
     m_settle->setSingleShot(true);
@@ -107,7 +114,11 @@ EmbeddingView::EmbeddingView(QWidget* parent)
 
     m_toolBar = new QWidget(this);
     m_toolBar->setObjectName(QStringLiteral("mapToolBar"));
-    m_toolBar->setAutoFillBackground(true);
+    auto* column = new QVBoxLayout(this);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(m_toolBar);
+    column->addWidget(m_container, 1);
     auto* row = new QHBoxLayout(m_toolBar);
     row->setContentsMargins(6, 3, 6, 3);
     row->setSpacing(6);
@@ -134,6 +145,7 @@ EmbeddingView::EmbeddingView(QWidget* parent)
     m_searchCount->hide();
     row->addWidget(m_searchEdit);
     row->addWidget(m_searchCount);
+    row->addStretch(1);
     connect(m_searchEdit, &QLineEdit::textChanged, this, &EmbeddingView::runSearch);
     connect(m_searchEdit, &QLineEdit::returnPressed, this, [this] { fitTo(m_searchMatches); });
     auto* find = new QShortcut(QKeySequence::Find, this);
@@ -144,10 +156,8 @@ EmbeddingView::EmbeddingView(QWidget* parent)
     connect(close, &QShortcut::activated, this, [this] {
         m_searchEdit->hide();
         m_searchCount->hide();
-        m_toolBar->adjustSize();
-        setFocus();
+        m_container->setFocus(); // back to the map (its window takes the keys)
     });
-    m_toolBar->move(10, 10);
     connect(m_colorCombo, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i >= 0)
             setColorBy(m_colorCombo->itemData(i).toString());
@@ -175,11 +185,14 @@ EmbeddingView::~EmbeddingView()
     if (m_agreementJob.job())
         m_agreementJob.job()->cancel(); // the slot joins it
     m_retired.cancelAll();
-    if (m_glReady && context()) {
-        makeCurrent();
+    // The GL objects go while the surface and its context still exist; then the surface
+    // (a child of a child) stops calling into this half-destroyed view.
+    if (m_glReady && m_surface->context()) {
+        m_surface->makeCurrent();
         cleanupGL();
-        doneCurrent();
+        m_surface->doneCurrent();
     }
+    m_surface->detach();
 }
 
 // --- data ------------------------------------------------------------------------------
@@ -372,7 +385,11 @@ void EmbeddingView::showSearch(const QString& query)
         runSearch(query);
     m_searchEdit->setFocus();
     m_searchEdit->selectAll();
-    m_toolBar->adjustSize();
+    // Ctrl+F typed on the map: the keyboard is with the map's native window, and a widget's
+    // setFocus() does not take it back; the field needs the widget window to have it.
+    if (QGuiApplication::focusWindow() == m_surface)
+        if (QWindow* top = window()->windowHandle())
+            top->requestActivate();
 }
 
 void EmbeddingView::runSearch(const QString& query)
@@ -382,7 +399,6 @@ void EmbeddingView::runSearch(const QString& query)
         m_searchCount->setText(QString());
     else
         m_searchCount->setText(m_searchMatches.size() == 1 ? tr("1 match") : tr("%1 matches").arg(m_searchMatches.size()));
-    m_toolBar->adjustSize();
     if (m_selection && !query.trimmed().isEmpty())
         m_selection->select(m_searchMatches);
 }
@@ -425,7 +441,6 @@ void EmbeddingView::rebuildToolBar()
     if (const int i = m_colorCombo->findData(m_colorBy); i >= 0)
         m_colorCombo->setCurrentIndex(i);
     m_sizeCombo->setCurrentIndex(std::max(0, m_sizeCombo->findData(m_sizeBy)));
-    m_toolBar->adjustSize();
 }
 
 void EmbeddingView::invalidateAgreement()
@@ -547,7 +562,7 @@ void EmbeddingView::fitAll()
 void EmbeddingView::setPointSize(float px)
 {
     m_pointSize = px;
-    update();
+    m_surface->update();
 }
 
 float EmbeddingView::pointSize() const
@@ -605,20 +620,22 @@ void EmbeddingView::setHovered(std::int64_t item)
 void EmbeddingView::requestFrames(int n)
 {
     m_framesWanted = std::max(m_framesWanted, n);
-    update();
+    m_surface->update();
+}
+
+QOpenGLWindow* EmbeddingView::surface() const
+{
+    return m_surface;
+}
+
+QSize EmbeddingView::mapSize() const
+{
+    return m_surface->size();
 }
 
 // --- events ----------------------------------------------------------------------------
 
-void EmbeddingView::resizeEvent(QResizeEvent* e)
-{
-    m_canvas.camera().setViewport(QSizeF(size()));
-    if (m_autoFit)
-        applyFit();
-    QOpenGLWidget::resizeEvent(e);
-}
-
-void EmbeddingView::mousePressEvent(QMouseEvent* e)
+void EmbeddingView::surfaceMousePress(QMouseEvent* e)
 {
     const int button = e->button() == Qt::LeftButton ? 0 : e->button() == Qt::RightButton ? 1 : 2;
     m_imgui->mouseMove(e->position());
@@ -631,22 +648,22 @@ void EmbeddingView::mousePressEvent(QMouseEvent* e)
         if (m_selection && (e->modifiers() & Qt::ShiftModifier)) {
             m_boxSelecting = true;
             setHovered(-1); // the card would follow the mouse over what is being selected
-            setCursor(Qt::CrossCursor);
+            m_surface->setCursor(Qt::CrossCursor);
         } else if (m_selection && (m_lassoMode || (e->modifiers() & Qt::AltModifier))) {
             m_lassoSelecting = true;
             m_lasso = QPolygonF({e->position()});
             setHovered(-1);
-            setCursor(Qt::CrossCursor);
+            m_surface->setCursor(Qt::CrossCursor);
         } else {
             m_dragging = true;
             m_lastMouse = e->position();
-            setCursor(Qt::ClosedHandCursor);
+            m_surface->setCursor(Qt::ClosedHandCursor);
         }
     }
     requestFrames();
 }
 
-void EmbeddingView::mouseMoveEvent(QMouseEvent* e)
+void EmbeddingView::surfaceMouseMove(QMouseEvent* e)
 {
     m_mousePos = e->position();
     m_imgui->mouseMove(e->position());
@@ -675,20 +692,20 @@ void EmbeddingView::mouseMoveEvent(QMouseEvent* e)
         requestFrames(1); // ImGui highlights what is under the mouse
 }
 
-void EmbeddingView::mouseReleaseEvent(QMouseEvent* e)
+void EmbeddingView::surfaceMouseRelease(QMouseEvent* e)
 {
     const int button = e->button() == Qt::LeftButton ? 0 : e->button() == Qt::RightButton ? 1 : 2;
     m_imgui->mouseRelease(button);
     if (e->button() == Qt::LeftButton && m_boxSelecting) {
         m_boxSelecting = false;
-        unsetCursor();
+        m_surface->unsetCursor();
         const bool add = m_pressModifiers & Qt::ControlModifier;
         if (m_selection)
             m_selection->select(itemsIn(QRectF(m_pressPos, e->position()).normalized()),
                                 add ? SelectionModel::Mode::Add : SelectionModel::Mode::Replace);
     } else if (e->button() == Qt::LeftButton && m_lassoSelecting) {
         m_lassoSelecting = false;
-        unsetCursor();
+        m_surface->unsetCursor();
         if (!m_pressMoved) {
             clickSelect(e->position());
         } else if (m_selection) {
@@ -699,7 +716,7 @@ void EmbeddingView::mouseReleaseEvent(QMouseEvent* e)
         m_lasso.clear();
     } else if (e->button() == Qt::LeftButton && m_dragging) {
         m_dragging = false;
-        unsetCursor();
+        m_surface->unsetCursor();
         if (!m_pressMoved) // a click, not a pan
             clickSelect(e->position());
     }
@@ -731,16 +748,25 @@ void EmbeddingView::keyPressEvent(QKeyEvent* e)
         setLassoMode(!m_lassoMode);
         return;
     }
-    QOpenGLWidget::keyPressEvent(e);
+    if (e->matches(QKeySequence::Find)) { // when the shortcut did not see it (focus in the surface)
+        showSearch(m_searchEdit->text());
+        return;
+    }
+    QWidget::keyPressEvent(e);
 }
 
-void EmbeddingView::mouseDoubleClickEvent(QMouseEvent* e)
+void EmbeddingView::surfaceKeyPress(QKeyEvent* e)
+{
+    keyPressEvent(e);
+}
+
+void EmbeddingView::surfaceMouseDoubleClick(QMouseEvent* e)
 {
     if (e->button() == Qt::LeftButton && !m_imgui->wantCaptureMouse())
         fitAll();
 }
 
-void EmbeddingView::wheelEvent(QWheelEvent* e)
+void EmbeddingView::surfaceWheel(QWheelEvent* e)
 {
     const QPoint delta = e->angleDelta();
     if (m_imgui->wantCaptureMouse()) {
@@ -758,36 +784,40 @@ void EmbeddingView::wheelEvent(QWheelEvent* e)
     requestFrames();
 }
 
-void EmbeddingView::leaveEvent(QEvent* e)
+void EmbeddingView::surfaceLeft()
 {
     m_imgui->mouseLeave();
     m_mousePos = QPointF(-1.0, -1.0);
     setHovered(-1);
-    QOpenGLWidget::leaveEvent(e);
 }
 
 // --- GL --------------------------------------------------------------------------------
 
-void EmbeddingView::initializeGL()
+void EmbeddingView::initializeSurface()
 {
-    if (!initializeOpenGLFunctions()) {
+    // QOpenGLWindow calls this even when its context could not be created (no OpenGL on
+    // the platform, e.g. offscreen without a display): then the map stays uninitialised and
+    // paintSurface() makes no GL call.
+    QOpenGLContext* ctx = m_surface->context();
+    if (!ctx || !ctx->isValid() || QOpenGLContext::currentContext() != ctx) {
+        m_glProblem = tr("No OpenGL context for the map on this platform");
+        qWarning().noquote() << "setscope:" << m_glProblem;
+        return;
+    }
+    if (!m_surface->initializeOpenGLFunctions()) {
         m_glProblem = tr("OpenGL 3.3 core is not available (got %1.%2)")
-                          .arg(context()->format().majorVersion())
-                          .arg(context()->format().minorVersion());
+                          .arg(ctx->format().majorVersion())
+                          .arg(ctx->format().minorVersion());
         qWarning().noquote() << "setscope:" << m_glProblem;
         return;
     }
-    connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] {
-        makeCurrent();
-        cleanupGL();
-        doneCurrent();
-    });
-    if (!m_canvas.initializeGL(this, &m_glProblem)) {
+    // The context lives as long as the surface, which the destructor outlives: it cleans up.
+    if (!m_canvas.initializeGL(m_surface, &m_glProblem)) {
         qWarning().noquote() << "setscope:" << m_glProblem;
         return;
     }
-    m_presenter.initializeGL(this);
-    if (!m_imgui->initializeGL(QString::fromLatin1(kFontFile), 14.0f, devicePixelRatioF()))
+    m_presenter.initializeGL(m_surface);
+    if (!m_imgui->initializeGL(QString::fromLatin1(kFontFile), 14.0f, m_surface->devicePixelRatio()))
         m_glProblem = tr("The Dear ImGui OpenGL 3 backend failed to initialise");
     m_glReady = true;
 }
@@ -802,25 +832,27 @@ void EmbeddingView::cleanupGL()
     m_glReady = false;
 }
 
-void EmbeddingView::resizeGL(int, int)
+void EmbeddingView::surfaceResized()
 {
-    m_canvas.camera().setViewport(QSizeF(size()));
+    m_canvas.camera().setViewport(QSizeF(mapSize()));
     if (m_autoFit)
         applyFit();
     m_framesWanted = std::max(m_framesWanted, 2);
 }
 
-void EmbeddingView::paintGL()
+void EmbeddingView::paintSurface(unsigned int fbo)
 {
+    if (!m_glReady)
+        return;
     QElapsedTimer frameClock;
     frameClock.start();
     const QColor bg = Palette::mapBackground();
-    glClearColor(float(bg.redF()), float(bg.greenF()), float(bg.blueF()), 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    if (!m_glReady)
-        return;
+    m_surface->glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    m_surface->glClearColor(float(bg.redF()), float(bg.greenF()), float(bg.blueF()), 1.0f);
+    m_surface->glClear(GL_COLOR_BUFFER_BIT);
 
-    m_canvas.camera().setViewport(QSizeF(size()));
+    const QSize size = mapSize();
+    m_canvas.camera().setViewport(QSizeF(size));
     if (m_autoFit)
         applyFit();
     // Points move under a resting mouse (new layouts, auto-fit): keep the hover on whatever
@@ -831,9 +863,9 @@ void EmbeddingView::paintGL()
         if (m_mousePos.x() >= 0.0 && !m_dragging && !m_imgui->wantCaptureMouse())
             setHovered(itemAt(m_mousePos));
     }
-    const float dpr = static_cast<float>(devicePixelRatioF());
-    const bool more = m_canvas.draw(defaultFramebufferObject(), QSize(int(width() * dpr), int(height() * dpr)), dpr,
-                                    pointSize(), m_hovered, m_interacting);
+    const float dpr = static_cast<float>(m_surface->devicePixelRatio());
+    const bool more = m_canvas.draw(fbo, QSize(int(size.width() * dpr), int(size.height() * dpr)), dpr, pointSize(),
+                                    m_hovered, m_interacting);
     drawOverlay();
     ++m_frames;
     m_lastFrameMs = static_cast<double>(frameClock.nsecsElapsed()) * 1e-6;
@@ -843,15 +875,14 @@ void EmbeddingView::paintGL()
     if (m_framesWanted > 0)
         --m_framesWanted;
     if (animating() || more || m_framesWanted > 0)
-        update();
+        m_surface->update();
 }
 
 // --- overlay ---------------------------------------------------------------------------
 
 void EmbeddingView::drawOverlay()
 {
-    m_imgui->newFrame(size(), devicePixelRatioF());
-    m_lastLegendWidth = m_legendRect.width();
+    m_imgui->newFrame(mapSize(), m_surface->devicePixelRatio());
     m_legendRect = QRectF();
     m_tooltipRect = QRectF();
     drawLegend();
@@ -885,21 +916,11 @@ void EmbeddingView::drawLasso()
     dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), IM_COL32(40, 90, 200, 220), ImDrawFlags_Closed, 1.5f);
 }
 
-float EmbeddingView::legendTop() const
-{
-    // Top-right, 10 px in; below the tool bar when the view is too narrow for both side by
-    // side (the legend as wide as in the last frame).
-    if (m_toolBar && m_toolBar->isVisible() && m_lastLegendWidth > 0.0 &&
-        width() - 10.0 - m_lastLegendWidth < m_toolBar->geometry().right() + 6.0)
-        return static_cast<float>(m_toolBar->geometry().bottom() + 6);
-    return 10.0f;
-}
-
 void EmbeddingView::drawLegend()
 {
-    const float w = static_cast<float>(width());
-    ImGui::SetNextWindowPos(ImVec2(w - 10.0f, legendTop()), ImGuiCond_Always, ImVec2(1.0f, 0.0f));
-    ImGui::SetNextWindowSizeConstraints(ImVec2(120.0f, 0.0f), ImVec2(FLT_MAX, std::max(80.0f, height() * 0.7f)));
+    const float w = static_cast<float>(mapSize().width());
+    ImGui::SetNextWindowPos(ImVec2(w - 10.0f, 10.0f), ImGuiCond_Always, ImVec2(1.0f, 0.0f));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(120.0f, 0.0f), ImVec2(FLT_MAX, std::max(80.0f, mapSize().height() * 0.7f)));
     const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                                    ImGuiWindowFlags_NoNav;
@@ -958,8 +979,8 @@ void EmbeddingView::drawLegend()
 
 void EmbeddingView::drawColumnLegend(const QString& column)
 {
-    const float w = static_cast<float>(width());
-    ImGui::SetNextWindowPos(ImVec2(w - 10.0f, legendTop()), ImGuiCond_Always, ImVec2(1.0f, 0.0f));
+    const float w = static_cast<float>(mapSize().width());
+    ImGui::SetNextWindowPos(ImVec2(w - 10.0f, 10.0f), ImGuiCond_Always, ImVec2(1.0f, 0.0f));
     const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                                    ImGuiWindowFlags_NoNav;
@@ -1032,7 +1053,7 @@ void EmbeddingView::drawStats()
     }
     size.x += 2.0f * style.WindowPadding.x + 2.0f;
     size.y += 2.0f * style.WindowPadding.y;
-    ImGui::SetNextWindowPos(ImVec2(10.0f, static_cast<float>(height()) - 10.0f), ImGuiCond_Always, ImVec2(0.0f, 1.0f));
+    ImGui::SetNextWindowPos(ImVec2(10.0f, static_cast<float>(mapSize().height()) - 10.0f), ImGuiCond_Always, ImVec2(0.0f, 1.0f));
     ImGui::SetNextWindowSize(size, ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(0.6f);
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings |
@@ -1052,7 +1073,7 @@ QString EmbeddingView::toSvg() const
 {
     auto hex = [](std::uint32_t rgb) { return QStringLiteral("#%1").arg(rgb, 6, 16, QLatin1Char('0')); };
     auto esc = [](const QString& t) { return t.toHtmlEscaped(); };
-    const int w = width(), h = height();
+    const int w = mapSize().width(), h = mapSize().height();
     QString svg;
     svg.reserve(static_cast<int>(200 + 80 * m_canvas.size()));
     svg += QStringLiteral("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -1159,8 +1180,30 @@ QImage EmbeddingView::grabMap()
 {
     QImage img;
     for (int i = 0; i < 3; ++i)
-        img = grabFramebuffer();
+        img = grabFrame();
     return img;
+}
+
+QImage EmbeddingView::grabFrame()
+{
+    if (!m_surface->isValid() || !m_glReady)
+        return {};
+    const qreal dpr = m_surface->devicePixelRatio();
+    const QSize px = (QSizeF(mapSize()) * dpr).toSize();
+    if (px.isEmpty())
+        return {};
+    m_surface->makeCurrent();
+    QOpenGLFramebufferObject target(px);
+    paintSurface(target.handle());
+    QImage img(px, QImage::Format_RGBX8888);
+    m_surface->glBindFramebuffer(GL_FRAMEBUFFER, target.handle());
+    m_surface->glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    m_surface->glReadPixels(0, 0, px.width(), px.height(), GL_RGBA, GL_UNSIGNED_BYTE, img.bits());
+    m_surface->glBindFramebuffer(GL_FRAMEBUFFER, m_surface->defaultFramebufferObject());
+    // GL rows go bottom-up; the alpha channel is not part of the picture (RGBX).
+    QImage out = img.mirrored().convertToFormat(QImage::Format_RGB32);
+    out.setDevicePixelRatio(dpr);
+    return out;
 }
 
 } // namespace setscope::gui

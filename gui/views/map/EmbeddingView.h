@@ -3,8 +3,6 @@
 #pragma once
 
 #include <QImage>
-#include <QOpenGLFunctions_3_3_Core>
-#include <QOpenGLWidget>
 #include <QPointF>
 #include <QPointer>
 #include <QPolygonF>
@@ -12,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 #include <QTimer>
+#include <QWidget>
 
 #include <cstdint>
 #include <memory>
@@ -31,13 +30,18 @@ struct Layout;
 }
 
 class QComboBox;
-class QTimer;
+class QKeyEvent;
 class QLabel;
 class QLineEdit;
+class QMouseEvent;
+class QOpenGLWindow;
+class QTimer;
+class QWheelEvent;
 
 namespace setscope::gui {
 
 class ImGuiQt;
+class MapSurface;
 class SelectionModel;
 
 /// The embedding map: the newest 2-D layout of a dataset's items as round points coloured
@@ -59,14 +63,21 @@ class SelectionModel;
 /// only when something changed (a layout, the colouring, interaction, a running
 /// animation), never in a busy loop.
 ///
-/// Tool bar (top-left): colour by a label set or column, size by a column, and the search
-/// field (Ctrl+F): it selects the items whose label or text contains the query, Enter fits
-/// the view to them, Escape closes it.
+/// Tool bar (a row above the map): colour by a label set or column, size by a column, and
+/// the search field (Ctrl+F): it selects the items whose label or text contains the query,
+/// Enter fits the view to them, Escape closes it.
 ///
-/// Coordinates: "map" coordinates are the layout's; "widget" coordinates are logical
-/// pixels with y down. mapToWidget(p) = centre of the widget + (p - center()) * zoom(),
-/// with y flipped (MapCamera). GUI thread only.
-class EmbeddingView final : public QOpenGLWidget, protected QOpenGLFunctions_3_3_Core {
+/// The map itself is drawn into a native OpenGL window (MapSurface, a QOpenGLWindow in
+/// this folder, hosted through QWidget::createWindowContainer below the tool bar): the
+/// window system composes it, so a frame does not pay for Qt copying a QOpenGLWidget into
+/// the widget window (docs/BENCHMARKS.md, issue 10). Mouse input arrives at that window
+/// (surface()), keys at either.
+///
+/// Coordinates: "map" coordinates are the layout's; "widget" coordinates are the map
+/// surface's logical pixels with y down, origin at its top-left corner (below the tool
+/// bar): mapToWidget(p) = centre of the surface + (p - center()) * zoom(), with y flipped
+/// (MapCamera); mapSize() is the surface's size. GUI thread only.
+class EmbeddingView final : public QWidget {
     Q_OBJECT
 public:
     /// Fit-all leaves this many logical pixels between the outermost points and the edge
@@ -185,10 +196,21 @@ public:
     void setPointSize(float px);
     float pointSize() const;
 
-    /// Renders the map with its overlay and returns it (grabFramebuffer(); a few frames are
-    /// rendered so that the overlay's auto-sized windows have their final size).
+    /// Renders the map with its overlay into an offscreen framebuffer of the surface's size
+    /// (device pixels) and returns it (opaque, QImage::Format_RGB32; a few frames are
+    /// rendered so that the overlay's auto-sized windows have their final size). A null
+    /// image when the surface has no working GL context (never shown, or no OpenGL).
     QImage grabMap();
-    /// The map as SVG text, as drawn now at the widget's size: the background, one circle
+    /// One frame of grabMap(): for tests that step through frames (a large map's layer is
+    /// filled a chunk per frame).
+    QImage grabFrame();
+    /// The native window the map is drawn in (logical size = mapSize(); its coordinates are
+    /// the "widget" coordinates above). For tests and benchmarks: mouse events go there, and
+    /// surface()->update() asks for a frame.
+    QOpenGLWindow* surface() const;
+    /// The size of the map's surface in logical pixels (the view minus the tool bar row).
+    QSize mapSize() const;
+    /// The map as SVG text, as drawn now at the surface's size: the background, one circle
     /// per point inside the view (its colour and size; selected points on top with a light
     /// rim; each circle carries data-item = its dataset index) and the legend (classes with
     /// their colours and counts, or the column's colour bar and range). Qt's SVG module is
@@ -204,7 +226,7 @@ public:
     /// Frames rendered so far; the last GL problem ("" when none).
     int frameCount() const { return m_frames; }
     QString glProblem() const { return m_glProblem; }
-    /// CPU time of the last paintGL() in ms (the GPU work may finish later).
+    /// CPU time of the last frame's rendering in ms (the GPU work may finish later).
     double lastFrameMs() const { return m_lastFrameMs; }
     /// Points drawn per frame into the map's retained layer (MapCanvas::setChunkSize).
     void setFillChunk(std::size_t points) { m_canvas.setChunkSize(points); }
@@ -221,19 +243,24 @@ Q_SIGNALS:
     void agreementComputed();
 
 protected:
-    void initializeGL() override;
-    void resizeGL(int w, int h) override;
-    void paintGL() override;
-    void resizeEvent(QResizeEvent* e) override;
-    void mousePressEvent(QMouseEvent* e) override;
-    void mouseMoveEvent(QMouseEvent* e) override;
-    void mouseReleaseEvent(QMouseEvent* e) override;
-    void mouseDoubleClickEvent(QMouseEvent* e) override;
-    void wheelEvent(QWheelEvent* e) override;
-    void leaveEvent(QEvent* e) override;
+    /// L (lasso mode) and Ctrl+F (search), also when the keys come to the widget rather
+    /// than to the surface.
     void keyPressEvent(QKeyEvent* e) override;
 
 private:
+    friend class MapSurface;
+    // Called by MapSurface (its GL hooks with its context current, and its input events).
+    void initializeSurface();
+    void surfaceResized();
+    /// Renders one frame into `fbo` (the surface's or grabMap()'s) with the context current.
+    void paintSurface(unsigned int fbo);
+    void surfaceMousePress(QMouseEvent* e);
+    void surfaceMouseMove(QMouseEvent* e);
+    void surfaceMouseRelease(QMouseEvent* e);
+    void surfaceMouseDoubleClick(QMouseEvent* e);
+    void surfaceWheel(QWheelEvent* e);
+    void surfaceLeft();
+    void surfaceKeyPress(QKeyEvent* e);
     void cleanupGL();
     void recomputeColors();
     void recomputeSizes();
@@ -244,8 +271,6 @@ private:
     void applyFit();
     void drawOverlay();
     void drawLegend();
-    /// Where the legend's top goes: 10 px, or below the tool bar when they would overlap.
-    float legendTop() const;
     void drawHoverTooltip();
     void drawStats();
     void drawRubberBand();
@@ -272,7 +297,10 @@ private:
     JobSlot m_agreementJob{m_retired};
     QTimer m_reapTimer;
 
-    // The tool bar in the top-left corner (Qt widgets over the GL surface).
+    // The map's window (owned by m_container, a child of this widget).
+    MapSurface* m_surface = nullptr;
+    QWidget* m_container = nullptr;
+    // The tool bar: a row of Qt widgets above the map's surface.
     QWidget* m_toolBar = nullptr;
     QComboBox* m_colorCombo = nullptr;
     QComboBox* m_sizeCombo = nullptr;
@@ -318,7 +346,6 @@ private:
     QString m_glProblem;
 
     QRectF m_legendRect;
-    double m_lastLegendWidth = 0.0; ///< the legend's width in the frame before
     QRectF m_tooltipRect;
 };
 

@@ -26,8 +26,8 @@ namespace setscope::gui {
 /// The reusable part of a map view: the points of a 2-D layout (dataset item ids, where each
 /// is drawn, its colour and size), the camera, picking through a grid index, and the GL
 /// objects that draw them (shaders/points.*: one vertex per point, GL_POINTS sprites).
-/// Not a widget: a QOpenGLWidget owns one, forwards its size to camera(), and calls
-/// initializeGL() / draw() / cleanupGL() from its own GL hooks.
+/// Not a widget: a GL view owns one (EmbeddingView, through its QOpenGLWindow), forwards its
+/// size to camera(), and calls initializeGL() / draw() / cleanupGL() from its GL hooks.
 ///
 /// Cost model, so that a million points stay interactive on a software rasteriser (Mesa's
 /// llvmpipe spends about a microsecond per point, so a million points cost seconds per
@@ -48,8 +48,8 @@ namespace setscope::gui {
 class MapCanvas {
 public:
     MapCanvas();
-    /// Call cleanupGL() before, with the context current (QOpenGLWidget's destructor does
-    /// not make it current for us).
+    /// Call cleanupGL() before, with the context current (the owner's destructor must make
+    /// it current; nothing here does).
     ~MapCanvas();
     MapCanvas(const MapCanvas&) = delete;
     MapCanvas& operator=(const MapCanvas&) = delete;

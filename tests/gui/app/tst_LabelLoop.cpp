@@ -16,12 +16,14 @@
 #include "gui/panels/TrainingPanel.h"
 #include "gui/session/SelectionModel.h"
 #include "gui/session/Session.h"
+#include "gui/views/export/ExportActions.h"
 #include "gui/views/map/EmbeddingView.h"
 #include "tests/support/ExplorerFixture.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QAction>
+#include <QOpenGLWindow>
 #include <QtTest/QtTest>
 
 #include <algorithm>
@@ -30,7 +32,7 @@ using namespace setscope;
 
 namespace {
 
-void sendMouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons,
+void sendMouse(QWindow* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons,
                Qt::KeyboardModifiers modifiers = Qt::NoModifier)
 {
     QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, modifiers);
@@ -119,10 +121,10 @@ void TestLabelLoop::lassoLabelUndoRedoRetrain()
         for (int i = 0; i < steps; ++i)
             path << a + (b - a) * (double(i) / steps);
     }
-    sendMouse(map, QEvent::MouseButtonPress, path.front(), Qt::LeftButton, Qt::LeftButton, Qt::AltModifier);
+    sendMouse(map->surface(), QEvent::MouseButtonPress, path.front(), Qt::LeftButton, Qt::LeftButton, Qt::AltModifier);
     for (int k = 1; k < path.size(); ++k)
-        sendMouse(map, QEvent::MouseMove, path[k], Qt::NoButton, Qt::LeftButton, Qt::AltModifier);
-    sendMouse(map, QEvent::MouseButtonRelease, path.front(), Qt::LeftButton, Qt::NoButton, Qt::AltModifier);
+        sendMouse(map->surface(), QEvent::MouseMove, path[k], Qt::NoButton, Qt::LeftButton, Qt::AltModifier);
+    sendMouse(map->surface(), QEvent::MouseButtonRelease, path.front(), Qt::LeftButton, Qt::NoButton, Qt::AltModifier);
     const std::vector<std::int64_t> lassoed = window.selection()->items();
     QCOMPARE(lassoed, map->itemsInPolygon(path));
     const std::size_t n = s->dataset()->size();
@@ -213,7 +215,7 @@ void TestLabelLoop::lassoLabelUndoRedoRetrain()
     QCOMPARE(cfg.at("init_from").get<std::string>(), firstCheckpoint);
     QCOMPARE(QString::fromStdString(last.status), QStringLiteral("finished"));
 
-    window.grab().toImage().save(QStringLiteral(SETSCOPE_BINARY_DIR "/label-loop-e2e.png"));
+    gui::exporting::grabWidget(&window).save(QStringLiteral(SETSCOPE_BINARY_DIR "/label-loop-e2e.png"));
 }
 
 QTEST_MAIN(TestLabelLoop)

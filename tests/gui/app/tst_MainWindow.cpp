@@ -13,6 +13,7 @@
 #include "gui/panels/MetricsPanel.h"
 #include "gui/panels/TrainingPanel.h"
 #include "gui/session/Session.h"
+#include "gui/views/export/ExportActions.h"
 #include "gui/views/map/EmbeddingView.h"
 #include "gui/views/LossCurveWidget.h"
 #include "gui/views/Palette.h"
@@ -161,7 +162,7 @@ private Q_SLOTS:
                                  60000);
         const QImage map = m_window->view()->grabMap();
         QVERIFY(map.save(outPath("tst_main_window_map.png")));
-        const QImage window = m_window->grab().toImage();
+        const QImage window = gui::exporting::grabWidget(m_window.get());
         QVERIFY(window.save(outPath("tst_main_window.png")));
         QVERIFY(!window.isNull());
 
@@ -179,7 +180,7 @@ private Q_SLOTS:
         QVERIFY2(present >= 5, qPrintable(QString::number(present)));
         // The overlay: the legend in the top-right corner.
         QVERIFY(!legend.isEmpty());
-        QVERIFY(legend.right() > m_window->view()->width() - 20);
+        QVERIFY(legend.right() > m_window->view()->mapSize().width() - 20);
     }
 
     void pinnedMapSharesTheSelection()

@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
+#include <QOpenGLWindow>
 #include <QXmlStreamReader>
 #include <QWheelEvent>
 
@@ -129,18 +130,20 @@ QString outPath(const char* name)
     return QDir(QStringLiteral(SETSCOPE_BINARY_DIR)).filePath(QString::fromLatin1(name));
 }
 
-void sendMouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons,
+/// A mouse event to the view's map surface (the native window the map is drawn in and that
+/// takes the mouse), at `pos` in its coordinates.
+void sendMouse(EmbeddingView* v, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons,
                Qt::KeyboardModifiers modifiers = Qt::NoModifier)
 {
-    QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, modifiers);
-    QCoreApplication::sendEvent(w, &e);
+    QMouseEvent e(type, pos, v->surface()->mapToGlobal(pos), button, buttons, modifiers);
+    QCoreApplication::sendEvent(v->surface(), &e);
 }
 
 /// A press and release at `pos` (a click: no movement).
-void click(QWidget* w, QPointF pos, Qt::KeyboardModifiers modifiers = Qt::NoModifier)
+void click(EmbeddingView* v, QPointF pos, Qt::KeyboardModifiers modifiers = Qt::NoModifier)
 {
-    sendMouse(w, QEvent::MouseButtonPress, pos, Qt::LeftButton, Qt::LeftButton, modifiers);
-    sendMouse(w, QEvent::MouseButtonRelease, pos, Qt::LeftButton, Qt::NoButton, modifiers);
+    sendMouse(v, QEvent::MouseButtonPress, pos, Qt::LeftButton, Qt::LeftButton, modifiers);
+    sendMouse(v, QEvent::MouseButtonRelease, pos, Qt::LeftButton, Qt::NoButton, modifiers);
 }
 
 } // namespace
@@ -162,7 +165,7 @@ private:
     {
         if (a.size() != b.size())
             return false;
-        const QRect stats(pixel({0, m_view->height() - 45.0}), pixel({m_view->width() * 0.7, double(m_view->height())}));
+        const QRect stats(pixel({0, m_view->mapSize().height() - 45.0}), pixel({m_view->mapSize().width() * 0.7, double(m_view->mapSize().height())}));
         int differ = 0;
         for (int y = 0; y < a.height(); ++y)
             for (int x = 0; x < a.width(); ++x)
@@ -181,6 +184,7 @@ private Q_SLOTS:
         m_view->setAnimationDuration(0);
         m_view->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+        QVERIFY(QTest::qWaitForWindowExposed(m_view->surface()));
         m_dpr = m_view->devicePixelRatioF();
         m_view->setDataset(m_ds);
         m_view->setColorBy(QStringLiteral("fine"));
@@ -188,7 +192,7 @@ private Q_SLOTS:
         const QImage img = m_view->grabMap();
         QVERIFY2(m_view->glProblem().isEmpty(), qPrintable(m_view->glProblem()));
         QVERIFY(!img.isNull());
-        qInfo("GL %d.%d", m_view->format().majorVersion(), m_view->format().minorVersion());
+        qInfo("GL %d.%d", m_view->surface()->format().majorVersion(), m_view->surface()->format().minorVersion());
     }
 
     void cleanupTestCase() { m_view.reset(); }
@@ -196,28 +200,28 @@ private Q_SLOTS:
     void fitAllCentresTheMapWithAMargin()
     {
         QVERIFY(m_view->autoFit());
-        const Fit fit = expectedFit(*makeLayout(), m_view->size());
+        const Fit fit = expectedFit(*makeLayout(), m_view->mapSize());
         QCOMPARE(m_view->items().size(), std::size_t(90));
         QVERIFY(std::abs(m_view->zoom() - fit.zoom) < 1e-6 * fit.zoom);
         QVERIFY(std::abs(m_view->center().x() - fit.center.x()) < 1e-6);
         QVERIFY(std::abs(m_view->center().y() - fit.center.y()) < 1e-6);
         // Map y points up: the top cluster (y = 8) is drawn near the top edge.
-        QVERIFY(m_view->mapToWidget(kCentres[2]).y() < m_view->height() / 2.0);
+        QVERIFY(m_view->mapToWidget(kCentres[2]).y() < m_view->mapSize().height() / 2.0);
     }
 
     void pointsAppearInTheirClassColours()
     {
         const QImage img = m_view->grabMap();
         QVERIFY(img.save(outPath("tst_embedding_view_fit.png")));
-        QCOMPARE(img.size(), (QSizeF(m_view->size()) * m_dpr).toSize());
+        QCOMPARE(img.size(), (QSizeF(m_view->mapSize()) * m_dpr).toSize());
         // Background in an empty corner.
         QVERIFY(colourNear(img, pixel({5, 5}), Palette::mapBackground(), 0, 3));
-        QVERIFY(colourNear(img, pixel({m_view->width() / 2.0, m_view->height() / 2.0}), Palette::mapBackground(), 0, 3));
-        const Fit fit = expectedFit(*makeLayout(), m_view->size());
+        QVERIFY(colourNear(img, pixel({m_view->mapSize().width() / 2.0, m_view->mapSize().height() / 2.0}), Palette::mapBackground(), 0, 3));
+        const Fit fit = expectedFit(*makeLayout(), m_view->mapSize());
         for (int k = 0; k < 3; ++k) {
             // Independently of the view's own transform: the expected place after fit-all.
-            const QPointF expected(m_view->width() / 2.0 + (kCentres[k].x() - fit.center.x()) * fit.zoom,
-                                   m_view->height() / 2.0 - (kCentres[k].y() - fit.center.y()) * fit.zoom);
+            const QPointF expected(m_view->mapSize().width() / 2.0 + (kCentres[k].x() - fit.center.x()) * fit.zoom,
+                                   m_view->mapSize().height() / 2.0 - (kCentres[k].y() - fit.center.y()) * fit.zoom);
             QVERIFY2(colourNear(img, pixel(expected), Palette::color(k)),
                      qPrintable(QStringLiteral("cluster %1 at %2,%3").arg(k).arg(expected.x()).arg(expected.y())));
             // ... and not the other classes' colours.
@@ -233,7 +237,7 @@ private Q_SLOTS:
         const QRectF legend = m_view->legendRect();
         QVERIFY(!legend.isEmpty());
         // Pinned to the top-right corner, 10 px in.
-        QVERIFY(std::abs(legend.right() - (m_view->width() - 10)) <= 1.0);
+        QVERIFY(std::abs(legend.right() - (m_view->mapSize().width() - 10)) <= 1.0);
         QVERIFY(std::abs(legend.top() - 10) <= 1.0);
         const QRect r(pixel(legend.topLeft()), pixel(legend.bottomRight()));
         // The window background covers the region (it is not the map's background) ...
@@ -264,7 +268,7 @@ private Q_SLOTS:
         // Beside the cursor (ImGui moves it to whichever side keeps it inside the view).
         QVERIFY2(tip.adjusted(-40, -40, 40, 40).contains(at), qPrintable(QStringLiteral("%1,%2 %3x%4")
                      .arg(tip.x()).arg(tip.y()).arg(tip.width()).arg(tip.height())));
-        QVERIFY(QRectF(0, 0, m_view->width(), m_view->height()).contains(tip));
+        QVERIFY(QRectF(0, 0, m_view->mapSize().width(), m_view->mapSize().height()).contains(tip));
         const QRect r(pixel(tip.topLeft()), pixel(tip.bottomRight()));
         int changed = 0;
         for (int y = r.top(); y <= r.bottom(); ++y)
@@ -285,7 +289,7 @@ private Q_SLOTS:
 
     void dragPansWheelZoomsAboutTheCursorDoubleClickFits()
     {
-        const Fit fit = expectedFit(*makeLayout(), m_view->size());
+        const Fit fit = expectedFit(*makeLayout(), m_view->mapSize());
         const QPointF start(320, 250);
         const QPointF c0 = m_view->center();
         sendMouse(m_view.get(), QEvent::MouseButtonPress, start, Qt::LeftButton, Qt::LeftButton);
@@ -298,9 +302,9 @@ private Q_SLOTS:
 
         const QPointF cursor(200, 150);
         const QPointF under = m_view->widgetToMap(cursor);
-        QWheelEvent wheel(cursor, m_view->mapToGlobal(cursor), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+        QWheelEvent wheel(cursor, m_view->surface()->mapToGlobal(cursor), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
                           Qt::NoScrollPhase, false);
-        QCoreApplication::sendEvent(m_view.get(), &wheel);
+        QCoreApplication::sendEvent(m_view->surface(), &wheel);
         QVERIFY(std::abs(m_view->zoom() - fit.zoom * std::pow(1.0015, 120)) < 1e-9 * fit.zoom);
         const QPointF still = m_view->widgetToMap(cursor);
         QVERIFY(std::abs(still.x() - under.x()) < 1e-9 && std::abs(still.y() - under.y()) < 1e-9);
@@ -366,6 +370,7 @@ private Q_SLOTS:
         view.setAnimationDuration(0);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(QTest::qWaitForWindowExposed(view.surface()));
         view.setDataset(docs);
         auto l = std::make_shared<layout::Layout>();
         l->items = {0, 1};
@@ -444,7 +449,7 @@ private Q_SLOTS:
         sendMouse(m_view.get(), QEvent::MouseButtonRelease, b, Qt::LeftButton, Qt::NoButton, Qt::ShiftModifier);
         QVERIFY(m_view->rubberBand().isNull());
         QCOMPARE(selection.items(), inside);
-        QVERIFY(std::abs(m_view->center().x() - expectedFit(*layout, m_view->size()).center.x()) < 1e-9); // no pan
+        QVERIFY(std::abs(m_view->center().x() - expectedFit(*layout, m_view->mapSize()).center.x()) < 1e-9); // no pan
 
         // Ctrl+Shift adds cluster 2.
         const QPointF c = m_view->mapToWidget(kCentres[2] + QPointF(-1.5, 1.5));
@@ -630,6 +635,7 @@ private Q_SLOTS:
         view.setAnimationDuration(0);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(QTest::qWaitForWindowExposed(view.surface()));
         view.setDataset(docs);
         auto l = std::make_shared<layout::Layout>();
         l->items = {0, 1, 2, 3};
@@ -701,38 +707,72 @@ private Q_SLOTS:
         m_view->setColorBy(QStringLiteral("fine"));
         std::vector<Path> paths;
         for (int i = 0; i < 6; ++i) {
-            m_view->grabFramebuffer();
+            m_view->grabFrame();
             paths.push_back(m_view->lastDrawPath());
         }
         // 90 points in chunks of 25: four frames fill the layer, then it is copied.
         QCOMPARE(paths, std::vector<Path>({Path::LayerFill, Path::LayerFill, Path::LayerFill, Path::LayerFill,
                                            Path::LayerCopy, Path::LayerCopy}));
-        QVERIFY(sameMap(m_view->grabFramebuffer(), single));
+        QVERIFY(sameMap(m_view->grabFrame(), single));
 
         // A wheel notch: the old picture, scaled about the cursor, until the camera rests.
         const QPointF cursor = m_view->mapToWidget(kCentres[1]);
-        QWheelEvent wheel(cursor, m_view->mapToGlobal(cursor), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+        QWheelEvent wheel(cursor, m_view->surface()->mapToGlobal(cursor), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
                           Qt::NoScrollPhase, false);
-        QCoreApplication::sendEvent(m_view.get(), &wheel);
-        const QImage preview = m_view->grabFramebuffer();
+        QCoreApplication::sendEvent(m_view->surface(), &wheel);
+        const QImage preview = m_view->grabFrame();
         QCOMPARE(m_view->lastDrawPath(), Path::LayerPreview);
         // Cluster 1 is under the cursor, so it stays where it was, in its colour.
         QVERIFY(colourNear(preview, clusterPixel(1), Palette::color(1)));
         // Once the camera rests (kSettleMs after the notch) the layer is filled again at the
         // new camera, chunk by chunk, and then copied.
         auto settledPath = [&] {
-            m_view->grabFramebuffer();
+            m_view->grabFrame();
             return m_view->lastDrawPath();
         };
         QTRY_COMPARE_WITH_TIMEOUT(settledPath(), Path::LayerCopy, 10000);
-        const QImage settled = m_view->grabFramebuffer();
+        const QImage settled = m_view->grabFrame();
         // The same camera drawn in one pass gives the same picture.
         m_view->setFillChunk(setscope::gui::MapCanvas::kChunk);
         m_view->setColorBy(QStringLiteral("single"));
         m_view->setColorBy(QStringLiteral("fine"));
-        QVERIFY(sameMap(m_view->grabFramebuffer(), settled));
+        QVERIFY(sameMap(m_view->grabFrame(), settled));
         QVERIFY(colourNear(settled, clusterPixel(1), Palette::color(1)));
         m_view->fitAll();
+    }
+
+    void toolBarSitsAboveTheSurfaceAndKeysReachTheView()
+    {
+        // The map is a native window (MapSurface): widgets over it are not reliably drawn, so
+        // the tool bar is a row of its own above it, as wide as the view.
+        auto* bar = m_view->findChild<QWidget*>(QStringLiteral("mapToolBar"));
+        QVERIFY(bar && bar->isVisible());
+        const QRect barRect(bar->mapToGlobal(QPoint(0, 0)), bar->size());
+        const QRect surfaceRect(m_view->surface()->mapToGlobal(QPoint(0, 0)), m_view->mapSize());
+        QVERIFY(!barRect.intersects(surfaceRect));
+        QVERIFY(surfaceRect.top() >= barRect.bottom());
+        QCOMPARE(m_view->mapSize().width(), m_view->width());
+        QCOMPARE(m_view->mapSize().height() + bar->height(), m_view->height());
+
+        // After a click on the map its window has the keyboard: L and Ctrl+F typed there still
+        // reach the view, and the search field then gets the keyboard back.
+        m_view->surface()->requestActivate();
+        QTRY_COMPARE(QGuiApplication::focusWindow(), static_cast<QWindow*>(m_view->surface()));
+        QVERIFY(!m_view->lassoMode());
+        QKeyEvent l(QEvent::KeyPress, Qt::Key_L, Qt::NoModifier, QStringLiteral("l"));
+        QCoreApplication::sendEvent(m_view->surface(), &l);
+        QVERIFY(m_view->lassoMode());
+        QCoreApplication::sendEvent(m_view->surface(), &l);
+        QVERIFY(!m_view->lassoMode());
+        auto* field = m_view->findChild<QLineEdit*>(QStringLiteral("search"));
+        QVERIFY(field && !field->isVisible());
+        QKeyEvent find(QEvent::KeyPress, Qt::Key_F, Qt::ControlModifier, QString(QChar(6)));
+        QCoreApplication::sendEvent(m_view->surface(), &find);
+        QVERIFY(field->isVisible());
+        QTRY_COMPARE(QGuiApplication::focusWindow(), m_view->window()->windowHandle());
+        QCOMPARE(QApplication::focusWidget(), field);
+        QTest::keyClick(field, Qt::Key_Escape);
+        QVERIFY(!field->isVisible());
     }
 
     void twoMapsShareOneSelection()
@@ -752,6 +792,7 @@ private Q_SLOTS:
         other.setAnimationDuration(0);
         other.show();
         QVERIFY(QTest::qWaitForWindowExposed(&other));
+        QVERIFY(QTest::qWaitForWindowExposed(other.surface()));
         other.setDataset(m_ds);
         other.setColorBy(QStringLiteral("fine"));
         auto mirrored = std::make_shared<layout::Layout>(*makeLayout());
@@ -794,7 +835,7 @@ private Q_SLOTS:
         bool sawItem30 = false;
         QStringList texts;
         QString group;
-        const Fit fit = expectedFit(*makeLayout(), m_view->size());
+        const Fit fit = expectedFit(*makeLayout(), m_view->mapSize());
         while (!xml.atEnd()) {
             if (xml.readNext() != QXmlStreamReader::StartElement)
                 continue;
@@ -805,8 +846,8 @@ private Q_SLOTS:
                 (group == QLatin1String("selected") ? selectedCircles : circles)++;
                 if (group == QLatin1String("points") && attr.value(QLatin1String("data-item")) == QLatin1String("30")) {
                     sawItem30 = true;
-                    const QPointF expected(m_view->width() / 2.0 + (kCentres[1].x() - fit.center.x()) * fit.zoom,
-                                           m_view->height() / 2.0 - (kCentres[1].y() - fit.center.y()) * fit.zoom);
+                    const QPointF expected(m_view->mapSize().width() / 2.0 + (kCentres[1].x() - fit.center.x()) * fit.zoom,
+                                           m_view->mapSize().height() / 2.0 - (kCentres[1].y() - fit.center.y()) * fit.zoom);
                     QVERIFY(std::abs(attr.value(QLatin1String("cx")).toDouble() - expected.x()) < 0.01);
                     QVERIFY(std::abs(attr.value(QLatin1String("cy")).toDouble() - expected.y()) < 0.01);
                     QCOMPARE(attr.value(QLatin1String("fill")).toString(), Palette::color(1).name());
@@ -828,7 +869,7 @@ private Q_SLOTS:
             QCOMPARE(QString::fromUtf8(f.readAll()), svg);
         }
         QVERIFY(m_view->exportMap(outPath("tst_embedding_view_export.png")));
-        QCOMPARE(QImage(outPath("tst_embedding_view_export.png")).size(), (QSizeF(m_view->size()) * m_dpr).toSize());
+        QCOMPARE(QImage(outPath("tst_embedding_view_export.png")).size(), (QSizeF(m_view->mapSize()) * m_dpr).toSize());
         m_view->setSelectionModel(nullptr);
     }
 
