@@ -259,9 +259,6 @@ void DatasetBuilder::setElementEdges(std::size_t item, const std::int32_t* pairs
 {
     if (item >= m_ds.size())
         throw InputError(m_origin, InputError::atRecord(item), "edges for an item that does not exist");
-    for (const PendingEdges& p : m_pendingEdges)
-        if (p.item == item)
-            throw InputError(m_origin, InputError::atRecord(item), "edges given twice for one item");
     const std::size_t n = m_ds.setSize(item);
     const std::optional<std::size_t> ints = util::checkedMul<std::size_t>(edgeCount, 2);
     if (!ints || (edgeCount > 0 && !pairs))
@@ -315,6 +312,10 @@ Dataset DatasetBuilder::finish()
         // CSR in item order, whatever order the loader gave the items' edges in.
         std::sort(m_pendingEdges.begin(), m_pendingEdges.end(),
                   [](const PendingEdges& a, const PendingEdges& b) { return a.item < b.item; });
+        // Checked here, not per call: a per-call search would be quadratic in the items.
+        for (std::size_t k = 1; k < m_pendingEdges.size(); ++k)
+            if (m_pendingEdges[k].item == m_pendingEdges[k - 1].item)
+                throw InputError(m_origin, InputError::atRecord(m_pendingEdges[k].item), "edges given twice for one item");
         ds.m_edgeOffsets.assign(ds.size() + 1, 0);
         ds.m_edges.clear();
         ds.m_edges.reserve(m_pendingPairs.size());

@@ -289,11 +289,12 @@ void TestDataset::edgesOutsideTheItemAreRefused()
         case 0: b.setElementEdges(1, outside, 2); break;
         case 1: b.setElementEdges(1, negative, 1); break;
         case 2: b.setElementEdges(2, ok, 1); break;
-        case 3:
+        case 3: // refused by finish()
             b.setElementEdges(1, ok, 1);
             b.setElementEdges(1, ok, 1);
             break;
         }
+        b.finish();
         QFAIL("bad edges accepted");
     } catch (const InputError& e) {
         const QString msg = QString::fromStdString(e.what());
