@@ -38,6 +38,7 @@
 #include <QSurfaceFormat>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -62,6 +63,7 @@ struct Options {
     QString onlyView;
     qint64 item = -1;
     qint64 second = -1;
+    qint64 hover = -1;
     qint64 mapItems = -1;
     QString model, recipe;
 };
@@ -106,6 +108,10 @@ void describe(QCommandLineParser& p)
                                 "newest weak-metric run)."),
                  QStringLiteral("ID")});
     p.addOption({QStringLiteral("item"), QStringLiteral("With --views: the item to click."), QStringLiteral("N")});
+    p.addOption({QStringLiteral("hover"),
+                 QStringLiteral("With --screenshot: the item to point at (its hover card is in the picture; default: "
+                                "the item drawn nearest a spot right of the map's centre)."),
+                 QStringLiteral("N")});
     p.addOption({QStringLiteral("second"),
                  QStringLiteral("With --views: a second item to select (the EMD-flow view compares the two)."),
                  QStringLiteral("N")});
@@ -137,7 +143,7 @@ public:
     static constexpr int kGiveUpMs = 20 * 60 * 1000;
 
     ScreenshotTaker(MainWindow& window, QString file, bool train, bool views, bool labels, bool retrain, QString onlyView,
-                    qint64 item, qint64 second)
+                    qint64 item, qint64 second, qint64 hover)
         : m_window(window)
         , m_file(std::move(file))
         , m_train(train)
@@ -147,6 +153,7 @@ public:
         , m_onlyView(std::move(onlyView))
         , m_item(item)
         , m_second(second)
+        , m_hover(hover)
     {
         Session* s = window.session();
         connect(s, &Session::epochMetrics, this, [this](const setscope::train::EpochMetrics& m) {
@@ -200,16 +207,26 @@ private:
         });
     }
 
-    /// Moves the (virtual) mouse onto the item drawn nearest to a spot right of the centre.
+    /// Moves the (virtual) mouse onto item --hover, else onto the item drawn nearest to a
+    /// spot right of the centre.
     void hoverAnItem()
     {
         setscope::gui::EmbeddingView* view = m_window.view();
         const std::vector<float> xy = view->currentPositions();
+        const std::vector<std::int64_t>& items = view->items();
         const QPointF target(view->mapSize().width() * 0.58, view->mapSize().height() * 0.42);
         QPointF best;
         double bestD = 1e300;
+        if (m_hover >= 0 && std::find(items.begin(), items.end(), m_hover) == items.end())
+            std::fprintf(stderr, "setscope: --hover: item %lld is not on the map; pointing at another\n",
+                         static_cast<long long>(m_hover));
         for (std::size_t i = 0; 2 * i + 1 < xy.size(); ++i) {
             const QPointF w = view->mapToWidget(QPointF(xy[2 * i], xy[2 * i + 1]));
+            if (m_hover >= 0 && i < items.size() && items[i] == m_hover) {
+                best = w;
+                bestD = 0.0;
+                break;
+            }
             const double d = QLineF(w, target).length();
             if (d < bestD) {
                 bestD = d;
@@ -445,7 +462,7 @@ private:
     bool m_labels;
     bool m_retrain;
     QString m_onlyView;
-    qint64 m_item, m_second;
+    qint64 m_item, m_second, m_hover;
     QStringList m_pending;
     qint64 m_epochStep = -1;
     bool m_done = false;
@@ -520,6 +537,7 @@ int main(int argc, char** argv)
     opt.maxSteps = number("max-steps", 0);
     opt.item = number("item", 0);
     opt.second = number("second", 0);
+    opt.hover = number("hover", 0);
     opt.mapItems = number("map-items", 0);
 
     // Registry first: the window and its jobs keep references to it.
@@ -581,7 +599,7 @@ int main(int argc, char** argv)
     std::unique_ptr<ScreenshotTaker> screenshot;
     if (!opt.screenshot.isEmpty())
         screenshot = std::make_unique<ScreenshotTaker>(window, opt.screenshot, opt.train, opt.views, opt.labels, opt.retrain,
-                                                        opt.onlyView, opt.item, opt.second);
+                                                        opt.onlyView, opt.item, opt.second, opt.hover);
 
     window.show();
     if (opt.dataset.isEmpty())

@@ -111,6 +111,15 @@ const std::string& Dataset::elementText(std::size_t e) const
     return e < m_elementText.size() ? m_elementText[e] : kEmpty;
 }
 
+std::span<const std::int32_t> Dataset::edges(std::size_t i) const
+{
+    if (m_edgeOffsets.empty())
+        return {};
+    const auto b = static_cast<std::size_t>(m_edgeOffsets[i]);
+    const auto e = static_cast<std::size_t>(m_edgeOffsets[i + 1]);
+    return {m_edges.data() + 2 * b, 2 * (e - b)};
+}
+
 // ---------------------------------------------------------------------------------------
 
 DatasetBuilder::DatasetBuilder(std::string origin)
@@ -246,6 +255,26 @@ void DatasetBuilder::setElementText(std::size_t item, const std::vector<std::str
     std::copy(text.begin(), text.end(), m_ds.m_elementText.begin() + static_cast<std::ptrdiff_t>(b));
 }
 
+void DatasetBuilder::setElementEdges(std::size_t item, const std::int32_t* pairs, std::size_t edgeCount)
+{
+    if (item >= m_ds.size())
+        throw InputError(m_origin, InputError::atRecord(item), "edges for an item that does not exist");
+    const std::size_t n = m_ds.setSize(item);
+    const std::optional<std::size_t> ints = util::checkedMul<std::size_t>(edgeCount, 2);
+    if (!ints || (edgeCount > 0 && !pairs))
+        throw InputError(m_origin, InputError::atRecord(item),
+                         "bad edge list (" + std::to_string(edgeCount) + " edges)");
+    for (std::size_t k = 0; k < *ints; ++k)
+        if (pairs[k] < 0 || static_cast<std::size_t>(pairs[k]) >= n)
+            throw InputError(m_origin, InputError::atRecord(item),
+                             "edge " + std::to_string(k / 2) + " (" + std::to_string(pairs[k - k % 2]) + ", " +
+                                 std::to_string(pairs[k - k % 2 + 1]) + ") names element " +
+                                 std::to_string(pairs[k]) + " of a set of " + std::to_string(n) +
+                                 " elements (indices are 0 .. " + std::to_string(n - 1) + ")");
+    m_pendingEdges.push_back({item, m_pendingPairs.size(), edgeCount});
+    m_pendingPairs.insert(m_pendingPairs.end(), pairs, pairs + *ints);
+}
+
 void DatasetBuilder::addSourceFile(const std::string& path) { m_ds.m_sourceFiles.push_back(path); }
 
 void DatasetBuilder::note(const std::string& message) { m_ds.m_notes.push_back(message); }
@@ -279,6 +308,27 @@ Dataset DatasetBuilder::finish()
         ds.m_pixels.resize(ds.size() * ds.m_image.bytesPerItem(), 0);
     if (ds.m_name.empty())
         ds.m_name = m_origin.empty() ? std::string("dataset") : m_origin;
+    if (!m_pendingEdges.empty()) {
+        // CSR in item order, whatever order the loader gave the items' edges in.
+        std::sort(m_pendingEdges.begin(), m_pendingEdges.end(),
+                  [](const PendingEdges& a, const PendingEdges& b) { return a.item < b.item; });
+        // Checked here, not per call: a per-call search would be quadratic in the items.
+        for (std::size_t k = 1; k < m_pendingEdges.size(); ++k)
+            if (m_pendingEdges[k].item == m_pendingEdges[k - 1].item)
+                throw InputError(m_origin, InputError::atRecord(m_pendingEdges[k].item), "edges given twice for one item");
+        ds.m_edgeOffsets.assign(ds.size() + 1, 0);
+        ds.m_edges.clear();
+        ds.m_edges.reserve(m_pendingPairs.size());
+        std::size_t next = 0;
+        for (std::size_t i = 0; i < ds.size(); ++i) {
+            if (next < m_pendingEdges.size() && m_pendingEdges[next].item == i) {
+                const PendingEdges& p = m_pendingEdges[next++];
+                const auto first = m_pendingPairs.begin() + static_cast<std::ptrdiff_t>(p.begin);
+                ds.m_edges.insert(ds.m_edges.end(), first, first + static_cast<std::ptrdiff_t>(2 * p.count));
+            }
+            ds.m_edgeOffsets[i + 1] = static_cast<std::int64_t>(ds.m_edges.size() / 2);
+        }
+    }
 
     // The hash is of the content itself (what every cache keyed by it depends on), not of
     // the files: a transformed dataset (e.g. images as point sets) hashes differently from
@@ -298,9 +348,13 @@ Dataset DatasetBuilder::finish()
     h.update(ds.m_splits.data(), ds.m_splits.size());
     ds.m_contentHash = h.hex();
 
+    // Edges are display data like images and element text: not part of the hash, so a
+    // graph dataset keeps the hash (and the project records) it had before edges were kept.
     Dataset out = std::move(m_ds);
     m_ds = Dataset{};
     m_dimSet = false;
+    m_pendingEdges.clear();
+    m_pendingPairs.clear();
     return out;
 }
 

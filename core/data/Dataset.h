@@ -102,6 +102,18 @@ public:
     /// Display string of element e (global element index), "" when none.
     const std::string& elementText(std::size_t e) const;
 
+    /// True for a graph dataset: its loader gave the edges between elements
+    /// (DatasetSink::setElementEdges). A dataset without edges stores nothing for them.
+    bool hasEdges() const { return !m_edgeOffsets.empty(); }
+    /// The undirected edges of item i as 2 * edgeCount(i) element indices within the item
+    /// (a0, b0, a1, b1, ...), each in [0, setSize(i)); empty without edges.
+    std::span<const std::int32_t> edges(std::size_t i) const;
+    std::size_t edgeCount(std::size_t i) const { return edges(i).size() / 2; }
+    /// All edges, CSR-like: item i's pairs are edgePairs()[2 * edgeOffsets()[i] ..
+    /// 2 * edgeOffsets()[i + 1]); both empty without edges.
+    const std::vector<std::int32_t>& edgePairs() const { return m_edges; }
+    const std::vector<std::int64_t>& edgeOffsets() const { return m_edgeOffsets; }
+
     const std::vector<std::string>& sourceFiles() const { return m_sourceFiles; }
     /// Hex content hash (xxh3-128) of the values, weights, set boundaries, shipped labels and
     /// splits; set by DatasetBuilder::finish(). Keys caches and the project store's records.
@@ -121,6 +133,10 @@ private:
     ImageFormat m_image;
     std::vector<std::uint8_t> m_pixels;
     std::vector<std::string> m_elementText;
+    /// Edges: size() + 1 offsets (in edges) into m_edges (2 ints per edge); both empty for
+    /// a dataset without edges.
+    std::vector<std::int64_t> m_edgeOffsets;
+    std::vector<std::int32_t> m_edges;
     std::vector<std::string> m_sourceFiles;
     std::string m_contentHash;
     std::vector<std::string> m_notes;
@@ -128,7 +144,8 @@ private:
 
 /// Builds a Dataset through the SDK's DatasetSink interface (what every loader, built-in
 /// or plugin, writes into). finish() validates: no NaN or infinity, no empty set, weights
-/// non-negative with a positive sum, labels within their class range.
+/// non-negative with a positive sum, labels within their class range; setElementEdges()
+/// refuses an element index outside its item at once.
 class DatasetBuilder final : public sdk::DatasetSink {
 public:
     /// `origin` names the input in error messages (usually the path being loaded).
@@ -143,6 +160,7 @@ public:
     void setImageFormat(int width, int height, int channels) override;
     void setImage(std::size_t item, const std::uint8_t* pixels) override;
     void setElementText(std::size_t item, const std::vector<std::string>& text) override;
+    void setElementEdges(std::size_t item, const std::int32_t* pairs, std::size_t edgeCount) override;
     void addSourceFile(const std::string& path) override;
     void note(const std::string& message) override;
 
@@ -153,9 +171,19 @@ public:
 private:
     LabelSet& findLabelSet(std::string_view name);
 
+    /// Edges as given, per call: (item, first int in m_pendingPairs, edge count); packed
+    /// into the dataset's CSR arrays in item order by finish().
+    struct PendingEdges {
+        std::size_t item;
+        std::size_t begin;
+        std::size_t count;
+    };
+
     std::string m_origin;
     Dataset m_ds;
     bool m_dimSet = false;
+    std::vector<PendingEdges> m_pendingEdges;
+    std::vector<std::int32_t> m_pendingPairs;
 };
 
 } // namespace setscope::data

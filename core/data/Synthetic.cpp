@@ -153,6 +153,11 @@ Dataset withStratifiedTestSplit(const Dataset& ds, const std::string& labelSet, 
             b.setElementText(i, text);
         }
     }
+    if (ds.hasEdges())
+        for (std::size_t i = 0; i < ds.size(); ++i) {
+            const std::span<const std::int32_t> e = ds.edges(i);
+            b.setElementEdges(i, e.data(), e.size() / 2);
+        }
     for (const auto& f : ds.sourceFiles())
         b.addSourceFile(f);
     for (const auto& n : ds.notes())

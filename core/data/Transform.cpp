@@ -9,8 +9,9 @@ namespace setscope::data {
 
 namespace {
 
-/// Copies labels, images and element text of `items` into `b` (items already added).
-void copyMeta(const Dataset& ds, const std::vector<std::int64_t>& items, DatasetBuilder& b, bool elementText)
+/// Copies labels, images and, when `elementData` (the items keep their elements), element
+/// text and edges of `items` into `b` (items already added).
+void copyMeta(const Dataset& ds, const std::vector<std::int64_t>& items, DatasetBuilder& b, bool elementData)
 {
     for (const auto& ls : ds.labelSets()) {
         b.defineLabelSet(ls.name, ls.classNames);
@@ -25,7 +26,12 @@ void copyMeta(const Dataset& ds, const std::vector<std::int64_t>& items, Dataset
         for (std::size_t k = 0; k < items.size(); ++k)
             b.setImage(k, ds.image(static_cast<std::size_t>(items[k])));
     }
-    if (elementText && ds.hasElementText())
+    if (elementData && ds.hasEdges())
+        for (std::size_t k = 0; k < items.size(); ++k) {
+            const std::span<const std::int32_t> e = ds.edges(static_cast<std::size_t>(items[k]));
+            b.setElementEdges(k, e.data(), e.size() / 2);
+        }
+    if (elementData && ds.hasElementText())
         for (std::size_t k = 0; k < items.size(); ++k) {
             const auto i = static_cast<std::size_t>(items[k]);
             std::vector<std::string> text;

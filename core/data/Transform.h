@@ -14,13 +14,14 @@ namespace setscope::data {
 /// their mean channel), the weights of each image normalised to sum 1 (EMDs then compare
 /// intensity distributions; set sizes still differ from image to image). Works on datasets with image display data, and on plain
 /// vector datasets whose dimension is a perfect square (read as square grey images with
-/// values in 0..1). Labels, splits and images carry over. Throws std::invalid_argument for
+/// values in 0..1). Labels, splits and images carry over (element text and graph edges do
+/// not: the elements are new). Throws std::invalid_argument for
 /// other datasets and InputError naming the item when an image has no pixel above the
 /// threshold (an empty set).
 Dataset imagesAsPointsets(const Dataset& ds, float threshold = 0.0f);
 
 /// The items `items` of `ds` (in that order) as a new dataset, with their labels, splits
-/// and display data.
+/// and display data (images, element text, graph edges).
 Dataset subset(const Dataset& ds, const std::vector<std::int64_t>& items);
 
 } // namespace setscope::data

@@ -249,6 +249,7 @@ void emitGraphs(const GraphCollection& c, const GraphOptions& options, sdk::Data
 
     std::vector<float> values;
     std::vector<float> weights;
+    std::vector<std::int32_t> pairs;
     for (std::size_t gi = 0; gi < c.graphs.size(); ++gi) {
         const Graph& g = c.graphs[gi];
         const std::size_t n = static_cast<std::size_t>(g.nodeCount);
@@ -281,6 +282,14 @@ void emitGraphs(const GraphCollection& c, const GraphOptions& options, sdk::Data
         sink.setLabel("cv-fold", item, fold[gi]);
         if (!g.nodeText.empty())
             sink.setElementText(item, g.nodeText);
+        // Element i is node i (every node becomes one element, in node order), so the
+        // edges carry over as they are; the sink refuses an index outside the graph.
+        pairs.clear();
+        for (const auto& [a, b] : g.edges) {
+            pairs.push_back(static_cast<std::int32_t>(a));
+            pairs.push_back(static_cast<std::int32_t>(b));
+        }
+        sink.setElementEdges(item, pairs.data(), g.edges.size());
     }
     for (const std::string& f : c.sourceFiles)
         sink.addSourceFile(f);

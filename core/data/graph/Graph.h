@@ -103,7 +103,9 @@ std::vector<std::int32_t> stratifiedFolds(const std::vector<std::int32_t>& label
 
 /// Writes `graphs` into `sink` as sets of node vectors (uniform weights 1/n), with label sets
 /// "fine" (graph labels; names sorted numerically when all are numbers) and "cv-fold"
-/// ("fold 0" .. "fold K-1"), split = test for options.fold, train otherwise.
+/// ("fold 0" .. "fold K-1"), split = test for options.fold, train otherwise. Element i of
+/// graph g's item is node i; the graph's edges go to DatasetSink::setElementEdges (also for
+/// a graph with no edges, so every item of the dataset says it is a graph).
 void emitGraphs(const GraphCollection& graphs, const GraphOptions& options, sdk::DatasetSink& sink);
 
 } // namespace setscope::data

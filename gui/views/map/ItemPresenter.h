@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 class QOpenGLFunctions_3_3_Core;
@@ -20,12 +21,11 @@ namespace setscope::gui {
 
 /// What a view shows about one item of a dataset, whatever view it is (the map's hover card,
 /// a retrieval list, a flow view's header): a text description, the image thumbnail of an
-/// image dataset, the heaviest words of a document, and a small point-cloud glyph (a 2-D
-/// projection of the set's elements) for sets of more than one element.
-///
-/// Graph datasets reach setscope as sets of node vectors: the Dataset keeps no edge list
-/// (core/data/graph builds the node features and drops the graph), so there is no graph
-/// glyph here; graphs show the point-cloud glyph of their node vectors.
+/// image dataset, the heaviest words of a document, and a small glyph of the set: for a graph
+/// dataset (Dataset::hasEdges(), e.g. TUDataset folders and SDF molecules) a drawing of the
+/// item's graph, its nodes (the elements) as dots at a stress-majorization layout
+/// (data::layoutGraph) and its edges as lines; for other sets of more than one element a
+/// point cloud (a 2-D projection of the elements).
 ///
 /// The data part (describe, words, thumbnail, glyph) is plain and testable offscreen; the
 /// drawing part (drawCard) draws into the current Dear ImGui window and needs the GL
@@ -54,12 +54,25 @@ public:
     /// elements (an even stride through the set). Empty for a set of fewer than 2 elements.
     std::vector<QPointF> glyph(std::int64_t item, std::size_t maxPoints = 2048) const;
 
+    /// A graph item's drawing: `nodes[i]` is element i at data::layoutGraph's position, the
+    /// drawing centred and scaled into [-1, 1] (aspect kept); one segment per edge between
+    /// two drawn nodes, from node a's position to node b's (self-loops have none). At most
+    /// `maxNodes` nodes (the first ones; edges to the others are left out).
+    /// The grey (r = g = b) of the graph glyph's edges on the card.
+    static constexpr int kGraphEdgeGrey = 200;
+    struct GraphGlyph {
+        std::vector<QPointF> nodes;
+        std::vector<std::pair<QPointF, QPointF>> segments;
+    };
+    /// Empty for an item of a dataset without edges, or not in the dataset.
+    GraphGlyph graphGlyph(std::int64_t item, std::size_t maxNodes = 500) const;
+
     /// GL objects of the thumbnail (context current).
     void initializeGL(QOpenGLFunctions_3_3_Core* gl);
     void cleanupGL();
     /// Draws the card of `item` into the current ImGui window (inside BeginTooltip() or a
     /// window of the caller): header, label lines with class-colour swatches, thumbnail,
-    /// glyph, words. `glyphColor` is 0xRRGGBB.
+    /// glyph (the graph glyph for a dataset with edges), words. `glyphColor` is 0xRRGGBB.
     void drawCard(std::int64_t item, std::uint32_t glyphColor);
 
 private:
@@ -69,6 +82,7 @@ private:
     std::int64_t m_textureItem = -1;
     std::int64_t m_glyphItem = -1;
     std::vector<QPointF> m_glyph;
+    GraphGlyph m_graphGlyph;
 };
 
 } // namespace setscope::gui

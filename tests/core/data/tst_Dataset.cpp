@@ -22,6 +22,9 @@ private Q_SLOTS:
     void sinkSizesFromLoadersAreChecked();
     void contentHashTracksData();
     void withLabelSetReplaces();
+    void edgesAreKeptPerItem();
+    void edgesOutsideTheItemAreRefused_data();
+    void edgesOutsideTheItemAreRefused();
 };
 
 void TestDataset::raggedStorage()
@@ -212,6 +215,92 @@ void TestDataset::withLabelSetReplaces()
     QCOMPARE(d2.requireLabelSet("user").labels, (std::vector<std::int32_t>{1, 0, -1}));
     LabelSet wrong{"user", {"u"}, {0}};
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ds.withLabelSet(wrong));
+}
+
+void TestDataset::edgesAreKeptPerItem()
+{
+    // Three items of 3, 1 and 4 elements; edges given for items 2 and 0, in that order
+    // (item 1 gets none): the dataset stores them per item, in item order.
+    DatasetBuilder b("g.sdf");
+    b.setDimension(1);
+    const float v[] = {0, 1, 2, 3};
+    b.addItem(v, nullptr, 3, Split::Train);
+    b.addItem(v, nullptr, 1, Split::Train);
+    b.addItem(v, nullptr, 4, Split::Test);
+    const std::int32_t cycle[] = {0, 1, 1, 2, 2, 3, 3, 0};
+    const std::int32_t path[] = {0, 1, 1, 2};
+    b.setElementEdges(2, cycle, 4);
+    b.setElementEdges(0, path, 2);
+    const Dataset ds = b.finish();
+    QVERIFY(ds.hasEdges());
+    QCOMPARE(ds.edgeCount(0), std::size_t(2));
+    QCOMPARE(ds.edgeCount(1), std::size_t(0));
+    QCOMPARE(ds.edgeCount(2), std::size_t(4));
+    QCOMPARE(std::vector<std::int32_t>(ds.edges(0).begin(), ds.edges(0).end()), (std::vector<std::int32_t>{0, 1, 1, 2}));
+    QCOMPARE(std::vector<std::int32_t>(ds.edges(2).begin(), ds.edges(2).end()),
+             (std::vector<std::int32_t>{0, 1, 1, 2, 2, 3, 3, 0}));
+    QCOMPARE(ds.edgeOffsets(), (std::vector<std::int64_t>{0, 2, 2, 6}));
+    QCOMPARE(ds.edgePairs().size(), std::size_t(12));
+
+    // Attaching a label set keeps them (copy and move).
+    const Dataset labelled = ds.withLabelSet(LabelSet{"user", {"u"}, {0, 0, -1}});
+    QCOMPARE(labelled.edgeCount(2), std::size_t(4));
+    const Dataset moved = Dataset(ds).withLabelSet(LabelSet{"user", {"u"}, {0, 0, -1}});
+    QCOMPARE(moved.edgeOffsets(), ds.edgeOffsets());
+
+    // Edges are display data: the content hash is that of the same sets without them.
+    DatasetBuilder plain("g.sdf");
+    plain.setDimension(1);
+    plain.addItem(v, nullptr, 3, Split::Train);
+    plain.addItem(v, nullptr, 1, Split::Train);
+    plain.addItem(v, nullptr, 4, Split::Test);
+    const Dataset noEdges = plain.finish();
+    QVERIFY(!noEdges.hasEdges());
+    QVERIFY(noEdges.edgePairs().empty() && noEdges.edgeOffsets().empty());
+    QCOMPARE(noEdges.edgeCount(2), std::size_t(0));
+    QCOMPARE(noEdges.contentHash(), ds.contentHash());
+}
+
+void TestDataset::edgesOutsideTheItemAreRefused_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("expect");
+    QTest::newRow("index = set size") << 0 << "(record 1): edge 1 (1, 3) names element 3 of a set of 3 elements";
+    QTest::newRow("negative index") << 1 << "(record 1): edge 0 (-1, 0) names element -1 of a set of 3";
+    QTest::newRow("missing item") << 2 << "(record 2): edges for an item that does not exist";
+    QTest::newRow("twice") << 3 << "(record 1): edges given twice";
+}
+
+void TestDataset::edgesOutsideTheItemAreRefused()
+{
+    QFETCH(int, kind);
+    QFETCH(QString, expect);
+    DatasetBuilder b("mols.sdf");
+    b.setDimension(1);
+    const float v[] = {0, 1, 2, 3, 4};
+    b.addItem(v, nullptr, 5, Split::Train); // record 0: 5 elements, so index 3 is fine there
+    b.addItem(v, nullptr, 3, Split::Train); // record 1: 3 elements
+    const std::int32_t outside[] = {0, 1, 1, 3};
+    const std::int32_t negative[] = {-1, 0};
+    const std::int32_t ok[] = {0, 1};
+    b.setElementEdges(0, outside, 2);
+    try {
+        switch (kind) {
+        case 0: b.setElementEdges(1, outside, 2); break;
+        case 1: b.setElementEdges(1, negative, 1); break;
+        case 2: b.setElementEdges(2, ok, 1); break;
+        case 3: // refused by finish()
+            b.setElementEdges(1, ok, 1);
+            b.setElementEdges(1, ok, 1);
+            break;
+        }
+        b.finish();
+        QFAIL("bad edges accepted");
+    } catch (const InputError& e) {
+        const QString msg = QString::fromStdString(e.what());
+        QVERIFY2(msg.startsWith("mols.sdf (record"), qPrintable(msg));
+        QVERIFY2(msg.contains(expect), qPrintable(msg));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestDataset)

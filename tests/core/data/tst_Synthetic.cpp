@@ -17,6 +17,7 @@ private Q_SLOTS:
     void setsOfPoints();
     void deterministic();
     void stratifiedSplit();
+    void stratifiedSplitKeepsEdges();
     void parse_data();
     void parse();
 };
@@ -116,6 +117,25 @@ void TestSynthetic::stratifiedSplit()
     QCOMPARE(int(testPerClass.size()), fine.numClasses());
     for (const auto& [c, n] : testPerClass)
         QCOMPARE(n, 10); // 25 % of 40 in every class
+}
+
+void TestSynthetic::stratifiedSplitKeepsEdges()
+{
+    DatasetBuilder b("graphs");
+    b.setDimension(1);
+    b.defineLabelSet("fine", {"a", "b"});
+    const float v[] = {0, 1, 2};
+    const std::int32_t path[] = {0, 1, 1, 2};
+    for (int i = 0; i < 8; ++i) {
+        const std::size_t it = b.addItem(v, nullptr, std::size_t(1 + i % 3), Split::Train);
+        b.setLabel("fine", it, i % 2);
+        b.setElementEdges(it, path, std::size_t(i % 3)); // 0, 1 or 2 edges: fit 1, 2 or 3 nodes
+    }
+    const Dataset ds = b.finish();
+    const Dataset split = withStratifiedTestSplit(ds, "fine", 0.25, 3);
+    QCOMPARE(split.count(Split::Test), std::size_t(2));
+    QCOMPARE(split.edgeOffsets(), ds.edgeOffsets());
+    QCOMPARE(split.edgePairs(), ds.edgePairs());
 }
 
 void TestSynthetic::parse_data()

@@ -38,6 +38,7 @@ private Q_SLOTS:
     void thresholdAndEmptyImage();
     void squareVectorsWithoutImages();
     void subsetKeepsMetadata();
+    void subsetKeepsEdges();
     void specSuffix();
 };
 
@@ -99,6 +100,27 @@ void TestTransform::subsetKeepsMetadata()
     QCOMPARE(int(s.image(0)[0]), 10);
     QCOMPARE(s.split(0), Split::Test);
     QVERIFY_THROWS_EXCEPTION(std::out_of_range, subset(tinyImages(), {2}));
+}
+
+void TestTransform::subsetKeepsEdges()
+{
+    // Item 0: a path of 3 nodes, item 1: one node, item 2: a triangle.
+    DatasetBuilder b("graphs");
+    b.setDimension(1);
+    const float v[] = {0, 1, 2};
+    const std::int32_t path[] = {0, 1, 1, 2};
+    const std::int32_t triangle[] = {0, 1, 1, 2, 0, 2};
+    b.addItem(v, nullptr, 3, Split::Train);
+    b.addItem(v, nullptr, 1, Split::Train);
+    b.addItem(v, nullptr, 3, Split::Test);
+    b.setElementEdges(0, path, 2);
+    b.setElementEdges(2, triangle, 3);
+    const Dataset ds = b.finish();
+    const Dataset s = subset(ds, {2, 1, 0});
+    QVERIFY(s.hasEdges());
+    QCOMPARE(std::vector<std::int32_t>(s.edges(0).begin(), s.edges(0).end()), (std::vector<std::int32_t>{0, 1, 1, 2, 0, 2}));
+    QCOMPARE(s.edgeCount(1), std::size_t(0));
+    QCOMPARE(std::vector<std::int32_t>(s.edges(2).begin(), s.edges(2).end()), (std::vector<std::int32_t>{0, 1, 1, 2}));
 }
 
 void TestTransform::specSuffix()

@@ -73,6 +73,7 @@ private Q_SLOTS:
     void emptyGraphsRefused();
     void registryDispatch();
     void optionsThroughTheCatalog();
+    void edgesReachTheDataset();
 
 private:
     QString miniTuDataset();
@@ -305,6 +306,44 @@ void TestGraph::optionsThroughTheCatalog()
              qPrintable(error(sdf + "?class=A,threshold=high")));
     QCOMPARE(error(sdf + "?klass=A"), QString::fromStdString(sdf) + ": loader sdf has no option 'klass' (it has: repr, "
                                                                     "rw, folds, fold, seed, class, threshold)");
+}
+
+void TestGraph::edgesReachTheDataset()
+{
+    // TUDataset: graph 1 = triangle on global nodes 1..3 (each edge listed both ways),
+    // graph 2 = path 4-5-6 listed one way, graph 3 = node 7 alone. Element i of an item is
+    // local node i, so the item's edges are the graph's in local ids.
+    const QString dir = m_dir.filePath("TRI");
+    QDir().mkpath(dir);
+    writeText(dir + "/TRI_A.txt", "1, 2\n2, 1\n2, 3\n3, 2\n1, 3\n3, 1\n4, 5\n6, 5\n");
+    writeText(dir + "/TRI_graph_indicator.txt", "1\n1\n1\n2\n2\n2\n3\n");
+    writeText(dir + "/TRI_graph_labels.txt", "0\n1\n1\n");
+    setscope::plugin::Registry r;
+    setscope::builtin::registerBuiltins(r);
+    const Dataset tu = catalog::openDataset(dir.toStdString(), r);
+    QVERIFY(tu.hasEdges());
+    QCOMPARE(tu.size(), std::size_t(3));
+    auto edgesOf = [](const Dataset& ds, std::size_t i) {
+        const auto e = ds.edges(i);
+        return std::vector<std::int32_t>(e.begin(), e.end());
+    };
+    QCOMPARE(edgesOf(tu, 0), (std::vector<std::int32_t>{0, 1, 0, 2, 1, 2}));
+    QCOMPARE(edgesOf(tu, 1), (std::vector<std::int32_t>{0, 1, 1, 2}));
+    QCOMPARE(tu.edgeCount(2), std::size_t(0));
+    // The adjacency representation has the same edges (and the rows agree with them).
+    const Dataset adj = catalog::openDataset(dir.toStdString() + "?repr=adjacency", r);
+    QCOMPARE(adj.edgePairs(), tu.edgePairs());
+
+    // SDF: C-C-O, bonds 1-2 and 3-2 (atom numbers 1-based in the file).
+    const QString sdf = m_dir.filePath("cco.sdf");
+    writeText(sdf, "ethanol\n\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n"
+                   "    0.0000    0.0000    0.0000 C   0  0\n"
+                   "    1.0000    0.0000    0.0000 C   0  0\n"
+                   "    2.0000    0.0000    0.0000 O   0  0\n"
+                   "  1  2  1  0\n  3  2  1  0\nM  END\n$$$$\n");
+    const Dataset mol = catalog::openDataset(sdf.toStdString(), r);
+    QCOMPARE(mol.setSize(0), std::size_t(3));
+    QCOMPARE(edgesOf(mol, 0), (std::vector<std::int32_t>{0, 1, 1, 2}));
 }
 
 QTEST_GUILESS_MAIN(TestGraph)

@@ -44,6 +44,18 @@ void TestGraphReal::realBzr()
     // Elements present: Br C Cl F N O S (counted with grep over the atom blocks).
     QCOMPARE(ds.dim(), 7 + 2 + 2 + 4);
     QCOMPARE(ds.elementCount(), std::size_t(3649));
+    // The bonds are the items' edges: 4044 in all (the counts lines' bond fields summed with
+    // awk), 28 for the first molecule (counts line " 25 28 ..."), each within its molecule.
+    QVERIFY(ds.hasEdges());
+    std::size_t bonds = 0;
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+        bonds += ds.edgeCount(i);
+        for (std::int32_t e : ds.edges(i))
+            QVERIFY(e >= 0 && static_cast<std::size_t>(e) < ds.setSize(i));
+    }
+    QCOMPARE(bonds, std::size_t(4044));
+    QCOMPARE(ds.setSize(0), std::size_t(25));
+    QCOMPARE(ds.edgeCount(0), std::size_t(28));
 }
 
 void TestGraphReal::smokeFiles()

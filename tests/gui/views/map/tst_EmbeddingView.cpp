@@ -393,6 +393,62 @@ private Q_SLOTS:
         QVERIFY(!view.tooltipRect().isEmpty());
     }
 
+    void graphCardDrawsTheEdges()
+    {
+        // The same two 12-node sets, once as a graph dataset (item 0 a 12-cycle) and once
+        // without edges: hovering item 0 shows the graph glyph, whose edges are lines of
+        // ItemPresenter::kGraphEdgeGrey, only on the graph dataset's card.
+        std::vector<float> v;
+        for (int k = 0; k < 12; ++k) {
+            v.push_back(float(k % 3));
+            v.push_back(float(k / 3));
+        }
+        std::vector<std::int32_t> cycle;
+        for (int k = 0; k < 12; ++k) {
+            cycle.push_back(k);
+            cycle.push_back((k + 1) % 12);
+        }
+        auto make = [&](bool edges) {
+            data::DatasetBuilder b("molecules");
+            b.setDimension(2);
+            b.defineLabelSet("fine", {"ring", "chain"});
+            b.setLabel("fine", b.addItem(v.data(), nullptr, 12, data::Split::Train), 0);
+            b.setLabel("fine", b.addItem(v.data(), nullptr, 12, data::Split::Train), 1);
+            if (edges)
+                b.setElementEdges(0, cycle.data(), 12);
+            return std::make_shared<const data::Dataset>(b.finish());
+        };
+        const QColor grey(gui::ItemPresenter::kGraphEdgeGrey, gui::ItemPresenter::kGraphEdgeGrey,
+                          gui::ItemPresenter::kGraphEdgeGrey);
+        auto card = [&](bool edges, const char* file) {
+            EmbeddingView view;
+            view.resize(400, 300);
+            view.setAnimationDuration(0);
+            view.show();
+            if (!QTest::qWaitForWindowExposed(&view))
+                return -1;
+            view.setDataset(make(edges));
+            auto l = std::make_shared<layout::Layout>();
+            l->items = {0, 1};
+            l->xy = {-1.f, 0.f, 1.f, 0.f};
+            view.setLayout(l);
+            view.grabMap();
+            sendMouse(&view, QEvent::MouseMove, view.mapToWidget(QPointF(-1, 0)), Qt::NoButton, Qt::NoButton);
+            if (view.hoveredItem() != 0)
+                return -2;
+            const QImage img = view.grabMap();
+            img.save(outPath(file));
+            const QRectF tip = view.tooltipRect();
+            const qreal dpr = view.devicePixelRatioF();
+            return countColour(img, QRect((tip.topLeft() * dpr).toPoint(), (tip.bottomRight() * dpr).toPoint()), grey, 12);
+        };
+        const int graph = card(true, "tst_embedding_view_graph.png");
+        const int cloud = card(false, "tst_embedding_view_graph_none.png");
+        QVERIFY2(graph >= 0 && cloud >= 0, "view not shown or item not hovered");
+        // 12 edges of a ring about 100 px across: some 300 px of line.
+        QVERIFY2(graph > cloud + 150, qPrintable(QStringLiteral("%1 vs %2").arg(graph).arg(cloud)));
+    }
+
     void itemsOutsideTheDatasetAreDropped()
     {
         auto l = std::make_shared<layout::Layout>(*makeLayout());

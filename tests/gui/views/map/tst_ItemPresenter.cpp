@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 // ItemPresenter (gui/views/map/ItemPresenter.h), the data half of the hover card: the text,
-// the thumbnail and the point-cloud glyph, offscreen (no GL).
+// the thumbnail, the point-cloud glyph and the graph glyph, offscreen (no GL).
 #include "gui/views/map/ItemPresenter.h"
 
 #include "core/data/Dataset.h"
@@ -101,6 +101,66 @@ private Q_SLOTS:
                          qPrintable(QStringLiteral("%1-%2").arg(a).arg(c)));
         // At most maxPoints elements.
         QCOMPARE(p.glyph(0, 3).size(), std::size_t(3));
+    }
+
+    void graphGlyphDrawsEveryEdgeBetweenItsNodes()
+    {
+        // Item 0: a 4-cycle 0-1-2-3 plus a pendant node 4 on node 2 and a self-loop on 1
+        // (5 edges, 4 drawn); item 1: a single node; item 2: a path of 3.
+        data::DatasetBuilder b("graphs");
+        b.setDimension(2);
+        const float v[10] = {0, 0, 1, 0, 1, 1, 0, 1, 5, 5};
+        b.addItem(v, nullptr, 5, data::Split::Train);
+        b.addItem(v, nullptr, 1, data::Split::Train);
+        b.addItem(v, nullptr, 3, data::Split::Test);
+        const std::int32_t g0[] = {0, 1, 1, 2, 2, 3, 3, 0, 2, 4, 1, 1};
+        const std::int32_t g2[] = {0, 1, 1, 2};
+        b.setElementEdges(0, g0, 6);
+        b.setElementEdges(2, g2, 2);
+        ItemPresenter p;
+        p.setDataset(std::make_shared<const data::Dataset>(b.finish()));
+
+        const ItemPresenter::GraphGlyph g = p.graphGlyph(0);
+        QCOMPARE(g.nodes.size(), std::size_t(5));
+        QCOMPARE(g.segments.size(), std::size_t(5)); // the self-loop has no segment
+        // Segment k joins the nodes of the k-th edge (self-loop skipped), exactly.
+        const int ends[5][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {2, 4}};
+        for (std::size_t k = 0; k < 5; ++k) {
+            QCOMPARE(g.segments[k].first, g.nodes[std::size_t(ends[k][0])]);
+            QCOMPARE(g.segments[k].second, g.nodes[std::size_t(ends[k][1])]);
+        }
+        // Scaled into [-1, 1], touching it; the cycle's four sides about equal.
+        double extent = 0.0;
+        for (const QPointF& q : g.nodes)
+            extent = std::max({extent, std::abs(q.x()), std::abs(q.y())});
+        QVERIFY(std::abs(extent - 1.0) < 1e-9);
+        auto len = [&](std::size_t k) { return QLineF(g.segments[k].first, g.segments[k].second).length(); };
+        for (std::size_t k = 1; k < 4; ++k)
+            QVERIFY2(std::abs(len(k) / len(0) - 1.0) < 0.1, qPrintable(QString::number(len(k) / len(0))));
+
+        // One node: a dot in the middle, no segment.
+        const ItemPresenter::GraphGlyph lone = p.graphGlyph(1);
+        QCOMPARE(lone.nodes.size(), std::size_t(1));
+        QCOMPARE(lone.nodes[0], QPointF(0, 0));
+        QVERIFY(lone.segments.empty());
+        // The path: three collinear nodes, the middle one halfway.
+        const ItemPresenter::GraphGlyph path = p.graphGlyph(2);
+        QCOMPARE(path.segments.size(), std::size_t(2));
+        const QPointF mid = (path.nodes[0] + path.nodes[2]) / 2.0;
+        QVERIFY(QLineF(mid, path.nodes[1]).length() < 1e-6);
+        // At most maxNodes nodes: edges to the others are left out.
+        const ItemPresenter::GraphGlyph capped = p.graphGlyph(0, 3);
+        QCOMPARE(capped.nodes.size(), std::size_t(3));
+        QCOMPARE(capped.segments.size(), std::size_t(2)); // 0-1 and 1-2
+        QVERIFY(p.graphGlyph(3).nodes.empty());
+
+        // A dataset without edges has no graph glyph (its sets get the point cloud).
+        data::DatasetBuilder c("cloud");
+        c.setDimension(2);
+        c.addItem(v, nullptr, 5, data::Split::Train);
+        p.setDataset(std::make_shared<const data::Dataset>(c.finish()));
+        QVERIFY(p.graphGlyph(0).nodes.empty());
+        QCOMPARE(p.glyph(0).size(), std::size_t(5));
     }
 };
 

@@ -49,6 +49,14 @@ public:
     /// Display data for documents / named elements: one string per element of the item.
     virtual void setElementText(std::size_t item, const std::vector<std::string>& text) = 0;
 
+    /// Graph structure (ABI 7): the undirected edges between the elements of item `item`
+    /// (an existing item), `edgeCount` pairs of element indices within the item, `pairs`
+    /// holding 2 * edgeCount ints (a0, b0, a1, b1, ...), each index in [0, the item's count).
+    /// At most one call per item, in any item order; a == b is a self-loop. Items without a
+    /// call have no edges; a dataset with no call at all is not a graph dataset. Values are
+    /// copied.
+    virtual void setElementEdges(std::size_t item, const std::int32_t* pairs, std::size_t edgeCount) = 0;
+
     /// Records an input file (for the content hash that keys caches and the project store).
     virtual void addSourceFile(const std::string& path) = 0;
 

@@ -23,7 +23,7 @@
 #include <cstdint>
 
 /// Bump when anything in <setscope/sdk/...> changes in a way that breaks binaries.
-#define SETSCOPE_SDK_ABI_VERSION 6
+#define SETSCOPE_SDK_ABI_VERSION 7
 
 #ifndef SETSCOPE_PLUGIN_ABI_VERSION
 #define SETSCOPE_PLUGIN_ABI_VERSION SETSCOPE_SDK_ABI_VERSION
