@@ -331,6 +331,19 @@ public:
         claims.memoryBytes += *add + *head;
     }
 
+    /// One array nested in a cell array or a struct (`kind`: "a cell", "a struct field"),
+    /// tag included, inside a parent with `rem` bytes left.
+    void nested(Source& s, std::uint64_t& rem, const std::string& where, const char* kind, int depth)
+    {
+        const Tag c = tag(s, rem, where, false);
+        if (c.type != miMATRIX)
+            fail(s, where, std::string(kind) + " must be an array (miMATRIX), found type " + std::to_string(c.type));
+        const std::uint64_t before = s.offset();
+        matrix(s, c.size, where, depth + 1);
+        s.skip(c.total - 8 - (s.offset() - before));
+        rem -= c.total - 8;
+    }
+
     /// An miMATRIX element of `nbytes` bytes of data (its tag already read).
     void matrix(Source& s, std::uint64_t nbytes, const std::string& what, int depth)
     {
@@ -401,15 +414,7 @@ public:
                          " bytes follow (each cell takes at least 8)");
             const std::string base = depth == 0 && !name.empty() ? name : what;
             for (std::uint64_t i = 0; i < n; ++i) {
-                const std::string cellName = base + "{" + std::to_string(i + 1) + "}";
-                const Tag c = tag(s, rem, cellName, false);
-                if (c.type != miMATRIX)
-                    fail(s, cellName, "a cell must be an array (miMATRIX), found type " + std::to_string(c.type));
-                const std::uint64_t before = s.offset();
-                matrix(s, c.size, cellName, depth + 1);
-                const std::uint64_t used = s.offset() - before;
-                s.skip(c.total - 8 - used);
-                rem -= c.total - 8;
+                nested(s, rem, base + "{" + std::to_string(i + 1) + "}", "a cell", depth);
             }
             break;
         }
@@ -442,14 +447,7 @@ public:
             for (std::uint64_t i = 0; i < *values; ++i) {
                 const std::string f = here + ".field" + std::to_string(i % std::max<std::uint64_t>(fields, 1) + 1) + "(" +
                                       std::to_string(i / std::max<std::uint64_t>(fields, 1) + 1) + ")";
-                const Tag c = tag(s, rem, f, false);
-                if (c.type != miMATRIX)
-                    fail(s, f, "a struct field must be an array (miMATRIX), found type " + std::to_string(c.type));
-                const std::uint64_t before = s.offset();
-                matrix(s, c.size, f, depth + 1);
-                const std::uint64_t used = s.offset() - before;
-                s.skip(c.total - 8 - used);
-                rem -= c.total - 8;
+                nested(s, rem, f, "a struct field", depth);
             }
             break;
         }
