@@ -21,7 +21,7 @@ packages=(
   libtorch-dev libopenblas0-pthread libeigen3-dev libfaiss-dev
   libimgui-dev libsqlite3-dev libfasttext-dev libmatio-dev libcli11-dev nlohmann-json3-dev
   libxxhash-dev zlib1g-dev libzip-dev libarchive-dev libfftw3-dev
-  dataset-fashion-mnist
+  dataset-fashion-mnist rdkit-data
   xvfb xauth libgl1-mesa-dri libglx-mesa0
 )
 
