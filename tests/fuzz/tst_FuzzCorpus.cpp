@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+//
+// Replays every fuzz target over its seed corpus (tests/fuzz/corpus/TARGET) and the inputs
+// that once crashed it (tests/fuzz/regressions/TARGET): each input must be accepted or
+// refused with sdk::InputError, never anything else, in every normal build.
+#include "tests/fuzz/targets/FuzzTargets.h"
+
+#include <QtTest>
+
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <vector>
+
+namespace {
+
+struct Target {
+    const char* name;
+    std::function<void(const std::uint8_t*, std::size_t)> run;
+};
+
+const std::vector<Target>& targets()
+{
+    static const std::vector<Target> t{{"mat_claims", setscope::fuzz::matClaims}};
+    return t;
+}
+
+} // namespace
+
+class TestFuzzCorpus : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void replay_data();
+    void replay();
+};
+
+void TestFuzzCorpus::replay_data()
+{
+    namespace fs = std::filesystem;
+    QTest::addColumn<int>("target");
+    QTest::addColumn<QString>("file");
+    for (std::size_t t = 0; t < targets().size(); ++t) {
+        int seeds = 0;
+        for (const char* kind : {"corpus", "regressions"}) {
+            const fs::path dir = fs::path(SETSCOPE_FUZZ_DIR) / kind / targets()[t].name;
+            if (!fs::is_directory(dir))
+                continue;
+            std::vector<fs::path> files;
+            for (const auto& e : fs::directory_iterator(dir))
+                if (e.is_regular_file() && e.path().filename() != ".gitkeep")
+                    files.push_back(e.path());
+            std::sort(files.begin(), files.end());
+            for (const fs::path& f : files) {
+                QTest::newRow(qPrintable(QString("%1/%2/%3").arg(targets()[t].name, kind,
+                                                                  QString::fromStdString(f.filename().string()))))
+                    << static_cast<int>(t) << QString::fromStdString(f.string());
+                seeds += std::string(kind) == "corpus";
+            }
+        }
+        // A target without seeds would replay nothing and pass: that is a mistake.
+        QVERIFY2(seeds > 0, targets()[t].name);
+    }
+}
+
+void TestFuzzCorpus::replay()
+{
+    QFETCH(int, target);
+    QFETCH(QString, file);
+    std::ifstream in(file.toStdString(), std::ios::binary);
+    QVERIFY(in);
+    const std::vector<char> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    try {
+        targets()[static_cast<std::size_t>(target)].run(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                                        bytes.size());
+    } catch (const std::exception& e) {
+        QFAIL(qPrintable(QString("%1 threw %2").arg(file, e.what())));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestFuzzCorpus)
+#include "tst_FuzzCorpus.moc"
