@@ -541,9 +541,9 @@ MatClaims checkMatV5Claims(const std::string& path, std::uint64_t memoryBudget)
                                        : static_cast<std::uint16_t>(head[125] << 8 | head[124]);
     if (version != 0x0100)
         return claims;
-    claims.checked = true;
 
     Walker w(path, swap, memoryBudget);
+    w.claims.checked = true;
     std::uint64_t offset = 128;
     while (offset < size) {
         const std::string what = "variable " + std::to_string(w.claims.variables + 1);
@@ -580,11 +580,7 @@ MatClaims checkMatV5Claims(const std::string& path, std::uint64_t memoryBudget)
         ++w.claims.variables;
         offset += 8 + nbytes;
     }
-    claims.variables = w.claims.variables;
-    claims.arrays = w.claims.arrays;
-    claims.elements = w.claims.elements;
-    claims.memoryBytes = w.claims.memoryBytes;
-    return claims;
+    return w.claims;
 }
 
 } // namespace setscope::data
