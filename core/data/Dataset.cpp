@@ -4,6 +4,7 @@
 
 #include "core/util/CheckedMath.h"
 #include "core/util/Hash.h"
+#include "core/util/Memory.h"
 
 #include <algorithm>
 #include <cmath>
@@ -151,12 +152,27 @@ void DatasetBuilder::reserve(std::size_t items, std::size_t elements)
         throw InputError(m_origin, "",
                          "the loader asked for room for " + std::to_string(items) + " items with " +
                              std::to_string(elements) + " elements: more values than fit in 64 bits");
+    // The counts are the loader's (exact, from the file's header): the whole dataset is weighed
+    // against the memory budget here, before its values arrive (docs/RELIABILITY.md, "Memory").
+    // What is already here (an earlier reserve or earlier items) does not count twice.
+    const std::uint64_t newItems = items - std::min(items, m_ds.size());
+    const std::uint64_t newElements = elements - std::min(elements, m_ds.m_weights.size());
+    const std::uint64_t bytes =
+        (newElements * static_cast<std::uint64_t>(m_dimSet ? m_ds.m_dim : 1) + newElements) * sizeof(float) +
+        newItems * (sizeof(std::int64_t) + sizeof(Split) + m_ds.m_image.bytesPerItem());
+    if (m_dimSet)
+        util::requireMemory(m_origin, bytes,
+                            std::to_string(items) + " items with " + std::to_string(elements) + " elements of dimension " +
+                                std::to_string(m_ds.m_dim) + " as float32" +
+                                (m_ds.m_image.bytesPerItem() ? std::string(", with their images") : std::string()));
     try {
         m_ds.m_offsets.reserve(*offsets);
         m_ds.m_splits.reserve(items);
         m_ds.m_weights.reserve(elements);
         if (m_dimSet)
             m_ds.m_values.reserve(*values);
+        if (const std::size_t bpi = m_ds.m_image.bytesPerItem())
+            m_ds.m_pixels.reserve(util::checkedMul(items, bpi).value_or(0));
     } catch (const std::bad_alloc&) {
         // only a hint: dropped
     } catch (const std::length_error&) {
@@ -177,6 +193,15 @@ std::size_t DatasetBuilder::addItem(const float* values, const float* weights, s
         throw InputError(m_origin, InputError::atRecord(item),
                          "a set of " + std::to_string(count) + " elements of dimension " + std::to_string(d) +
                              " has more values than fit in 64 bits");
+    // A loader that did not reserve grows the values as items arrive: each time the vector would
+    // reallocate, the new buffer is weighed against the memory budget first, so that a file too
+    // large for the machine stops loading with a message instead of swapping.
+    if (const std::size_t cap = m_ds.m_values.capacity(); cap - m_ds.m_values.size() < *n) {
+        const std::uint64_t next = std::max<std::uint64_t>(2 * static_cast<std::uint64_t>(cap), m_ds.m_values.size() + *n);
+        if (next * sizeof(float) > (std::uint64_t(64) << 20))
+            util::requireMemory(m_origin, next * sizeof(float),
+                                "growing to " + std::to_string(next) + " float32 values at item " + std::to_string(item));
+    }
     m_ds.m_values.insert(m_ds.m_values.end(), values, values + *n);
     if (weights)
         m_ds.m_weights.insert(m_ds.m_weights.end(), weights, weights + count);

@@ -3,6 +3,7 @@
 #include "core/data/IdxLoader.h"
 
 #include "core/util/CheckedMath.h"
+#include "core/util/Memory.h"
 #include "core/util/Text.h"
 
 #include <setscope/sdk/Errors.h>
@@ -128,8 +129,57 @@ struct SplitFiles {
     Split split;
 };
 
+/// The dimensions an IDX header claims (empty when the header cannot be read: readIdx then
+/// says why). Reads only the header, also of a gzip file.
+std::vector<std::uint64_t> idxDims(const std::string& path)
+{
+    try {
+        GzFile f(path);
+        unsigned char head[4];
+        if (f.read(head, 4) != 4 || head[0] != 0 || head[1] != 0 || head[3] < 1 || head[3] > 4)
+            return {};
+        std::vector<std::uint64_t> dims;
+        for (int d = 0; d < head[3]; ++d) {
+            unsigned char b[4];
+            if (f.read(b, 4) != 4)
+                return {};
+            dims.push_back((std::uint64_t(b[0]) << 24) | (std::uint64_t(b[1]) << 16) | (std::uint64_t(b[2]) << 8) | b[3]);
+        }
+        return dims;
+    } catch (const InputError&) {
+        return {};
+    }
+}
+
+/// Weighs the whole load against the memory budget from the headers alone, before any payload
+/// is read: per image its bytes as read, its float32 values and its kept pixels, plus the largest
+/// file's bytes held while it is converted (docs/RELIABILITY.md, "Memory").
+void requireMemoryFor(const std::vector<SplitFiles>& parts, const std::string& origin)
+{
+    std::uint64_t images = 0, bytes = 0, largest = 0;
+    std::string shape;
+    for (const SplitFiles& part : parts) {
+        const std::vector<std::uint64_t> dims = idxDims(part.images.string());
+        if (dims.size() != 3)
+            return; // readIdx / checkImages explain what is wrong with the file
+        const std::optional<std::uint64_t> raw = util::checkedProduct<std::uint64_t>(dims);
+        if (!raw)
+            return; // readIdx refuses the overflow with its own message
+        images += dims[0];
+        const std::uint64_t items = dims[0] * (sizeof(std::int64_t) + sizeof(float) + sizeof(Split) + 2 * sizeof(std::int32_t));
+        bytes = util::checkedAdd(bytes, util::checkedMul<std::uint64_t>(*raw, 1 + sizeof(float) + 1).value_or(UINT64_MAX))
+                    .value_or(UINT64_MAX);
+        bytes = util::checkedAdd(bytes, items).value_or(UINT64_MAX);
+        largest = std::max(largest, *raw);
+        shape = std::to_string(dims[1]) + " x " + std::to_string(dims[2]);
+    }
+    util::requireMemory(origin, util::checkedAdd(bytes, largest).value_or(UINT64_MAX),
+                        std::to_string(images) + " images of " + shape + " pixels as float32 values and bytes");
+}
+
 void emitSplits(const std::vector<SplitFiles>& parts, const std::string& origin, sdk::DatasetSink& sink)
 {
+    requireMemoryFor(parts, origin);
     bool first = true;
     int rows = 0, cols = 0;
     const bool fashion = isFashion(origin);

@@ -5,6 +5,7 @@
 #include "core/util/Utf8.h"
 
 #include "core/util/CheckedMath.h"
+#include "core/util/Memory.h"
 #include "core/util/Text.h"
 
 #include <setscope/sdk/Errors.h>
@@ -674,8 +675,9 @@ void Reader::load(sdk::DatasetSink& sink)
 {
     checkHeader();
     // Every size a v5/v7 header claims, checked against the file and the memory budget
-    // before matio allocates what the headers say (docs/DATASETS.md, "Untrusted .mat files").
-    checkMatV5Claims(m_path, defaultMemoryBudget());
+    // (util::memoryBudget: what is available now, or SETSCOPE_MEMORY_LIMIT) before matio
+    // allocates what the headers say (docs/DATASETS.md, "Untrusted .mat files").
+    checkMatV5Claims(m_path, util::memoryBudget().bytes);
     std::lock_guard lock(matioMutex());
     m_log = std::make_unique<LogCapture>();
     open();

@@ -8,8 +8,6 @@
 
 #include <zlib.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -505,15 +503,6 @@ private:
 };
 
 } // namespace
-
-std::uint64_t defaultMemoryBudget()
-{
-    const long pages = ::sysconf(_SC_PHYS_PAGES);
-    const long page = ::sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return std::uint64_t(4) << 30;
-    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 2;
-}
 
 MatClaims checkMatV5Claims(const std::string& path, std::uint64_t memoryBudget)
 {

@@ -37,8 +37,4 @@ struct MatClaims {
 /// callers tell them apart by the header as before.
 MatClaims checkMatV5Claims(const std::string& path, std::uint64_t memoryBudget);
 
-/// Half of the machine's physical memory (sysconf), or 4 GiB when that is unknown: the
-/// budget the loaders give checkMatV5Claims().
-std::uint64_t defaultMemoryBudget();
-
 } // namespace setscope::data

@@ -5,6 +5,7 @@
 #include "core/data/Csv.h"
 
 #include "core/util/CheckedMath.h"
+#include "core/util/Memory.h"
 #include "core/util/Text.h"
 
 #include <setscope/sdk/Errors.h>
@@ -203,12 +204,27 @@ void applyLabelColumns(const CsvTable& t, sdk::DatasetSink& sink, std::size_t fi
 
 } // namespace
 
-NpyArray readNpy(const std::string& path)
+NpyArray readNpy(const std::string& path, std::uint64_t extraBytesPerValue)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError(path, "", "cannot open");
-    std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // The header first: the payload is read only once its size has been checked against the
+    // file and the memory budget.
+    std::error_code sizeError;
+    const std::uint64_t fileBytes = fs::file_size(path, sizeError);
+    if (sizeError)
+        throw InputError(path, "", "cannot read: " + sizeError.message());
+    std::vector<unsigned char> bytes;
+    const auto readUpTo = [&](std::uint64_t end) {
+        const std::size_t have = bytes.size();
+        if (end <= have)
+            return;
+        bytes.resize(static_cast<std::size_t>(std::min(end, fileBytes)));
+        in.read(reinterpret_cast<char*>(bytes.data() + have), static_cast<std::streamsize>(bytes.size() - have));
+        bytes.resize(have + static_cast<std::size_t>(in.gcount()));
+    };
+    readUpTo(12);
     if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
         throw InputError(path, InputError::atOffset(0), "wrong magic string: not a .npy file");
     const int major = bytes[6];
@@ -224,6 +240,7 @@ NpyArray readNpy(const std::string& path)
     } else {
         throw InputError(path, InputError::atOffset(6), "unsupported .npy format version " + std::to_string(major));
     }
+    readUpTo(headerStart + headerLen);
     if (headerStart + headerLen > bytes.size())
         throw InputError(path, InputError::atOffset(bytes.size()), "truncated header");
     const std::string header(bytes.begin() + static_cast<std::ptrdiff_t>(headerStart),
@@ -264,12 +281,22 @@ NpyArray readNpy(const std::string& path)
     const std::size_t dataStart = headerStart + headerLen;
     const std::uint64_t need = *needBytes;
     // Checked before anything is allocated for the payload.
+    if (fileBytes - dataStart < need)
+        throw InputError(path, InputError::atOffset(fileBytes),
+                         "truncated: shape needs " + std::to_string(need) + " data bytes, file has " +
+                             std::to_string(fileBytes - dataStart));
+    if (fileBytes - dataStart > need)
+        throw InputError(path, InputError::atOffset(dataStart + need), "trailing bytes after the array data");
+    // The bytes, their float32 values (twice while a Fortran-order array is reordered) and what
+    // the caller makes of them (extraBytesPerValue), weighed before any of it is allocated.
+    util::requireMemory(path,
+                        need + n * (sizeof(float) * (fortran && a.shape.size() > 1 ? 2 : 1) + extraBytesPerValue),
+                        "an array of shape " + shapeString(a.shape) + " read as float32");
+    readUpTo(dataStart + need);
     if (bytes.size() - dataStart < need)
         throw InputError(path, InputError::atOffset(bytes.size()),
-                         "truncated: shape needs " + std::to_string(need) + " data bytes, file has " +
+                         "truncated: shape needs " + std::to_string(need) + " data bytes, could read " +
                              std::to_string(bytes.size() - dataStart));
-    if (bytes.size() - dataStart > need)
-        throw InputError(path, InputError::atOffset(dataStart + need), "trailing bytes after the array data");
 
     a.data.resize(n);
     const unsigned char* p = bytes.data() + dataStart;
@@ -342,7 +369,8 @@ void writeNpy(const std::string& path, const float* data, const std::vector<std:
 
 void loadNpy(const std::string& path, sdk::DatasetSink& sink)
 {
-    const NpyArray a = readNpy(path);
+    // The dataset holds the values once more as float32, plus a weight per element.
+    const NpyArray a = readNpy(path, 2 * sizeof(float));
     if (a.shape.size() != 2 && a.shape.size() != 3)
         throw InputError(path, "", "expected a 2-D (items x dim) or 3-D (items x set size x dim) array, shape has " +
                                        std::to_string(a.shape.size()) + " dimensions");

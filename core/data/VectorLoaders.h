@@ -17,8 +17,11 @@ struct NpyArray {
 };
 
 /// Reads a .npy file (format versions 1-3; dtypes f4, f8, u1, i1, i2, i4, i8, either byte
-/// order, C or Fortran order). Throws InputError naming the file and byte offset.
-NpyArray readNpy(const std::string& path);
+/// order, C or Fortran order). Throws InputError naming the file and byte offset. The header
+/// is checked against the file's size and, with `extraBytesPerValue` more bytes per value for
+/// what the caller will build from the array, against util::memoryBudget() before the payload
+/// is read.
+NpyArray readNpy(const std::string& path, std::uint64_t extraBytesPerValue = 0);
 
 /// Writes a float32 C-order .npy file (format 1.0). Throws std::runtime_error on I/O errors.
 void writeNpy(const std::string& path, const float* data, const std::vector<std::uint64_t>& shape);

@@ -52,7 +52,21 @@ public:
     /// no work until resume() or requestCancel(). Any thread.
     bool parked() const { return m_parked.load(std::memory_order_acquire); }
 
+    /// The largest resident memory of the process seen while the job ran (bytes; 0 before the
+    /// first sample). The process's: jobs running at once share it. Exact when the process
+    /// reached a new high during the job (VmHWM rose); otherwise the largest of the samples
+    /// checkpoint() takes every 200 ms or so. Any thread.
+    std::uint64_t peakResidentBytes() const { return m_peakResident.load(std::memory_order_relaxed); }
+    /// Called by Job around run(): first and last samples.
+    void beginMemoryWatch();
+    void endMemoryWatch();
+
 private:
+    void sampleMemory();
+
+    std::atomic<std::uint64_t> m_peakResident{0};
+    std::atomic<std::uint64_t> m_highWaterAtStart{0};
+    std::atomic<std::int64_t> m_nextSampleNs{0};
     std::atomic<bool> m_cancel{false};
     std::atomic<bool> m_paused{false};
     std::atomic<bool> m_parked{false};
@@ -103,6 +117,9 @@ public:
     std::string error() const;
 
     const ProgressCounters& counters() const { return m_counters; }
+    /// See JobControl::peakResidentBytes(); final once running() is false. Job reports it to
+    /// its sink as a message just before finished().
+    std::uint64_t peakResidentBytes() const { return m_control.peakResidentBytes(); }
 
 protected:
     /// Requests cancel and joins the worker. Safe to call more than once.

@@ -4,6 +4,7 @@
 
 #include "core/data/Dataset.h"
 #include "core/catalog/LoadJob.h"
+#include "core/job/WorkerPriority.h"
 #include "core/fetch/FetchJob.h"
 #include "core/project/AttachJob.h"
 #include "core/project/ProjectStore.h"
@@ -21,6 +22,9 @@ namespace setscope::gui {
 namespace {
 
 constexpr int kPollMs = 33; // ~30 Hz
+/// Niceness of background job threads under the GUI (job::setWorkerNiceness): CPU shares of
+/// about 3 : 1 in the GUI thread's favour when both want the CPU.
+constexpr int kWorkerNiceness = 5;
 
 job::JobStatus toStatus(int s) { return static_cast<job::JobStatus>(s); }
 
@@ -32,6 +36,10 @@ Session::Session(const plugin::Registry& registry, QObject* parent)
     , m_workspace(registry)
 {
     QtProgressSink::registerMetaTypes();
+    // Background jobs (training, layout, fetch, and whatever the views start) run a little below
+    // the GUI thread, so that a frame or a click does not queue behind them on a busy machine
+    // (issue 12, "Load"; tests/gui/app/tst_Responsiveness). Alone on the machine they lose nothing.
+    job::setWorkerNiceness(kWorkerNiceness);
     m_timer.setInterval(kPollMs);
     connect(&m_timer, &QTimer::timeout, this, &Session::poll);
     m_retired.onAdded([this] { updatePolling(); }); // the timer reaps them
@@ -524,7 +532,7 @@ void Session::updatePolling()
 {
     const bool trainingActive = m_training.running();
     // The layout job idles once the map of the last snapshot it was given has converged.
-    const bool layoutActive = m_layoutJob.running() && m_layoutPending;
+    const bool layoutActive = layoutBusy();
     const bool busy = trainingActive || layoutActive || !m_retired.empty() || m_loading || m_baselineRunning ||
                       m_fetching;
     if (busy && !m_timer.isActive())

@@ -96,6 +96,9 @@ public:
     /// How many layouts / snapshots this session has seen (for tests and status lines).
     std::uint64_t layoutUpdates() const { return m_layoutUpdates; }
     std::uint64_t snapshotUpdates() const { return m_snapshotUpdates; }
+    /// True while the layout job works towards a map it has not yet converged (the first map of
+    /// a dataset, or the map of the newest snapshot); false once it idles.
+    bool layoutBusy() const { return m_layoutJob.running() && m_layoutPending; }
     /// The weights at the newest snapshot of the current (or last) run, for the views that
     /// embed sets (retrieval); null before the first snapshot.
     std::shared_ptr<const train::ModelHandle> currentModel() const;

@@ -145,7 +145,7 @@ void TestDataset::rejectsBadInput()
 void TestDataset::sinkSizesFromLoadersAreChecked()
 {
     // Loaders (and plugins) pass counts read from files to the sink: products that do not
-    // fit are refused, a capacity hint too large to honour is dropped, and nothing the
+    // fit are refused, so is a dataset larger than the memory budget, and nothing the
     // counts claim is allocated (under the cap, a bad_alloc would fail the test).
     const setscope::testing::AllocationCap cap;
     QVERIFY(cap.active());
@@ -162,7 +162,14 @@ void TestDataset::sinkSizesFromLoadersAreChecked()
         QVERIFY2(QString(e.what()).startsWith("sink.bin: ") && QString(e.what()).contains("more values than fit in 64 bits"),
                  e.what());
     }
-    b.reserve(std::size_t(1) << 40, std::size_t(1) << 40); // fits in 64 bits, not in memory: dropped
+    try {
+        // Fits in 64 bits, not in memory: refused with the estimate (util::requireMemory), by
+        // hand 2^40 x (4 values + 1 weight) x 4 B + 2^40 x 9 B per item = 29 TiB.
+        b.reserve(std::size_t(1) << 40, std::size_t(1) << 40);
+        QFAIL("a reserve of 29 TiB was accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(QString(e.what()).startsWith("sink.bin: loading it needs about 29.0 TiB more memory"), e.what());
+    }
     try {
         b.addItem(v, nullptr, kHuge, Split::Train); // 2^62 x 4 values wrapped to 0
         QFAIL("an overflowing set size was accepted");

@@ -4,6 +4,8 @@
 // wait here is on a state the code under test sets, with a generous deadline; no assertion
 // depends on how fast a thread is.
 #include "core/job/Job.h"
+#include "core/job/WorkerPriority.h"
+#include "core/util/Memory.h"
 
 #include <QtTest>
 
@@ -12,6 +14,10 @@
 #include <future>
 #include <thread>
 #include <vector>
+
+#include <cerrno>
+#include <sys/resource.h>
+#include <unistd.h>
 
 using namespace setscope::job;
 
@@ -63,6 +69,49 @@ public:
         inFinished = true;
         gate.get_future().wait();
     }
+};
+
+/// A job that makes `bytes` resident (touched), polls, and frees them.
+class AllocatingJob final : public Job {
+public:
+    explicit AllocatingJob(std::size_t bytes)
+        : m_bytes(bytes)
+    {
+    }
+    ~AllocatingJob() override { stopAndWait(); }
+
+protected:
+    void run() override
+    {
+        std::vector<char> block(m_bytes, 1); // value-initialised to 1: every page touched
+        control().checkpoint();
+        QVERIFY(block.back() == 1);
+    }
+
+private:
+    std::size_t m_bytes;
+};
+
+/// Records the niceness its worker thread runs at.
+class NicenessJob final : public Job {
+public:
+    ~NicenessJob() override { stopAndWait(); }
+    std::atomic<int> niceness{-100};
+
+protected:
+    void run() override
+    {
+        errno = 0;
+        const int n = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+        niceness = errno == 0 ? n : -100;
+    }
+};
+
+/// Records messages in order.
+class RecordingSink final : public ProgressSink {
+public:
+    std::vector<std::string> messages;
+    void message(const std::string& text) override { messages.push_back(text); }
 };
 
 } // namespace
@@ -161,6 +210,52 @@ private Q_SLOTS:
         sink.gate.set_value();
         job.wait();
         QVERIFY(!job.running());
+    }
+
+    // The peak a job reports covers what it made resident (the allocation's size is the
+    // reference), is reported as the last message before finished(), and a later, smaller job
+    // does not inherit the process's earlier high (VmHWM) as its own.
+    void peakMemoryIsReported()
+    {
+        const std::uint64_t before = setscope::util::residentBytes();
+        QVERIFY(before > 0);
+        constexpr std::size_t kBig = std::size_t(160) << 20;
+        AllocatingJob big(kBig);
+        RecordingSink sink;
+        QCOMPARE(big.runHere(&sink), JobStatus::Finished);
+        QVERIFY2(big.peakResidentBytes() >= before + kBig - (8 << 20),
+                 qPrintable(QString("peak %1, resident before %2").arg(big.peakResidentBytes()).arg(before)));
+        QCOMPARE(sink.messages.size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(sink.messages[0]),
+                 "peak memory while the job ran: " + QString::fromStdString(setscope::util::formatBytes(big.peakResidentBytes())) +
+                     " resident (the whole process)");
+
+        AllocatingJob small(std::size_t(1) << 20);
+        QCOMPARE(small.runHere(nullptr), JobStatus::Finished);
+        QVERIFY(small.peakResidentBytes() > 0);
+        QVERIFY2(small.peakResidentBytes() + kBig / 2 < big.peakResidentBytes(),
+                 qPrintable(QString("small %1, big %2").arg(small.peakResidentBytes()).arg(big.peakResidentBytes())));
+    }
+
+    // setWorkerNiceness lowers the worker threads of jobs started afterwards, not the caller.
+    void workersRunAtTheSetNiceness()
+    {
+        errno = 0;
+        const int mine = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+        QCOMPARE(errno, 0);
+        if (mine > 16)
+            QSKIP("the test already runs at niceness > 16");
+        setWorkerNiceness(3);
+        NicenessJob lowered;
+        lowered.start(nullptr);
+        lowered.wait();
+        setWorkerNiceness(0);
+        NicenessJob plain;
+        plain.start(nullptr);
+        plain.wait();
+        QCOMPARE(lowered.niceness.load(), mine + 3);
+        QCOMPARE(plain.niceness.load(), mine);
+        QCOMPARE(::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())), mine);
     }
 };
 
