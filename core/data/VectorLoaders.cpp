@@ -339,6 +339,16 @@ NpyArray readNpy(const std::string& path, std::uint64_t extraBytesPerValue)
 
 void writeNpy(const std::string& path, const float* data, const std::vector<std::uint64_t>& shape)
 {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out)
+        throw std::runtime_error(path + ": cannot write");
+    writeNpy(out, data, shape);
+    if (!out)
+        throw std::runtime_error(path + ": write failed");
+}
+
+void writeNpy(std::ostream& out, const float* data, const std::vector<std::uint64_t>& shape)
+{
     std::string shapeText = "(";
     std::uint64_t n = 1;
     for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -353,9 +363,6 @@ void writeNpy(const std::string& path, const float* data, const std::vector<std:
     const std::size_t total = 10 + header.size() + 1;
     header.append((64 - total % 64) % 64, ' ');
     header += '\n';
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out)
-        throw std::runtime_error(path + ": cannot write");
     out.write("\x93NUMPY\x01\x00", 8);
     const auto hl = static_cast<std::uint16_t>(header.size());
     const unsigned char lenBytes[2] = {static_cast<unsigned char>(hl & 0xff), static_cast<unsigned char>(hl >> 8)};
@@ -363,8 +370,6 @@ void writeNpy(const std::string& path, const float* data, const std::vector<std:
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
     static_assert(std::endian::native == std::endian::little, "writeNpy assumes a little-endian host");
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n * sizeof(float)));
-    if (!out)
-        throw std::runtime_error(path + ": write failed");
 }
 
 void loadNpy(const std::string& path, sdk::DatasetSink& sink)

@@ -5,6 +5,7 @@
 #include <setscope/sdk/DatasetSink.h>
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ NpyArray readNpy(const std::string& path, std::uint64_t extraBytesPerValue = 0);
 
 /// Writes a float32 C-order .npy file (format 1.0). Throws std::runtime_error on I/O errors.
 void writeNpy(const std::string& path, const float* data, const std::vector<std::uint64_t>& shape);
+/// The same into a stream (the caller checks it), e.g. inside util::writeFileAtomically.
+void writeNpy(std::ostream& out, const float* data, const std::vector<std::uint64_t>& shape);
 
 /// `X.npy` vectors (N x D: plain vectors; N x S x D: sets of S elements) with an optional
 /// metadata table beside it: `X.csv` or `X.labels.csv`, one row per item, whose columns

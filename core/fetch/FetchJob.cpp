@@ -4,6 +4,8 @@
 
 #include "core/fetch/Catalog.h"
 #include "core/fetch/FetchContext.h"
+#include "core/util/AtomicFile.h"
+#include "core/util/Faults.h"
 
 #include <nlohmann/json.hpp>
 
@@ -106,17 +108,28 @@ std::int64_t bytesBelow(const fs::path& dir)
 void installAtomically(const fs::path& complete, const fs::path& target)
 {
     std::error_code ec;
+    const auto fail = [&](int err) {
+        throw FetchError(util::faults::describe("cannot put the fetched copy in place at " + target.string() + " (rename)", err));
+    };
     if (fs::exists(target, ec)) {
-        if (::renameat2(AT_FDCWD, complete.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0)
+        if (util::faults::renameExchange(complete.c_str(), target.c_str()) == 0)
             return;
+        if (errno != EINVAL && errno != ENOSYS)
+            fail(errno);
         // File systems without RENAME_EXCHANGE: a short window without the folder.
         const fs::path old = complete.string() + ".old";
-        fs::rename(target, old);
-        fs::rename(complete, target);
+        if (util::faults::rename(target.c_str(), old.c_str()) != 0)
+            fail(errno);
+        if (util::faults::rename(complete.c_str(), target.c_str()) != 0) {
+            const int err = errno;
+            ::rename(old.c_str(), target.c_str()); // the previous copy back
+            fail(err);
+        }
         fs::rename(old, complete);
         return;
     }
-    fs::rename(complete, target);
+    if (util::faults::rename(complete.c_str(), target.c_str()) != 0)
+        fail(errno);
 }
 
 void fetchOne(const SourceInfo& src, bool force, job::ProgressSink* sink, job::JobControl* control, int depth)
@@ -172,15 +185,7 @@ void fetchOne(const SourceInfo& src, bool force, job::ProgressSink* sink, job::J
     m["setscopeVersion"] = SETSCOPE_VERSION;
     m["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m["bytes"] = bytesBelow(tmp);
-    {
-        const fs::path part = tmp / "MANIFEST.json.part";
-        std::ofstream o(part);
-        o << m.dump(2) << '\n';
-        if (!o.flush())
-            throw FetchError("cannot write " + part.string() + " (disk full?)");
-        o.close();
-        fs::rename(part, tmp / "MANIFEST.json");
-    }
+    util::writeFileAtomically(tmp / "MANIFEST.json", [&](std::ostream& o) { o << m.dump(2) << '\n'; });
     ctx.checkpoint(); // last chance to cancel: nothing is replaced yet
     installAtomically(tmp, root / src.name);
     if (sink) {

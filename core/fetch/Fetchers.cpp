@@ -3,6 +3,7 @@
 #include "core/fetch/Fetchers.h"
 
 #include "core/fetch/corpora/Corpora.h"
+#include "core/util/AtomicFile.h"
 #include "core/util/Utf8.h"
 
 #include "core/data/IdxLoader.h"
@@ -90,19 +91,16 @@ void fetchFashionMnist(FetchContext& ctx)
 
 void writeIdx(const std::string& path, const std::vector<std::uint32_t>& dims, const std::vector<std::uint8_t>& data)
 {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out)
-        throw FetchError("cannot write " + path + ": " + std::strerror(errno));
-    const unsigned char head[4] = {0, 0, 0x08, static_cast<unsigned char>(dims.size())};
-    out.write(reinterpret_cast<const char*>(head), 4);
-    for (std::uint32_t d : dims) {
-        const unsigned char b[4] = {static_cast<unsigned char>(d >> 24), static_cast<unsigned char>(d >> 16),
-                                    static_cast<unsigned char>(d >> 8), static_cast<unsigned char>(d)};
-        out.write(reinterpret_cast<const char*>(b), 4);
-    }
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    if (!out.flush())
-        throw FetchError("cannot write " + path + " (disk full?)");
+    util::writeFileAtomically(path, [&](std::ostream& out) {
+        const unsigned char head[4] = {0, 0, 0x08, static_cast<unsigned char>(dims.size())};
+        out.write(reinterpret_cast<const char*>(head), 4);
+        for (std::uint32_t d : dims) {
+            const unsigned char b[4] = {static_cast<unsigned char>(d >> 24), static_cast<unsigned char>(d >> 16),
+                                        static_cast<unsigned char>(d >> 8), static_cast<unsigned char>(d)};
+            out.write(reinterpret_cast<const char*>(b), 4);
+        }
+        out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    });
 }
 
 DigitsResult digitsCsvToIdx(const std::string& csvPath, const std::string& outDir)
@@ -220,7 +218,7 @@ namespace {
 class GloveSax {
 public:
     using json = nlohmann::json;
-    GloveSax(std::string path, std::ofstream& body, FetchContext* ctx)
+    GloveSax(std::string path, std::ostream& body, FetchContext* ctx)
         : m_path(std::move(path))
         , m_body(body)
         , m_ctx(ctx)
@@ -337,7 +335,7 @@ private:
     }
 
     std::string m_path;
-    std::ofstream& m_body;
+    std::ostream& m_body;
     FetchContext* m_ctx;
     int m_depth = 0;
     std::string m_topKey;
@@ -362,14 +360,9 @@ VectorsResult gloveJsonToWord2vec(const std::string& jsonPath, const std::string
     in.rdbuf()->pubsetbuf(inBuf.data(), static_cast<std::streamsize>(inBuf.size()));
     const std::string bodyPath = outPath + ".body";
     VectorsResult r;
-    {
-        std::ofstream body(bodyPath, std::ios::binary | std::ios::trunc);
-        if (!body)
-            throw FetchError("cannot write " + bodyPath);
+    util::writeFileAtomically(bodyPath, [&](std::ostream& body) {
         GloveSax sax(jsonPath, body, ctx);
         nlohmann::json::sax_parse(in, &sax);
-        if (!body.flush())
-            throw FetchError("cannot write " + bodyPath + " (disk full?)");
         r = sax.result;
         r.dim = sax.m_dim;
         if (r.dim <= 0)
@@ -379,17 +372,25 @@ VectorsResult gloveJsonToWord2vec(const std::string& jsonPath, const std::string
         if (r.declared != 0 && r.words + r.skipped != r.declared)
             throw InputError(jsonPath, "", "\"size\" says " + std::to_string(r.declared) + " words but \"vectors\" holds " +
                                                std::to_string(r.words + r.skipped));
-    }
-    {
-        std::ofstream out(outPath, std::ios::binary | std::ios::trunc);
+    });
+    struct RemoveBody {
+        const std::string& path;
+        ~RemoveBody()
+        {
+            std::error_code ec;
+            fs::remove(path, ec);
+        }
+    } removeBody{bodyPath};
+    util::writeFileAtomically(outPath, [&](std::ostream& out) {
         const std::string header = std::to_string(r.words) + " " + std::to_string(r.dim) + "\n";
         out.write(header.data(), static_cast<std::streamsize>(header.size()));
         std::ifstream body(bodyPath, std::ios::binary);
-        out << body.rdbuf();
-        if (!out.flush())
-            throw FetchError("cannot write " + outPath + " (disk full?)");
-    }
-    fs::remove(bodyPath);
+        if (!body)
+            throw FetchError("cannot read back " + bodyPath);
+        std::vector<char> chunk(1 << 16);
+        while (body.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || body.gcount() > 0)
+            out.write(chunk.data(), body.gcount());
+    });
     return r;
 }
 
@@ -680,12 +681,8 @@ void extractFurnitureCatalog(const std::string& sh3f, const std::string& outDir,
         for (int k = 2; fs::exists(dir / file); ++k)
             file = base + "-" + std::to_string(k) + ".obj";
         const std::string data = readZipEntry(za.get(), idx, sh3f, model);
-        {
-            std::ofstream o(dir / file, std::ios::binary);
-            o.write(data.data(), static_cast<std::streamsize>(data.size()));
-            if (!o.flush())
-                throw FetchError("cannot write " + (dir / file).string() + " (disk full?)");
-        }
+        util::writeFileAtomically(dir / file,
+                                  [&](std::ostream& o) { o.write(data.data(), static_cast<std::streamsize>(data.size())); });
         ++result.models;
         ++result.perCategory[folder];
         credits += tsvField(folder) + '\t' + tsvField(file) + '\t' + tsvField(id) + '\t' + tsvField(get("name" + sfx)) +
@@ -696,9 +693,9 @@ void extractFurnitureCatalog(const std::string& sh3f, const std::string& outDir,
     if (lic >= 0) {
         const fs::path d = fs::path(outDir) / "licences";
         fs::create_directories(d);
-        std::ofstream o(d / (catalogue + ".txt"), std::ios::binary);
         const std::string data = readZipEntry(za.get(), lic, sh3f, "LICENSE.TXT");
-        o.write(data.data(), static_cast<std::streamsize>(data.size()));
+        util::writeFileAtomically(d / (catalogue + ".txt"),
+                                  [&](std::ostream& o) { o.write(data.data(), static_cast<std::streamsize>(data.size())); });
     }
 }
 
@@ -724,10 +721,7 @@ void fetchFurniture(FetchContext& ctx)
                      "extracting " + fs::path(catalogues[i]).filename().string());
         extractFurnitureCatalog(catalogues[i], ctx.outDir(), credits, r, &ctx);
     }
-    {
-        std::ofstream o(fs::path(ctx.outDir()) / "CREDITS.tsv", std::ios::binary);
-        o << credits;
-    }
+    util::writeFileAtomically(fs::path(ctx.outDir()) / "CREDITS.tsv", [&](std::ostream& o) { o << credits; });
     ctx.count("models", static_cast<std::int64_t>(r.models));
     ctx.count("catalogues", static_cast<std::int64_t>(catalogues.size()));
     ctx.manifest()["categories"] = r.perCategory;

@@ -25,6 +25,7 @@
 #include "core/ot/Chamfer.h"
 #include "core/ot/CostMatrix.h"
 #include "core/ot/Emd.h"
+#include "core/util/Faults.h"
 #include "core/util/Hash.h"
 
 #include <xxhash.h>
@@ -106,11 +107,9 @@ struct HeaderLayout {
     }
 };
 
-std::string errnoText(int err) { return std::error_code(err, std::generic_category()).message(); }
-
 [[noreturn]] void ioError(const std::string& path, const std::string& what, int err = errno)
 {
-    throw std::runtime_error(path + ": " + what + ": " + errnoText(err));
+    throw std::runtime_error(util::faults::describe(path + ": " + what, err));
 }
 
 class Fd {
@@ -234,7 +233,7 @@ public:
         const std::uint64_t end = std::min<std::uint64_t>(offset + bytes, m_bytes);
         if (end <= begin)
             return;
-        if (::msync(m_base + begin, end - begin, MS_SYNC) != 0)
+        if (util::faults::msync(m_base + begin, end - begin, MS_SYNC, m_path.c_str()) != 0)
             ioError(m_path, "cannot write to disk (msync)");
     }
     void syncHeader() const { sync(0, header().dataOffset); }
@@ -387,20 +386,14 @@ void createFile(const std::string& path, std::int64_t n, const std::string& key,
     try {
         // Reserve the space now: running out of disk later, inside the mapping, would be a
         // SIGBUS instead of an error message.
-        if (const int rc = ::posix_fallocate(fd.get(), 0, static_cast<off_t>(h.fileBytes)); rc != 0)
-            ioError(tmp, "cannot reserve " + std::to_string(h.fileBytes) + " bytes", rc);
-        for (std::size_t done = 0; done < head.size();) {
-            const ssize_t w = ::pwrite(fd.get(), head.data() + done, head.size() - done, static_cast<off_t>(done));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                ioError(tmp, "cannot write the header");
-            done += static_cast<std::size_t>(w);
-        }
-        if (::fsync(fd.get()) != 0)
-            ioError(tmp, "cannot write to disk (fsync)");
+        if (const int rc = util::faults::fallocate(fd.get(), 0, static_cast<off_t>(h.fileBytes), tmp.c_str()); rc != 0)
+            ioError(path, "cannot reserve " + std::to_string(h.fileBytes) + " bytes", rc);
+        if (!util::faults::pwriteAll(fd.get(), head.data(), head.size(), 0, tmp.c_str()))
+            ioError(path, "cannot write the header");
+        if (util::faults::fsync(fd.get(), tmp.c_str()) != 0)
+            ioError(path, "cannot write to disk (fsync)");
         fd.reset();
-        if (::rename(tmp.c_str(), path.c_str()) != 0)
+        if (util::faults::rename(tmp.c_str(), path.c_str()) != 0)
             ioError(path, "cannot rename " + tmp + " to it");
     } catch (...) {
         fd.reset();

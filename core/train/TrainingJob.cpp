@@ -16,6 +16,7 @@
 #include "core/train/ModelHandle.h"
 #include "core/train/PairAffinity.h"
 #include "core/train/SnapshotSubset.h"
+#include "core/util/AtomicFile.h"
 #include "core/util/OpenMpWait.h"
 
 #include <setscope/sdk/Errors.h>
@@ -38,6 +39,7 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <string_view>
 #include <sstream>
 #include <thread>
 
@@ -961,6 +963,20 @@ void TrainingJob::run()
                           std::to_string(total) + ": nothing to train (raise --epochs to extend it)");
     }
 
+    if (!cfg.checkpointDir.empty()) {
+        // A run killed while writing a checkpoint leaves its part file (the checkpoints before
+        // it are whole: each is renamed into place complete); the next run in the folder removes
+        // it, and the ".pt.partial" files of setscope versions before the atomic writer.
+        const auto endsWith = [](const std::string& n, std::string_view tail) {
+            return n.size() > tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0;
+        };
+        std::error_code ec;
+        for (fs::directory_iterator it(cfg.checkpointDir, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string n = it->path().filename().string();
+            if (endsWith(n, ".pt.part") || endsWith(n, ".pt.partial"))
+                fs::remove(it->path(), ec);
+        }
+    }
     std::int64_t lastSaved = -1;
     auto writeCheckpoint = [&](std::int64_t atStep, const fs::path& final) {
         fs::create_directories(final.parent_path());
@@ -1016,9 +1032,9 @@ void TrainingJob::run()
                 torch::from_blob(best.weights.data(), {static_cast<std::int64_t>(best.weights.size())}, torch::kUInt8);
             ar.write("best_model", bytes, /*is_buffer=*/true);
         }
-        const fs::path tmp = final.string() + ".partial";
-        ar.save_to(tmp.string());
-        fs::rename(tmp, final); // atomic on POSIX: a reader sees the old file set or the new one
+        // Written to final.part, fsynced and renamed: a reader (or a resume after a kill) sees
+        // the previous file or the new one, and a failed write leaves no part file.
+        util::writeFileAtomically(final, [&](std::ostream& out) { ar.save_to(out); });
     };
     // A run resumed into another checkpoint folder takes the best.pt of its best epoch along:
     // the file itself when it still holds that epoch (the old run may have gone on to a better
@@ -1069,7 +1085,21 @@ void TrainingJob::run()
         char name[64];
         std::snprintf(name, sizeof name, "step-%09lld.pt", static_cast<long long>(atStep));
         const fs::path final = fs::path(cfg.checkpointDir) / name;
-        writeCheckpoint(atStep, final);
+        try {
+            writeCheckpoint(atStep, final);
+        } catch (const std::exception& e) {
+            // The run stops: going on without checkpoints would risk hours of work unnoticed.
+            // The checkpoints written before are intact (docs/RELIABILITY.md "Faults").
+            std::string previous;
+            {
+                std::lock_guard lock(m_mutex);
+                previous = m_lastCheckpoint.empty() ? cfg.resumeFrom : m_lastCheckpoint;
+            }
+            throw std::runtime_error("cannot save the checkpoint of step " + std::to_string(atStep) + ": " + e.what() +
+                                     (previous.empty() ? std::string("; no checkpoint of this run was written before")
+                                                       : "; the last good checkpoint is " + previous +
+                                                             " (resume from it)"));
+        }
         {
             std::lock_guard lock(m_mutex);
             m_lastCheckpoint = final.string();

@@ -71,12 +71,9 @@ std::string writeEmbeddingsNpy(const std::string& path, const data::Dataset& ds,
         p += ".npy";
     if (p.has_parent_path())
         fs::create_directories(p.parent_path());
-    const fs::path part = fs::path(p) += ".part";
-    data::writeNpy(part.string(), t.vectors.data(), {t.items.size(), static_cast<std::uint64_t>(t.dim)});
-    std::error_code ec;
-    fs::rename(part, p, ec);
-    if (ec)
-        throw std::runtime_error(p.string() + ": cannot replace: " + ec.message());
+    util::writeFileAtomically(p, [&](std::ostream& out) {
+        data::writeNpy(out, t.vectors.data(), {t.items.size(), static_cast<std::uint64_t>(t.dim)});
+    });
     util::writeFileAtomically(fs::path(p).replace_extension(".csv"),
                     [&](std::ostream& out) { writeItemMetadata(out, ds, t.items, ','); });
     return p.string();

@@ -4,16 +4,34 @@
 
 #include "core/data/Dataset.h"
 #include "core/project/ProjectStore.h"
+#include "core/util/AtomicFile.h"
 #include "core/workspace/Export.h"
 #include "gui/session/Session.h"
 #include "gui/views/map/EmbeddingView.h"
 
-#include <QFile>
+#include <QBuffer>
 #include <QPainter>
-#include <QSaveFile>
 #include <QWidget>
 
+#include <ostream>
+
 namespace setscope::gui::exporting {
+
+namespace {
+
+/// `bytes` into `path` through core's atomic writer (and its fault seam): the previous file
+/// stays whole when the disk is full; "" or the message naming the file and the cause.
+QString writeBytes(const QByteArray& bytes, const QString& path)
+{
+    try {
+        util::writeFileAtomically(path.toStdString(), [&](std::ostream& out) { out.write(bytes.constData(), bytes.size()); });
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+} // namespace
 
 QImage grabWidget(QWidget* widget)
 {
@@ -48,20 +66,20 @@ QString savePng(QWidget* widget, const QString& path)
         image = grabWidget(widget);
     if (image.isNull())
         return QObject::tr("Could not render the view");
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || !image.save(&f, "PNG") || !f.commit())
-        return QObject::tr("Cannot write %1: %2").arg(path, f.errorString());
-    return {};
+    QByteArray png;
+    {
+        QBuffer buf(&png);
+        if (!buf.open(QIODevice::WriteOnly) || !image.save(&buf, "PNG"))
+            return QObject::tr("Could not encode the view as PNG");
+    }
+    return writeBytes(png, path);
 }
 
 QString saveSvg(const QString& svg, const QString& path)
 {
     if (svg.isEmpty())
         return QObject::tr("This view has nothing to export yet");
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(svg.toUtf8()) < 0 || !f.commit())
-        return QObject::tr("Cannot write %1: %2").arg(path, f.errorString());
-    return {};
+    return writeBytes(svg.toUtf8(), path);
 }
 
 QString saveEmbeddings(const Session& session, const QString& path, bool tsv)

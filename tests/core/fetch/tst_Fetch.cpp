@@ -11,7 +11,10 @@
 #include "core/fetch/FetchJob.h"
 #include "core/fetch/Fetchers.h"
 
+#include "core/util/Faults.h"
+
 #include "FetchFixtures.h"
+#include "tests/support/Tmpfs.h"
 
 #include <QtTest>
 
@@ -19,7 +22,9 @@
 #include <zip.h>
 #include <zlib.h>
 
+#include <cerrno>
 #include <chrono>
+#include <map>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -184,6 +189,16 @@ std::vector<std::string> leftovers(const fs::path& root)
         if (n.find(".tmp-") != std::string::npos || n.find(".work-") != std::string::npos)
             out.push_back(n);
     }
+    return out;
+}
+
+/// Every file below `dir` (relative path -> bytes).
+std::map<std::string, std::string> snapshot(const fs::path& dir)
+{
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file())
+            out[fs::relative(e.path(), dir).string()] = readAll(e.path());
     return out;
 }
 
@@ -793,6 +808,77 @@ private Q_SLOTS:
         job.wait();
         QCOMPARE(job.status(), job::JobStatus::Finished);
         QVERIFY(isFetched("bzr"));
+    }
+    // Every write, fsync and rename of a fetch failing in turn (the fault seam): the fetch fails
+    // naming the file and the cause, the previous copy is byte for byte what it was, nothing is
+    // left in the data folder, and the next fetch works.
+    void writeFaultsLeaveThePreviousCopy()
+    {
+        resetData();
+        fetchSource("digits", false, nullptr, nullptr);
+        const auto before = snapshot(m_data / "digits");
+        QVERIFY(before.count("train-images-idx3-ubyte") == 1 && before.count("MANIFEST.json") == 1);
+        std::int64_t counts[3] = {0, 0, 0};
+        {
+            util::faults::Armed counting(util::faults::Call::Write, 0, 0, "digits");
+            fetchSource("digits", true, nullptr, nullptr);
+            for (int c = 0; c < 3; ++c)
+                counts[c] = util::faults::count(util::faults::Call(c));
+        }
+        // Four IDX files and the manifest, each written (one buffer), fsynced and renamed; then
+        // the folder put in place.
+        QCOMPARE(counts[0], std::int64_t(5));
+        QCOMPARE(counts[1], std::int64_t(5));
+        QCOMPARE(counts[2], std::int64_t(6));
+        const auto afterCount = snapshot(m_data / "digits");
+        for (int c = 0; c < 3; ++c) {
+            const auto call = util::faults::Call(c);
+            for (std::int64_t k = 1; k <= counts[c]; ++k) {
+                const int err = c == 0 ? ENOSPC : EIO;
+                std::string e;
+                {
+                    util::faults::Armed fault(call, k, err, "digits");
+                    e = errorOf([] { fetchSource("digits", true, nullptr, nullptr); });
+                    QVERIFY(util::faults::fired());
+                }
+                const std::string where = "call " + std::to_string(c) + "/" + std::to_string(k) + ": " + e;
+                QVERIFY2(e.find(std::strerror(err)) != std::string::npos, where.c_str());
+                QVERIFY2(e.find((m_data).string()) != std::string::npos, where.c_str()); // names the file
+                if (err == ENOSPC)
+                    QVERIFY2(e.find("disk is full") != std::string::npos, where.c_str());
+                QVERIFY2(snapshot(m_data / "digits") == afterCount, where.c_str());
+                QVERIFY2(leftovers(m_data).empty(), where.c_str());
+            }
+        }
+        fetchSource("digits", true, nullptr, nullptr);
+        auto now = snapshot(m_data / "digits"), then = before;
+        now.erase("MANIFEST.json"); // holds the time of the fetch
+        then.erase("MANIFEST.json");
+        QVERIFY(now == then);
+        QVERIFY(leftovers(m_data).empty());
+    }
+
+    // A real full disk (a tmpfs as the data folder; root only).
+    void fullDiskLeavesThePreviousCopy()
+    {
+        testutil::Tmpfs disk(1 << 20);
+        if (!disk.ok())
+            QSKIP(disk.reason());
+        const QByteArray saved = qgetenv("SETSCOPE_DATA_DIR");
+        const auto restore = qScopeGuard([&] { qputenv("SETSCOPE_DATA_DIR", saved); });
+        const fs::path root = disk.path() / "data";
+        qputenv("SETSCOPE_DATA_DIR", QByteArray::fromStdString(root.string()));
+        fetchSource("digits", false, nullptr, nullptr);
+        const auto before = snapshot(root / "digits");
+        QVERIFY(disk.fill());
+        const std::string e = errorOf([] { fetchSource("digits", true, nullptr, nullptr); });
+        QVERIFY2(e.find("No space left on device") != std::string::npos, e.c_str());
+        QVERIFY(snapshot(root / "digits") == before);
+        QVERIFY(leftovers(root).empty());
+        disk.release();
+        fetchSource("digits", true, nullptr, nullptr);
+        QVERIFY(isFetched("digits"));
+        QVERIFY(leftovers(root).empty());
     }
 };
 

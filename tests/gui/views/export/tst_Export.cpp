@@ -5,12 +5,15 @@
 #include "gui/views/export/ExportActions.h"
 
 #include "core/data/VectorLoaders.h"
+#include "core/util/Faults.h"
 #include "gui/views/export/Svg.h"
 #include "tests/support/ExplorerFixture.h"
 
 #include <QLabel>
 #include <QtTest/QtTest>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 using namespace setscope;
@@ -44,6 +47,7 @@ private Q_SLOTS:
     void pngOfAWidget();
     void embeddingsOfASnapshot();
     void refusalsSayWhy();
+    void failedWritesKeepThePreviousFile();
 };
 
 void TestExport::svgWriterMakesValidDocuments()
@@ -103,6 +107,47 @@ void TestExport::refusalsSayWhy()
     QVERIFY(gui::exporting::saveRuns(*fx.session, dir.filePath("r.csv")).contains("Open a project"));
     QVERIFY(gui::exporting::saveSvg(QString(), dir.filePath("x.svg")).contains("nothing to export"));
     QVERIFY(!gui::exporting::saveSvg(QStringLiteral("<svg/>"), dir.filePath("no/such/dir/x.svg")).isEmpty());
+}
+
+// PNG and SVG go through core's atomic writer: a failing write, fsync or rename (the fault
+// seam) is reported naming the file and the cause, and the previous file stays as it was.
+void TestExport::failedWritesKeepThePreviousFile()
+{
+    QTemporaryDir dir;
+    const QString svgPath = dir.filePath("view.svg"), pngPath = dir.filePath("label.png");
+    const QString old = QStringLiteral("<svg>old</svg>");
+    QCOMPARE(gui::exporting::saveSvg(old, svgPath), QString());
+    QLabel label(QStringLiteral("hello"));
+    label.resize(60, 20);
+    QCOMPARE(gui::exporting::savePng(&label, pngPath), QString());
+    QFile png(pngPath);
+    QVERIFY(png.open(QIODevice::ReadOnly));
+    const QByteArray pngBefore = png.readAll();
+    png.close();
+    label.resize(90, 30);
+    for (int c = 0; c < 3; ++c) {
+        const auto call = util::faults::Call(c);
+        const int err = c == 0 ? ENOSPC : EIO;
+        {
+            util::faults::Armed fault(call, 1, err, "view.svg");
+            const QString msg = gui::exporting::saveSvg(QStringLiteral("<svg>new</svg>"), svgPath);
+            QVERIFY2(msg.contains(svgPath) && msg.contains(QString::fromUtf8(std::strerror(err))), qPrintable(msg));
+        }
+        {
+            util::faults::Armed fault(call, 1, err, "label.png");
+            const QString msg = gui::exporting::savePng(&label, pngPath);
+            QVERIFY2(msg.contains(pngPath) && msg.contains(QString::fromUtf8(std::strerror(err))), qPrintable(msg));
+        }
+        QFile svg(svgPath);
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(svg.readAll()), old);
+        QVERIFY(png.open(QIODevice::ReadOnly));
+        QCOMPARE(png.readAll(), pngBefore);
+        png.close();
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), (QStringList{"label.png", "view.svg"}));
+    }
+    QCOMPARE(gui::exporting::savePng(&label, pngPath), QString());
+    QCOMPARE(QImage(pngPath).size(), QSize(90, 30));
 }
 
 QTEST_MAIN(TestExport)
