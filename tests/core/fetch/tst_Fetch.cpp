@@ -38,6 +38,39 @@ using namespace setscope::fetch;
 
 namespace {
 
+/// One ustar member (POSIX.1-1988: 512-byte header, then the data padded to 512 bytes),
+/// written by hand so that a test can make members `tar` itself would not (hard links to
+/// absolute paths, FIFOs).
+std::string tarMember(const std::string& name, char type, const std::string& link, const std::string& data)
+{
+    std::string h(512, '\0');
+    auto put = [&](std::size_t at, std::size_t width, const std::string& v) { h.replace(at, std::min(width, v.size()), v.substr(0, width)); };
+    auto octal = [](std::uint64_t v, int digits) {
+        std::string o(static_cast<std::size_t>(digits), '0');
+        for (int i = digits - 1; i >= 0 && v; --i, v >>= 3)
+            o[static_cast<std::size_t>(i)] = static_cast<char>('0' + (v & 7));
+        return o;
+    };
+    put(0, 100, name);
+    put(100, 8, octal(0644, 7));
+    put(108, 8, octal(0, 7));
+    put(116, 8, octal(0, 7));
+    put(124, 12, octal(data.size(), 11));
+    put(136, 12, octal(0, 11));
+    put(148, 8, "        ");
+    h[156] = type;
+    put(157, 100, link);
+    put(257, 6, std::string("ustar") + '\0');
+    put(263, 2, "00");
+    unsigned sum = 0;
+    for (unsigned char c : h)
+        sum += c;
+    put(148, 8, octal(sum, 6) + std::string(1, '\0') + " ");
+    std::string out = h + data;
+    out.resize((out.size() + 511) / 512 * 512, '\0');
+    return out;
+}
+
 std::string readAll(const fs::path& p)
 {
     std::ifstream in(p, std::ios::binary);
@@ -598,6 +631,37 @@ private Q_SLOTS:
             cancelled = true;
         }
         QVERIFY(cancelled);
+    }
+
+    // A hard link's target is a member name like any other: one that points outside the
+    // destination is refused before libarchive opens it (it used to open an absolute target
+    // as it stood, and resolve a relative one against the working directory, and write the
+    // member's data into that file); one inside lands inside. Devices and FIFOs are refused.
+    void tarballLinksStayInside()
+    {
+        const fs::path t = fs::path(m_tmp.path().toStdString()) / "links";
+        fs::create_directories(t);
+        const fs::path victim = t / "victim.txt";
+        writeAll(victim, "safe");
+        const std::string end(1024, '\0');
+        writeAll(t / "abs.tar", tarMember("package/h", '1', victim.string(), "pwned") + end);
+        const std::string e1 = errorOf([&] { extractTarball((t / "abs.tar").string(), (t / "a").string(), false); });
+        QVERIFY2(e1.find("refusing member") != std::string::npos, e1.c_str());
+        QCOMPARE(readAll(victim), std::string("safe"));
+        writeAll(t / "up.tar", tarMember("package/h", '1', "package/../../victim.txt", "pwned") + end);
+        const std::string e2 = errorOf([&] { extractTarball((t / "up.tar").string(), (t / "b").string(), true); });
+        QVERIFY2(e2.find("refusing member") != std::string::npos, e2.c_str());
+        QCOMPARE(readAll(victim), std::string("safe"));
+        // Inside: package/b is a hard link to package/a; with the first component stripped,
+        // b is a second name of a.
+        writeAll(t / "in.tar", tarMember("package/a", '0', "", "letters") + tarMember("package/b", '1', "package/a", "") + end);
+        extractTarball((t / "in.tar").string(), (t / "c").string(), true);
+        QCOMPARE(readAll(t / "c" / "b"), std::string("letters"));
+        QVERIFY(fs::equivalent(t / "c" / "a", t / "c" / "b"));
+        writeAll(t / "fifo.tar", tarMember("package/p", '6', "", "") + end);
+        const std::string e3 = errorOf([&] { extractTarball((t / "fifo.tar").string(), (t / "d").string(), true); });
+        QVERIFY2(e3.find("not a file, folder or symbolic link") != std::string::npos, e3.c_str());
+        QVERIFY(!fs::exists(t / "d" / "p"));
     }
 
     void propertiesAndSafeNames()
