@@ -506,6 +506,12 @@ private Q_SLOTS:
         badLabel.replace(badLabel.size() - 2, 1, "12");
         QVERIFY(err(badLabel).find("label 12 outside 0..9") != std::string::npos);
         QVERIFY(err(firstLine + "1,x,3\n").find("line 2") != std::string::npos);
+        // Beyond int, or NaN: refused before the conversion to int (undefined behaviour; the
+        // fetch_lists fuzz target found 1e300).
+        for (const char* big : {"1e300,", "nan,", "-3000000000,"}) {
+            const std::string e = err(big + firstLine.substr(firstLine.find(',') + 1));
+            QVERIFY2(e.find("(line 1): field 1 is not an integer from -1000 to 1000") != std::string::npos, e.c_str());
+        }
         QVERIFY(err("").find("no images") != std::string::npos);
         // A truncated gzip stream.
         writeGz(t / "full.gz", ok);
@@ -557,6 +563,19 @@ private Q_SLOTS:
         QVERIFY(err(R"({"dimensions":2,"size":5,"vectors":{"a":[1,2,0,0]}})").find("\"size\" says 5") !=
                 std::string::npos);
         QVERIFY(err(R"({"dimensions":2,"vectors":{}})").find("empty") != std::string::npos);
+        // Numbers beyond the types they become are refused, not converted (converting them
+        // is undefined behaviour; the fetch_lists fuzz target found "size": 1e300).
+        auto has = [&](const std::string& json, const std::string& what) {
+            const std::string e = err(json);
+            QVERIFY2(e.find(what) != std::string::npos, e.c_str());
+        };
+        has(R"({"dimensions":2,"size":1e300,"vectors":{"a":[1,2,0,0]}})", "\"size\" is 1e+300, not a word count");
+        has(R"({"dimensions":1e300,"vectors":{"a":[1,2,0,0]}})",
+            "\"dimensions\" is 1e+300, not a whole number from 1 to 100000");
+        has(R"({"dimensions":2.5,"vectors":{"a":[1,2,0,0]}})", "\"dimensions\" is 2.5");
+        has(R"({"dimensions":-3,"vectors":{"a":[1,2,0,0]}})", "\"dimensions\" is -3");
+        has(R"({"dimensions":2,"vectors":{"a":[1e300,2,0,0]}})", "a value of \"a\" (1e+300) is not a finite float32");
+        has(R"({"dimensions":2,"vectors":{"a":[1,2,0,0]},"dimensions":3})", "\"dimensions\" is given twice, as 2 and 3");
     }
 
     void furnitureExtractsObjByCategory()
