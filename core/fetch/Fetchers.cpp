@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -664,8 +665,13 @@ void extractFurnitureCatalog(const std::string& sh3f, const std::string& outDir,
 
     std::set<int> indices;
     for (const auto& [k, v] : props)
-        if (k.rfind("id#", 0) == 0)
-            indices.insert(std::atoi(k.c_str() + 3));
+        if (k.rfind("id#", 0) == 0) {
+            // from_chars, not atoi: an index beyond int (atoi's undefined behaviour) is skipped.
+            int n = 0;
+            const auto r = std::from_chars(k.data() + 3, k.data() + k.size(), n);
+            if (r.ec == std::errc())
+                indices.insert(n);
+        }
     for (int n : indices) {
         if (ctx)
             ctx->checkpoint();
