@@ -81,6 +81,10 @@ function_project_file="setscope::fuzz::projectFile"; libs_project_file="-lsqlite
 sources_checkpoint="tests/fuzz/targets/CheckpointTargets.cpp core/train/CheckedLoad.cpp"
 function_checkpoint="setscope::fuzz::checkpoint"; libs_checkpoint="-ltorch -ltorch_cpu -lc10 -lpthread"
 torch_includes="-I/usr/include/torch/csrc/api/include"
+# C++17: LibTorch 1.13's ATen/core/List.h instantiates std::vector<IValue> while IValue is
+# incomplete, which libstdc++ 12's constexpr vector refuses under clang in C++20 (gcc builds
+# setscope with <torch/torch.h> precompiled, where it is complete).
+cxxflags_checkpoint="-std=c++17"
 
 # What CMake generates in a normal build.
 sed -e "s/@SETSCOPE_SDK_TORCH_VERSION@/$(sed -n 's/^#define TORCH_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' \
@@ -123,7 +127,7 @@ object() {
 }
 
 for t in $targets; do
-  eval "src=\${sources_$t:-}; fn=\${function_$t:-}; libs=\${libs_$t:-}"
+  eval "src=\${sources_$t:-}; fn=\${function_$t:-}; libs=\${libs_$t:-}; cxxflags_extra=\${cxxflags_$t:-}"
   [ -n "$fn" ] || { echo "unknown target $t (targets: $all)" >&2; exit 2; }
   bin="$out/fuzz_$t"
   echo "== $t: building"
