@@ -5,6 +5,8 @@
 // the model has is in the file with the same shape and type; otherwise the file, the layer
 // and both shapes are named and the model is left as it was.
 #include "core/train/CheckedLoad.h"
+#include "core/plugin/Registry.h"
+#include "core/train/ModelHandle.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -67,6 +69,7 @@ private Q_SLOTS:
     void otherShapeIsRefused();
     void missingLayerIsRefused();
     void otherTypeIsRefused();
+    void unreadableArchiveIsRefused();
 };
 
 void TestCheckedLoad::matchingWeightsLoad()
@@ -119,6 +122,24 @@ void TestCheckedLoad::otherTypeIsRefused()
     const QString msg = refusal(b, ar);
     QVERIFY2(msg.contains("'scale' holds Double values in the file, Float in the model"), qPrintable(msg));
     QCOMPARE(b.fc->weight.scalar_type(), torch::kFloat32);
+}
+
+// Before any weight is checked: an archive LibTorch cannot read is refused as an InputError
+// naming the file. This one (from the checkpoint fuzz target of issue 12) makes LibTorch's
+// TorchScript importer throw torch::jit::ErrorReport, which is not a c10::Error and used to
+// escape TrainingJob's openArchive.
+void TestCheckedLoad::unreadableArchiveIsRefused()
+{
+    const std::string path = SETSCOPE_SOURCE_DIR "/tests/fuzz/regressions/checkpoint/jit-errorreport-bad-type-name";
+    plugin::Registry registry;
+    try {
+        (void)train::ModelHandle::fromCheckpoint(path, registry);
+        QFAIL("an unreadable checkpoint was accepted");
+    } catch (const sdk::InputError& e) {
+        const QString msg = e.what();
+        QVERIFY2(msg.startsWith(QString::fromStdString(path) + ": cannot read checkpoint (damaged or not a checkpoint)"),
+                 e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCheckedLoad)

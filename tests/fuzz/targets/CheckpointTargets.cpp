@@ -23,7 +23,11 @@ void checkpoint(const std::uint8_t* data, std::size_t size)
     try {
         ar.load_from(f.path(), torch::Device(torch::kCPU));
     } catch (const c10::Error&) {
-        // openArchive() turns this into sdk::InputError ("cannot read checkpoint").
+        // TrainingJob's openArchive() turns this into sdk::InputError ("cannot read checkpoint").
+        return;
+    } catch (const std::exception&) {
+        // And this too (torch::jit::ErrorReport for a type name it cannot parse is no
+        // c10::Error; it escaped openArchive until the checkpoint target found it).
         return;
     }
     torch::nn::Sequential model(torch::nn::Linear(4, 3), torch::nn::BatchNorm1d(3));
