@@ -12,6 +12,7 @@
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
@@ -70,6 +71,7 @@ private Q_SLOTS:
     void missingLayerIsRefused();
     void otherTypeIsRefused();
     void unreadableArchiveIsRefused();
+    void tensorWithoutDataIsRefused();
 };
 
 void TestCheckedLoad::matchingWeightsLoad()
@@ -139,6 +141,22 @@ void TestCheckedLoad::unreadableArchiveIsRefused()
         const QString msg = e.what();
         QVERIFY2(msg.startsWith(QString::fromStdString(path) + ": cannot read checkpoint (damaged or not a checkpoint)"),
                  e.what());
+    }
+}
+
+// A file tensor of the model's shape and type whose storage holds no data: refused by
+// loadChecked, not left to fail in the forward pass (the checkpoint fuzz target's input).
+void TestCheckedLoad::tensorWithoutDataIsRefused()
+{
+    const std::string path = SETSCOPE_SOURCE_DIR "/tests/fuzz/regressions/checkpoint/unallocated-storage";
+    torch::serialize::InputArchive ar;
+    ar.load_from(path, torch::Device(torch::kCPU));
+    torch::nn::Sequential model(torch::nn::Linear(4, 3), torch::nn::BatchNorm1d(3));
+    try {
+        train::loadChecked(*model, ar, path, "the weights");
+        QFAIL("a tensor without data was accepted");
+    } catch (const sdk::InputError& e) {
+        QVERIFY2(QString(e.what()).contains("has no data for its shape in the file"), e.what());
     }
 }
 
