@@ -87,8 +87,10 @@ torch_includes="-I/usr/include/torch/csrc/api/include"
 cxxflags_checkpoint="-std=c++17"
 # Debian's LibTorch 1.13 leaks ~1.4 KB (its zip reader's state) for every archive it refuses
 # (tests/fuzz/regressions/checkpoint/libtorch-zip-reader-leak); not setscope's to fix, so
-# LeakSanitizer is off for this target and the fuzzer looks for everything else.
+# LeakSanitizer is off for this target (libFuzzer's per-input check and ASan's at exit) and
+# the fuzzer looks for everything else.
 fuzzflags_checkpoint="-detect_leaks=0"
+asan_checkpoint="detect_leaks=0"
 
 # What CMake generates in a normal build.
 sed -e "s/@SETSCOPE_SDK_TORCH_VERSION@/$(sed -n 's/^#define TORCH_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' \
@@ -131,7 +133,7 @@ object() {
 }
 
 for t in $targets; do
-  eval "src=\${sources_$t:-}; fn=\${function_$t:-}; libs=\${libs_$t:-}; cxxflags_extra=\${cxxflags_$t:-}; fuzzflags=\${fuzzflags_$t:-}"
+  eval "src=\${sources_$t:-}; fn=\${function_$t:-}; libs=\${libs_$t:-}; cxxflags_extra=\${cxxflags_$t:-}; fuzzflags=\${fuzzflags_$t:-}; asan=\${asan_$t:-}"
   [ -n "$fn" ] || { echo "unknown target $t (targets: $all)" >&2; exit 2; }
   bin="$out/fuzz_$t"
   echo "== $t: building"
@@ -144,10 +146,10 @@ for t in $targets; do
   if [ "$seconds" = 0 ]; then
     # 0 s: no fuzzing, only every seed and regression input once (a quick check of a build).
     echo "== $t: replaying the seeds and regression inputs"
-    "$bin" -runs=0 -rss_limit_mb=1024 -timeout=10 $fuzzflags -artifact_prefix="$out/" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t"
+    ASAN_OPTIONS="${asan:-${ASAN_OPTIONS:-}}" "$bin" -runs=0 -rss_limit_mb=1024 -timeout=10 $fuzzflags -artifact_prefix="$out/" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t"
     continue
   fi
   echo "== $t: fuzzing for $seconds s"
-  "$bin" -max_total_time="$seconds" -rss_limit_mb=1024 -timeout=10 -print_final_stats=1 $fuzzflags \
+  ASAN_OPTIONS="${asan:-${ASAN_OPTIONS:-}}" "$bin" -max_total_time="$seconds" -rss_limit_mb=1024 -timeout=10 -print_final_stats=1 $fuzzflags \
     -artifact_prefix="tests/fuzz/regressions/$t/" "$out/corpus/$t" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t"
 done
