@@ -209,6 +209,11 @@ void emitSplits(const std::vector<SplitFiles>& parts, const std::string& origin,
                                  " pixels have more than " + std::to_string(std::numeric_limits<int>::max()) +
                                  " values");
         const int r = *rr, c = *cc;
+        // Without images there is no payload to bound rows x columns by the file's size, and
+        // the pixel buffer (and the dimension) would come from the header alone: 10 455 x
+        // 68 108 pixels made a 2.8 GB buffer for a 16-byte file (the idx fuzz target, issue 12).
+        if (img.dims[0] == 0)
+            throw InputError(part.images.string(), InputError::atOffset(4), "header: the file holds no images");
         if (first) {
             rows = r;
             cols = c;

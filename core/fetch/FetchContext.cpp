@@ -284,16 +284,38 @@ std::size_t extractTarball(const std::string& tarball, const std::string& dest, 
         if (r < ARCHIVE_WARN)
             throw FetchError(tarball + ": corrupt tar archive after " + std::to_string(files) +
                              " files: " + archive_error_string(in.get()));
-        std::string name = archive_entry_pathname(entry);
-        if (stripFirstComponent) {
-            const auto slash = name.find('/');
-            name = slash == std::string::npos ? std::string() : name.substr(slash + 1);
-        }
+        // A member's name, and a hard link's target, as it lands under `dest` ("" = skip it).
+        auto strip = [&](const char* raw) {
+            std::string n = raw ? raw : "";
+            if (stripFirstComponent) {
+                const auto slash = n.find('/');
+                n = slash == std::string::npos ? std::string() : n.substr(slash + 1);
+            }
+            if (!n.empty() && (n.front() == '/' || n == ".." || n.rfind("../", 0) == 0 ||
+                               n.find("/../") != std::string::npos ||
+                               (n.size() >= 3 && n.compare(n.size() - 3, 3, "/..") == 0)))
+                throw FetchError(tarball + ": refusing member " + n + " (it would land outside " + dest + ")");
+            return n;
+        };
+        const std::string name = strip(archive_entry_pathname(entry));
         if (name.empty())
             continue;
-        if (name.front() == '/' || name == ".." || name.rfind("../", 0) == 0 || name.find("/../") != std::string::npos)
-            throw FetchError(tarball + ": refusing member " + name + " (it would land outside " + dest + ")");
         const std::string full = (fs::path(dest) / name).string();
+        // A hard link's target is a path in the archive too: left as it is, libarchive would
+        // resolve it against the working directory (or take an absolute one as it stands) and
+        // write the member's data into that file.
+        if (const char* link = archive_entry_hardlink(entry)) {
+            const std::string target = strip(link);
+            if (target.empty())
+                throw FetchError(tarball + ": refusing member " + name + " (a hard link to nothing)");
+            archive_entry_set_hardlink(entry, (fs::path(dest) / target).string().c_str());
+        } else {
+            // Only files, folders and symbolic links (which SECURE_SYMLINKS keeps from being
+            // written through); devices, FIFOs and sockets are not what a data package holds.
+            const auto type = archive_entry_filetype(entry);
+            if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
+                throw FetchError(tarball + ": refusing member " + name + " (not a file, folder or symbolic link)");
+        }
         archive_entry_set_pathname(entry, full.c_str());
         if (archive_write_header(out.get(), entry) < ARCHIVE_WARN)
             throw FetchError(tarball + ": cannot extract " + name + ": " + archive_error_string(out.get()));

@@ -91,7 +91,9 @@ std::string findFileNamed(const std::string& root, const std::string& fileName);
 
 /// Extracts a .tar / .tar.gz / .tgz into `dest` (libarchive), optionally dropping each
 /// member's first path component ("package/" in npm tarballs); refuses absolute and ".."
-/// members and symlinks leading out. Returns the number of regular files written.
+/// members, hard links whose target is such a name (a target inside lands inside), devices,
+/// FIFOs and sockets, and writing through symlinks. Returns the number of regular files
+/// written. Throws FetchError naming the archive and the member.
 /// `control` (may be nullptr) is polled between blocks: cancel throws job::Cancelled.
 std::size_t extractTarball(const std::string& tarball, const std::string& dest, bool stripFirstComponent,
                            job::JobControl* control = nullptr);

@@ -18,9 +18,12 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <set>
 
@@ -131,9 +134,11 @@ DigitsResult digitsCsvToIdx(const std::string& csvPath, const std::string& outDi
             if (end == p)
                 throw InputError(csvPath, InputError::atLine(lineNo),
                                  "field " + std::to_string(field + 1) + " is not a number");
-            if (v != static_cast<int>(v))
+            // Range first: casting NaN or a value beyond int to int is undefined (UBSan, the
+            // fetch_lists fuzz target of issue 12); every valid field is within 0..16.
+            if (!(v >= -1000 && v <= 1000) || v != static_cast<int>(v))
                 throw InputError(csvPath, InputError::atLine(lineNo),
-                                 "field " + std::to_string(field + 1) + " is not an integer");
+                                 "field " + std::to_string(field + 1) + " is not an integer from -1000 to 1000");
             const int iv = static_cast<int>(v);
             if (field < 64) {
                 if (iv < 0 || iv > 16)
@@ -218,6 +223,7 @@ namespace {
 class GloveSax {
 public:
     using json = nlohmann::json;
+    static constexpr int kMaxDimensions = 100000;
     GloveSax(std::string path, std::ostream& body, FetchContext* ctx)
         : m_path(std::move(path))
         , m_body(body)
@@ -291,12 +297,25 @@ private:
     bool scalar() { return true; }
     bool number(double v)
     {
+        // Every number is checked before it is converted: a double outside the target type's
+        // range (or NaN) is undefined behaviour to convert (UBSan, the fetch_lists fuzz target
+        // of issue 12).
         if (m_depth == 1) {
-            if (m_topKey == "dimensions")
+            if (m_topKey == "dimensions") {
+                if (!(v >= 1 && v <= kMaxDimensions) || v != std::floor(v))
+                    fail("\"dimensions\" is " + json(v).dump() + ", not a whole number from 1 to " +
+                         std::to_string(kMaxDimensions));
+                if (m_dim != 0 && m_dim != static_cast<int>(v))
+                    fail("\"dimensions\" is given twice, as " + std::to_string(m_dim) + " and " + json(v).dump());
                 m_dim = static_cast<int>(v);
-            else if (m_topKey == "size")
+            } else if (m_topKey == "size") {
+                if (!(v >= 0 && v <= 9007199254740992.0) || v != std::floor(v))
+                    fail("\"size\" is " + json(v).dump() + ", not a word count");
                 result.declared = static_cast<std::size_t>(v);
+            }
         } else if (m_inVector && m_values.size() < static_cast<std::size_t>(m_dim)) {
+            if (!(std::fabs(v) <= std::numeric_limits<float>::max()))
+                fail("a value of \"" + m_word + "\" (" + json(v).dump() + ") is not a finite float32");
             m_values.push_back(static_cast<float>(v));
         }
         return true;
@@ -647,8 +666,13 @@ void extractFurnitureCatalog(const std::string& sh3f, const std::string& outDir,
 
     std::set<int> indices;
     for (const auto& [k, v] : props)
-        if (k.rfind("id#", 0) == 0)
-            indices.insert(std::atoi(k.c_str() + 3));
+        if (k.rfind("id#", 0) == 0) {
+            // from_chars, not atoi: an index beyond int (atoi's undefined behaviour) is skipped.
+            int n = 0;
+            const auto r = std::from_chars(k.data() + 3, k.data() + k.size(), n);
+            if (r.ec == std::errc())
+                indices.insert(n);
+        }
     for (int n : indices) {
         if (ctx)
             ctx->checkpoint();

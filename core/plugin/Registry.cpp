@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/plugin/Registry.h"
 
+#include "core/plugin/PluginInfo.h"
+
 #include <setscope/sdk/Errors.h>
 #include <setscope/sdk/Plugin.h>
 
@@ -249,28 +251,12 @@ const LoadedPlugin& Registry::loadPlugin(const std::string& path)
         dlclose(h);
         throw PluginError("plugin " + path + " is not a setscope plugin (no SETSCOPE_PLUGIN entry point)");
     }
-    const SetscopePluginInfo* info = infoFn();
-    const SetscopePluginInfo host = sdk::hostInfo();
-    std::string why;
-    if (!info || info->structSize < sizeof(std::uint32_t) * 2)
-        why = "it returned no plugin information";
-    else if (info->abiVersion != host.abiVersion)
-        why = "it was built for plugin ABI " + std::to_string(info->abiVersion) + ", this setscope has ABI " +
-              std::to_string(host.abiVersion) + "; rebuild the plugin against this setscope's SDK";
-    else if (std::strcmp(str(info->torchVersion).c_str(), host.torchVersion) != 0)
-        why = "it was built with LibTorch " + str(info->torchVersion) + ", this setscope uses LibTorch " +
-              host.torchVersion + "; rebuild the plugin with the same LibTorch (CMAKE_PREFIX_PATH)";
-    else if (std::strcmp(str(info->cxxAbi).c_str(), host.cxxAbi) != 0)
-        why = "it was built with C++ library ABI " + str(info->cxxAbi) + ", this setscope uses " + host.cxxAbi;
-    else if (std::strcmp(str(info->buildType).c_str(), host.buildType) != 0)
-        why = "it is a " + str(info->buildType) + " build and this setscope is a " + host.buildType +
-              " build; build both the same way (CMAKE_BUILD_TYPE)";
-    if (!why.empty()) {
-        const std::string name = info ? str(info->name) : std::string("?");
+    const PluginInfoCheck check = checkPluginInfo(infoFn(), sdk::hostInfo());
+    if (!check.why.empty()) {
         dlclose(h);
-        throw PluginError("refused plugin '" + name + "' (" + path + "): " + why);
+        throw PluginError("refused plugin '" + check.name + "' (" + path + "): " + check.why);
     }
-    LoadedPlugin p{path, str(info->name), str(info->version)};
+    LoadedPlugin p{path, check.name, check.version};
     for (const auto& q : m_plugins)
         if (q.name == p.name) {
             // dlopen of the same file returns the same handle with a second reference;

@@ -39,6 +39,22 @@ void check(const torch::nn::Module& module, torch::serialize::InputArchive& arch
             throw sdk::InputError(file, "", what + ": '" + name + "' holds " +
                                                 std::string(c10::toString(theirs.scalar_type())) + " values in the file, " +
                                                 c10::toString(mine.scalar_type()) + " in the model");
+        // The right shape and type over a storage that holds no data, or less than the shape
+        // and offset reach, passed here and failed in the first forward pass, far from the
+        // file (the checkpoint fuzz target of issue 12).
+        if (theirs.numel() > 0) {
+            std::int64_t last = theirs.storage_offset();
+            bool negative = last < 0;
+            for (std::int64_t d = 0; d < theirs.dim(); ++d) {
+                negative = negative || theirs.stride(d) < 0;
+                last += (theirs.size(d) - 1) * theirs.stride(d);
+            }
+            const auto needed = static_cast<std::uint64_t>(last + 1) * theirs.element_size();
+            if (negative || !theirs.has_storage() || theirs.storage().data() == nullptr ||
+                theirs.storage().nbytes() < needed)
+                throw sdk::InputError(file, "", what + ": '" + name + "' (" + shapeText(theirs.sizes()) +
+                                                    ") has no data for its shape in the file");
+        }
     };
     for (const auto& p : module.named_parameters(/*recurse=*/false))
         compare(p.key(), p.value(), false);

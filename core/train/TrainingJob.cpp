@@ -362,6 +362,11 @@ torch::serialize::InputArchive openArchive(const std::string& path, const torch:
     } catch (const c10::Error& e) {
         throw sdk::InputError(path, "", "cannot read checkpoint (truncated or not a checkpoint): " +
                                             std::string(e.what_without_backtrace()));
+    } catch (const std::exception& e) {
+        // LibTorch's TorchScript importer throws torch::jit::ErrorReport, which is not a
+        // c10::Error, for a type name in the archive it cannot parse (the checkpoint fuzz
+        // target of issue 12): refused like any other unreadable checkpoint.
+        throw sdk::InputError(path, "", std::string("cannot read checkpoint (damaged or not a checkpoint): ") + e.what());
     }
     return ar;
 }

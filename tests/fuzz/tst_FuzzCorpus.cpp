@@ -8,11 +8,15 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <set>
+#include <sstream>
+#include <string>
 #include <vector>
 
 namespace {
@@ -24,7 +28,19 @@ struct Target {
 
 const std::vector<Target>& targets()
 {
-    static const std::vector<Target> t{{"mat_claims", setscope::fuzz::matClaims}};
+    namespace f = setscope::fuzz;
+    // The same names as tests/fuzz/run.sh's targets (their seed and regression folders).
+    static const std::vector<Target> t{
+        {"mat_claims", f::matClaims},         {"idx", f::idx},
+        {"npy", f::npy},                      {"csv", f::csv},
+        {"corpus_tsv", f::corpusTsv},         {"word_vectors", f::wordVectors},
+        {"tudataset", f::tuDataset},          {"sdf", f::sdf},
+        {"mesh_off", f::meshOff},             {"mesh_ply", f::meshPly},
+        {"mesh_obj", f::meshObj},             {"mesh_stl", f::meshStl},
+        {"mesh_xyz", f::meshXyz},             {"pairwise_cache", f::pairwiseCache},
+        {"plugin_info", f::pluginInfo},       {"fetch_lists", f::fetchLists},
+        {"fetch_archives", f::fetchArchives}, {"project_file", f::projectFile},
+        {"checkpoint", f::checkpoint}};
     return t;
 }
 
@@ -33,9 +49,30 @@ const std::vector<Target>& targets()
 class TestFuzzCorpus : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void everyFuzzerIsReplayed();
     void replay_data();
     void replay();
 };
+
+// run.sh's default list (`all="..."`) and targets() name the same targets: a fuzzer whose
+// corpus nobody replays, or a replayed corpus no fuzzer grows, is a mistake.
+void TestFuzzCorpus::everyFuzzerIsReplayed()
+{
+    std::ifstream in(std::string(SETSCOPE_FUZZ_DIR) + "/run.sh");
+    QVERIFY(in);
+    const std::string script{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const auto begin = script.find("\nall=\"");
+    QVERIFY(begin != std::string::npos);
+    const auto end = script.find('"', begin + 6);
+    QVERIFY(end != std::string::npos);
+    std::istringstream words(script.substr(begin + 6, end - begin - 6));
+    std::set<std::string> fuzzed{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+    std::set<std::string> replayed;
+    for (const Target& t : targets())
+        replayed.insert(t.name);
+    QCOMPARE(fuzzed.size(), std::size_t(19));
+    QVERIFY(fuzzed == replayed);
+}
 
 void TestFuzzCorpus::replay_data()
 {

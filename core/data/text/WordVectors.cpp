@@ -393,11 +393,17 @@ void checkFastTextFile(const std::string& path)
         read(rest, 9, "dictionary");
     }
     auto matrix = [&](const char* what, std::int64_t minRows) {
-        bool quant = false;
+        // A C++ bool on disk (libfasttext reads it as one): a byte other than 0 or 1 would be
+        // an invalid bool there, so it is refused here.
+        std::uint8_t quant = 0;
         read(&quant, 1, what);
-        if (quant)
+        if (quant == 1)
             throw InputError(path, InputError::atOffset(pos - 1),
                              "quantized fastText models (.ftz) are not supported; use the .bin or the .vec file");
+        if (quant != 0)
+            throw InputError(path, InputError::atOffset(pos - 1),
+                             std::string("the ") + what + "'s quantization flag is " + std::to_string(quant) +
+                                 ", not 0 or 1 (a damaged model)");
         std::int64_t m = 0, n = 0;
         read(&m, 8, what);
         read(&n, 8, what);

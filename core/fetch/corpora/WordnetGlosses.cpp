@@ -78,7 +78,10 @@ std::vector<LexFile> readLexnames(const std::string& path)
         std::istringstream fields(line);
         std::string num, name, cat;
         fields >> num >> name >> cat;
-        if (!allDigits(num) || name.empty() || !allDigits(cat) || cat.size() != 1 || cat[0] < '1' || cat[0] > '4')
+        // At most 4 digits, so that std::stoul cannot throw std::out_of_range (a 23-digit
+        // number escaped as one: found for issue 12's fetch_lists target).
+        if (!allDigits(num) || num.size() > 4 || name.empty() || !allDigits(cat) || cat.size() != 1 || cat[0] < '1' ||
+            cat[0] > '4')
             throw InputError(path, InputError::atLine(in.lineNumber()),
                              "expected \"<file number> <name> <category 1-4>\", got \"" + line + "\"");
         const std::size_t n = std::stoul(num);
@@ -189,8 +192,10 @@ Synset parseSynset(const std::string& line, const std::string& file, std::uint64
             throw InputError(file, where, "pointer " + std::to_string(p + 1) + " is malformed");
     if (ssType == 'v') {
         need(1, "the verb frame count");
-        if (!allDigits(f[i]))
-            throw InputError(file, where, "verb frame count \"" + f[i] + "\" is not a number");
+        // wndb(5WN): "f_cnt" is a two-digit decimal number (more would overflow std::stoul and
+        // 3 x f_cnt).
+        if (!allDigits(f[i]) || f[i].size() > 2)
+            throw InputError(file, where, "verb frame count \"" + f[i] + "\" is not a number of at most 2 digits");
         const std::size_t fCnt = std::stoul(f[i++]);
         need(3 * fCnt, "the verb frames");
         for (std::size_t k = 0; k < fCnt; ++k, i += 3)

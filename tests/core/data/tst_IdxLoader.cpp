@@ -229,6 +229,10 @@ void TestIdxLoader::craftedHeaders_data()
                                                  << "(byte offset 8): header: images of 65536 x 65536 pixels have more than";
     QTest::newRow("rows beyond int") << QList<quint32>{0u, 2147483648u, 1u} << 0 << false
                                      << "(byte offset 8): header: images of 2147483648 x 1 pixels have more than";
+    // Within int, but no image to bound them by the file: the pixel buffer of 10 455 x 68 108
+    // floats (2.8 GB) was allocated for a 16-byte file (found by the idx fuzz target).
+    QTest::newRow("no images, pixels within int") << QList<quint32>{0u, 10455u, 68108u} << 0 << false
+                                                  << "(byte offset 4): header: the file holds no images";
 }
 
 void TestIdxLoader::craftedHeaders()

@@ -43,6 +43,39 @@ using namespace setscope::fetch;
 
 namespace {
 
+/// One ustar member (POSIX.1-1988: 512-byte header, then the data padded to 512 bytes),
+/// written by hand so that a test can make members `tar` itself would not (hard links to
+/// absolute paths, FIFOs).
+std::string tarMember(const std::string& name, char type, const std::string& link, const std::string& data)
+{
+    std::string h(512, '\0');
+    auto put = [&](std::size_t at, std::size_t width, const std::string& v) { h.replace(at, std::min(width, v.size()), v.substr(0, width)); };
+    auto octal = [](std::uint64_t v, int digits) {
+        std::string o(static_cast<std::size_t>(digits), '0');
+        for (int i = digits - 1; i >= 0 && v; --i, v >>= 3)
+            o[static_cast<std::size_t>(i)] = static_cast<char>('0' + (v & 7));
+        return o;
+    };
+    put(0, 100, name);
+    put(100, 8, octal(0644, 7));
+    put(108, 8, octal(0, 7));
+    put(116, 8, octal(0, 7));
+    put(124, 12, octal(data.size(), 11));
+    put(136, 12, octal(0, 11));
+    put(148, 8, "        ");
+    h[156] = type;
+    put(157, 100, link);
+    put(257, 6, std::string("ustar") + '\0');
+    put(263, 2, "00");
+    unsigned sum = 0;
+    for (unsigned char c : h)
+        sum += c;
+    put(148, 8, octal(sum, 6) + std::string(1, '\0') + " ");
+    std::string out = h + data;
+    out.resize((out.size() + 511) / 512 * 512, '\0');
+    return out;
+}
+
 std::string readAll(const fs::path& p)
 {
     std::ifstream in(p, std::ios::binary);
@@ -488,6 +521,12 @@ private Q_SLOTS:
         badLabel.replace(badLabel.size() - 2, 1, "12");
         QVERIFY(err(badLabel).find("label 12 outside 0..9") != std::string::npos);
         QVERIFY(err(firstLine + "1,x,3\n").find("line 2") != std::string::npos);
+        // Beyond int, or NaN: refused before the conversion to int (undefined behaviour; the
+        // fetch_lists fuzz target found 1e300).
+        for (const char* big : {"1e300,", "nan,", "-3000000000,"}) {
+            const std::string e = err(big + firstLine.substr(firstLine.find(',') + 1));
+            QVERIFY2(e.find("(line 1): field 1 is not an integer from -1000 to 1000") != std::string::npos, e.c_str());
+        }
         QVERIFY(err("").find("no images") != std::string::npos);
         // A truncated gzip stream.
         writeGz(t / "full.gz", ok);
@@ -539,6 +578,19 @@ private Q_SLOTS:
         QVERIFY(err(R"({"dimensions":2,"size":5,"vectors":{"a":[1,2,0,0]}})").find("\"size\" says 5") !=
                 std::string::npos);
         QVERIFY(err(R"({"dimensions":2,"vectors":{}})").find("empty") != std::string::npos);
+        // Numbers beyond the types they become are refused, not converted (converting them
+        // is undefined behaviour; the fetch_lists fuzz target found "size": 1e300).
+        auto has = [&](const std::string& json, const std::string& what) {
+            const std::string e = err(json);
+            QVERIFY2(e.find(what) != std::string::npos, e.c_str());
+        };
+        has(R"({"dimensions":2,"size":1e300,"vectors":{"a":[1,2,0,0]}})", "\"size\" is 1e+300, not a word count");
+        has(R"({"dimensions":1e300,"vectors":{"a":[1,2,0,0]}})",
+            "\"dimensions\" is 1e+300, not a whole number from 1 to 100000");
+        has(R"({"dimensions":2.5,"vectors":{"a":[1,2,0,0]}})", "\"dimensions\" is 2.5");
+        has(R"({"dimensions":-3,"vectors":{"a":[1,2,0,0]}})", "\"dimensions\" is -3");
+        has(R"({"dimensions":2,"vectors":{"a":[1e300,2,0,0]}})", "a value of \"a\" (1e+300) is not a finite float32");
+        has(R"({"dimensions":2,"vectors":{"a":[1,2,0,0]},"dimensions":3})", "\"dimensions\" is given twice, as 2 and 3");
     }
 
     void furnitureExtractsObjByCategory()
@@ -613,6 +665,37 @@ private Q_SLOTS:
             cancelled = true;
         }
         QVERIFY(cancelled);
+    }
+
+    // A hard link's target is a member name like any other: one that points outside the
+    // destination is refused before libarchive opens it (it used to open an absolute target
+    // as it stood, and resolve a relative one against the working directory, and write the
+    // member's data into that file); one inside lands inside. Devices and FIFOs are refused.
+    void tarballLinksStayInside()
+    {
+        const fs::path t = fs::path(m_tmp.path().toStdString()) / "links";
+        fs::create_directories(t);
+        const fs::path victim = t / "victim.txt";
+        writeAll(victim, "safe");
+        const std::string end(1024, '\0');
+        writeAll(t / "abs.tar", tarMember("package/h", '1', victim.string(), "pwned") + end);
+        const std::string e1 = errorOf([&] { extractTarball((t / "abs.tar").string(), (t / "a").string(), false); });
+        QVERIFY2(e1.find("refusing member") != std::string::npos, e1.c_str());
+        QCOMPARE(readAll(victim), std::string("safe"));
+        writeAll(t / "up.tar", tarMember("package/h", '1', "package/../../victim.txt", "pwned") + end);
+        const std::string e2 = errorOf([&] { extractTarball((t / "up.tar").string(), (t / "b").string(), true); });
+        QVERIFY2(e2.find("refusing member") != std::string::npos, e2.c_str());
+        QCOMPARE(readAll(victim), std::string("safe"));
+        // Inside: package/b is a hard link to package/a; with the first component stripped,
+        // b is a second name of a.
+        writeAll(t / "in.tar", tarMember("package/a", '0', "", "letters") + tarMember("package/b", '1', "package/a", "") + end);
+        extractTarball((t / "in.tar").string(), (t / "c").string(), true);
+        QCOMPARE(readAll(t / "c" / "b"), std::string("letters"));
+        QVERIFY(fs::equivalent(t / "c" / "a", t / "c" / "b"));
+        writeAll(t / "fifo.tar", tarMember("package/p", '6', "", "") + end);
+        const std::string e3 = errorOf([&] { extractTarball((t / "fifo.tar").string(), (t / "d").string(), true); });
+        QVERIFY2(e3.find("not a file, folder or symbolic link") != std::string::npos, e3.c_str());
+        QVERIFY(!fs::exists(t / "d" / "p"));
     }
 
     void propertiesAndSafeNames()

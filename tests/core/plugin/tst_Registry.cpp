@@ -4,6 +4,7 @@
 #include "core/data/Dataset.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/data/IdxLoader.h"
+#include "core/plugin/PluginInfo.h"
 #include "core/plugin/Registry.h"
 
 #include <setscope/sdk/Plugin.h>
@@ -31,6 +32,7 @@ private Q_SLOTS:
     void examplePluginRejectsBadFile();
     void refusesWrongAbi();
     void refusesWrongTorch();
+    void shortInfoBlockIsRefused();
     void refusesNonPlugins();
     void directoryScanReportsAndContinues();
     void pluginFoldersOthersCanWriteAreRefused();
@@ -235,6 +237,34 @@ void TestRegistry::refusesWrongAbi()
         QVERIFY2(m.contains(BAD_ABI_PLUGIN), e.what());
     }
     QVERIFY(r.loaders().empty()); // nothing was registered
+}
+
+// An info block that says it is shorter than this ABI's layout is refused without reading
+// the fields it does not have (the plugin_info fuzz target found them read: a block of 8
+// bytes with the right ABI was compared, and with the host's values beyond it, accepted).
+void TestRegistry::shortInfoBlockIsRefused()
+{
+    const SetscopePluginInfo host = sdk::hostInfo();
+    SetscopePluginInfo block = host; // what lies beyond structSize would match the host
+    block.structSize = 8;
+    const plugin::PluginInfoCheck c = plugin::checkPluginInfo(&block, host);
+    QCOMPARE(QString::fromStdString(c.why),
+             QString("its plugin information has 8 bytes, plugin ABI %1 has %2; it was not built with the "
+                     "SETSCOPE_PLUGIN macro of this setscope's SDK")
+                 .arg(SETSCOPE_SDK_ABI_VERSION)
+                 .arg(sizeof(SetscopePluginInfo)));
+    QCOMPARE(c.name, std::string("?")); // the name field is beyond the 8 bytes
+    // Long enough for the name, not for the rest: the name is shown, the block refused.
+    block.structSize = 16;
+    const plugin::PluginInfoCheck d = plugin::checkPluginInfo(&block, host);
+    QCOMPARE(d.name, std::string("host"));
+    QVERIFY(!d.why.empty());
+    // Too short even for the ABI number, and no block at all.
+    block.structSize = 4;
+    QCOMPARE(plugin::checkPluginInfo(&block, host).why, std::string("it returned no plugin information"));
+    QCOMPARE(plugin::checkPluginInfo(nullptr, host).why, std::string("it returned no plugin information"));
+    // The whole block: accepted.
+    QCOMPARE(plugin::checkPluginInfo(&host, host).why, std::string());
 }
 
 void TestRegistry::refusesWrongTorch()

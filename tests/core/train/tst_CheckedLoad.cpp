@@ -5,11 +5,14 @@
 // the model has is in the file with the same shape and type; otherwise the file, the layer
 // and both shapes are named and the model is left as it was.
 #include "core/train/CheckedLoad.h"
+#include "core/plugin/Registry.h"
+#include "core/train/ModelHandle.h"
 
 #include <setscope/sdk/Errors.h>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
@@ -67,6 +70,8 @@ private Q_SLOTS:
     void otherShapeIsRefused();
     void missingLayerIsRefused();
     void otherTypeIsRefused();
+    void unreadableArchiveIsRefused();
+    void tensorWithoutDataIsRefused();
 };
 
 void TestCheckedLoad::matchingWeightsLoad()
@@ -119,6 +124,40 @@ void TestCheckedLoad::otherTypeIsRefused()
     const QString msg = refusal(b, ar);
     QVERIFY2(msg.contains("'scale' holds Double values in the file, Float in the model"), qPrintable(msg));
     QCOMPARE(b.fc->weight.scalar_type(), torch::kFloat32);
+}
+
+// Before any weight is checked: an archive LibTorch cannot read is refused as an InputError
+// naming the file. This one (from the checkpoint fuzz target of issue 12) makes LibTorch's
+// TorchScript importer throw torch::jit::ErrorReport, which is not a c10::Error and used to
+// escape TrainingJob's openArchive.
+void TestCheckedLoad::unreadableArchiveIsRefused()
+{
+    const std::string path = SETSCOPE_SOURCE_DIR "/tests/fuzz/regressions/checkpoint/jit-errorreport-bad-type-name";
+    plugin::Registry registry;
+    try {
+        (void)train::ModelHandle::fromCheckpoint(path, registry);
+        QFAIL("an unreadable checkpoint was accepted");
+    } catch (const sdk::InputError& e) {
+        const QString msg = e.what();
+        QVERIFY2(msg.startsWith(QString::fromStdString(path) + ": cannot read checkpoint (damaged or not a checkpoint)"),
+                 e.what());
+    }
+}
+
+// A file tensor of the model's shape and type whose storage holds no data: refused by
+// loadChecked, not left to fail in the forward pass (the checkpoint fuzz target's input).
+void TestCheckedLoad::tensorWithoutDataIsRefused()
+{
+    const std::string path = SETSCOPE_SOURCE_DIR "/tests/fuzz/regressions/checkpoint/unallocated-storage";
+    torch::serialize::InputArchive ar;
+    ar.load_from(path, torch::Device(torch::kCPU));
+    torch::nn::Sequential model(torch::nn::Linear(4, 3), torch::nn::BatchNorm1d(3));
+    try {
+        train::loadChecked(*model, ar, path, "the weights");
+        QFAIL("a tensor without data was accepted");
+    } catch (const sdk::InputError& e) {
+        QVERIFY2(QString(e.what()).contains("has no data for its shape in the file"), e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCheckedLoad)

@@ -362,6 +362,10 @@ void TestWordVectors::fastTextBinCraftedHeaders_data()
     QTest::newRow("more buckets than rows") << 2 << "does not match the model (dimension 8, at least %2 rows)";
     // Vectors of 64 floats read from rows of 8.
     QTest::newRow("dimension wider than the rows") << 3 << "x 8 does not match the model (dimension 64";
+    // The input matrix's quantization flag is a C++ bool on disk: 3 is no bool, and reading
+    // it as one is undefined behaviour (UBSan in the word_vectors fuzz target, issue 12).
+    QTest::newRow("quantization flag neither 0 nor 1")
+        << 4 << "(byte offset %1): the input matrix's quantization flag is 3, not 0 or 1 (a damaged model)";
 }
 
 void TestWordVectors::fastTextBinCraftedHeaders()
@@ -381,6 +385,7 @@ void TestWordVectors::fastTextBinCraftedHeaders()
     case 1: poke<std::int32_t>(bytes, kBucketAt, 0); break;
     case 2: poke<std::int32_t>(bytes, kBucketAt, 5000); break;
     case 3: poke<std::int32_t>(bytes, kDimAt, 64); break;
+    case 4: bytes[l.inputAt] = 3; break;
     }
     const fs::path p = root() / "crafted.bin";
     writeBytes(p, bytes);
@@ -391,7 +396,7 @@ void TestWordVectors::fastTextBinCraftedHeaders()
         msg = errorOf(p, m_opts);
     }
     QVERIFY2(msg.startsWith(QString::fromStdString(p.string())), qPrintable(msg));
-    expect.replace("%1", QString::number(l.inputAt + 1)).replace("%2", QString::number(l.nwords + 5000));
+    expect.replace("%1", QString::number(kind == 4 ? l.inputAt : l.inputAt + 1)).replace("%2", QString::number(l.nwords + 5000));
     QVERIFY2(msg.contains(expect), qPrintable(msg));
 }
 

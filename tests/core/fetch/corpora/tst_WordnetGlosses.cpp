@@ -208,6 +208,13 @@ void TestWordnetGlosses::badInput_data()
     QTest::newRow("no synsets") << "data.noun" << h << "data.noun: holds no synset lines";
     QTest::newRow("bad lexnames") << "lexnames" << "00\tadj.all\n" << "lexnames (line 1): expected";
     QTest::newRow("no data files") << "README" << "nothing" << "no WordNet data files";
+    // Digit strings too long for std::stoul: refused as malformed, not escaping as
+    // std::out_of_range (issue 12's fetch_lists regression inputs).
+    QTest::newRow("lexnames number of 23 digits")
+        << "lexnames" << "99999999999999999999999\tnoun.x\t1\n" << "lexnames (line 1): expected";
+    QTest::newRow("verb frame count of 23 digits")
+        << "data.verb" << h + "00001740 29 v 01 breathe 0 000 99999999999999999999999 | x  \n"
+        << "data.verb (line 4): verb frame count \"99999999999999999999999\" is not a number of at most 2 digits";
 }
 
 void TestWordnetGlosses::badInput()
