@@ -14,6 +14,8 @@
 #   QSKIP makes CTest report it as skipped, not passed, without hiding another's failure.
 #   COST: a relative run time, so that `ctest -j` starts the long tests first on a fresh
 #   build (which has no timing history yet) instead of leaving them for the end.
+#   Sanitizer builds (SetscopeSanitizers.cmake) add the sanitizers' runtime options to every
+#   test's environment and multiply TIMEOUT by SETSCOPE_SANITIZER_TIMEOUT_MULTIPLIER.
 
 function(setscope_target_defaults target)
   target_link_libraries(${target} PRIVATE setscope_warnings)
@@ -96,8 +98,11 @@ function(setscope_add_test name)
   else()
     set(timeout 300)
   endif()
+  # Sanitizer builds (SetscopeSanitizers.cmake) run several times slower: their own multiplier,
+  # so that a normal build keeps its limits.
+  math(EXPR timeout "${timeout} * ${SETSCOPE_SANITIZER_TIMEOUT_MULTIPLIER}")
   list(APPEND env "QTEST_FUNCTION_TIMEOUT=${timeout}000")
-  list(APPEND env ${T_ENV})
+  list(APPEND env ${T_ENV} ${SETSCOPE_SANITIZER_TEST_ENV})
 
   set(labels ${T_LABELS})
   if(T_GL)
@@ -118,7 +123,8 @@ function(setscope_add_test name)
     add_test(NAME ${name}.listed
       COMMAND ${CMAKE_COMMAND} -DTEST_BINARY=$<TARGET_FILE:${target}> -DLISTED=${listed}
               -P ${PROJECT_SOURCE_DIR}/cmake/CheckListedFunctions.cmake)
-    set_tests_properties(${name}.listed PROPERTIES LABELS "${T_LABELS};meta" ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
+    set(listed_env "QT_QPA_PLATFORM=offscreen" ${SETSCOPE_SANITIZER_TEST_ENV})
+    set_tests_properties(${name}.listed PROPERTIES LABELS "${T_LABELS};meta" ENVIRONMENT "${listed_env}")
   else()
     add_test(NAME ${name} COMMAND ${cmd})
   endif()

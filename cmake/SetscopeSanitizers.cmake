@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# SPDX-FileCopyrightText: 2026 setscope developers
+# Sanitizer builds (docs/RELIABILITY.md "Sanitizers"; ./bootstrap.sh asan|tsan).
+#   -DSETSCOPE_SANITIZE="address;undefined"   ASan + UBSan, every UBSan report fatal
+#   -DSETSCOPE_SANITIZE=thread                 TSan, with cmake/sanitizers/tsan.supp
+# Every target of the project is compiled and linked with the flags (they are set before the
+# first target is created). Debian's LibTorch, Qt, OpenBLAS, FAISS, libgomp are not
+# instrumented: ASan and UBSan see our code only, TSan sees our code and the
+# synchronisation the libraries do through instrumented interceptors (pthread, not libgomp's
+# futexes, which is what the suppressions are about).
+# setscope_add_test() gives each test the runtime options below and multiplies its time
+# limit by SETSCOPE_SANITIZER_TIMEOUT_FACTOR; a normal build is not affected.
+
+set(SETSCOPE_SANITIZE "" CACHE STRING
+    "Sanitizers to build with: empty (none), \"address;undefined\" (or one of them) or \"thread\"")
+set(SETSCOPE_SANITIZER_TIMEOUT_FACTOR "" CACHE STRING
+    "Multiplier of every test's time limit in a sanitizer build (empty: 3 for ASan/UBSan, 5 for TSan)")
+
+set(SETSCOPE_SANITIZER_TEST_ENV "")
+set(SETSCOPE_SANITIZER_TIMEOUT_MULTIPLIER 1)
+
+if(SETSCOPE_SANITIZE)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    message(FATAL_ERROR "SETSCOPE_SANITIZE needs GCC or Clang, not ${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  foreach(_san ${SETSCOPE_SANITIZE})
+    if(NOT _san MATCHES "^(address|undefined|thread)$")
+      message(FATAL_ERROR "SETSCOPE_SANITIZE: unknown sanitizer '${_san}' (address, undefined, thread)")
+    endif()
+  endforeach()
+  if("thread" IN_LIST SETSCOPE_SANITIZE AND ("address" IN_LIST SETSCOPE_SANITIZE OR "undefined" IN_LIST SETSCOPE_SANITIZE))
+    message(FATAL_ERROR "SETSCOPE_SANITIZE: thread cannot be combined with address or undefined")
+  endif()
+  list(JOIN SETSCOPE_SANITIZE "," _setscope_san)
+  # -g1: line tables for the reports' stack traces, without full debug info (LibTorch's headers
+  # would make every object several times larger). Frame pointers for the fast unwinder.
+  add_compile_options(-fsanitize=${_setscope_san} -fno-omit-frame-pointer -g1)
+  add_link_options(-fsanitize=${_setscope_san})
+  if("undefined" IN_LIST SETSCOPE_SANITIZE)
+    # A UBSan report ends the test (non-zero exit) instead of printing and going on.
+    add_compile_options(-fno-sanitize-recover=undefined)
+  endif()
+  if("address" IN_LIST SETSCOPE_SANITIZE OR "undefined" IN_LIST SETSCOPE_SANITIZE)
+    # -O1 instead of the build type's -O3 (a later -O wins): with ASan + UBSan, -O3's inlining
+    # multiplies the instrumented code, and GCC 12 took 27.9 s of CPU for
+    # core/train/PartitionSampler.cpp at -O3 against 14.4 s at -O1 (the -O1 the ASan
+    # documentation recommends). TSan's build keeps -O3 (its unity objects cost a third of
+    # ASan + UBSan's).
+    add_compile_options(-O1)
+  endif()
+
+  set(_symbolizer "")
+  find_program(SETSCOPE_LLVM_SYMBOLIZER NAMES llvm-symbolizer llvm-symbolizer-14)
+  if(SETSCOPE_LLVM_SYMBOLIZER)
+    set(_symbolizer ":external_symbolizer_path=${SETSCOPE_LLVM_SYMBOLIZER}")
+  endif()
+  if("thread" IN_LIST SETSCOPE_SANITIZE)
+    set(_factor 5)
+    # halt_on_error: the first race fails the test; second_deadlock_stack: both stacks of a
+    # lock-order inversion.
+    list(APPEND SETSCOPE_SANITIZER_TEST_ENV
+      "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=${PROJECT_SOURCE_DIR}/cmake/sanitizers/tsan.supp${_symbolizer}")
+  else()
+    set(_factor 3)
+    if("address" IN_LIST SETSCOPE_SANITIZE)
+      list(APPEND SETSCOPE_SANITIZER_TEST_ENV
+        "ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:check_initialization_order=1:strict_init_order=1${_symbolizer}")
+    endif()
+    if("undefined" IN_LIST SETSCOPE_SANITIZE)
+      list(APPEND SETSCOPE_SANITIZER_TEST_ENV "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1${_symbolizer}")
+    endif()
+  endif()
+  if(SETSCOPE_SANITIZER_TIMEOUT_FACTOR)
+    set(_factor ${SETSCOPE_SANITIZER_TIMEOUT_FACTOR})
+  endif()
+  set(SETSCOPE_SANITIZER_TIMEOUT_MULTIPLIER ${_factor})
+  message(STATUS "setscope: sanitizers ${_setscope_san}, test time limits x${_factor}")
+endif()
