@@ -33,7 +33,7 @@ function_mat_claims="setscope::fuzz::matClaims"
 libs_mat_claims="-lz"
 
 data="tests/fuzz/targets/DataTargets.cpp core/data/IdxLoader.cpp core/data/VectorLoaders.cpp core/data/Csv.cpp
-      core/data/Dataset.cpp core/util/Hash.cpp"
+      core/data/Dataset.cpp core/util/Hash.cpp core/util/Memory.cpp core/util/AtomicFile.cpp core/util/Faults.cpp"
 sources_idx="$data"; function_idx="setscope::fuzz::idx"; libs_idx="-lz -lxxhash"
 sources_npy="$data"; function_npy="setscope::fuzz::npy"; libs_npy="-lz -lxxhash"
 sources_csv="$data"; function_csv="setscope::fuzz::csv"; libs_csv="-lz -lxxhash"
@@ -45,7 +45,7 @@ sources_word_vectors="$text"; function_word_vectors="setscope::fuzz::wordVectors
 
 graph="tests/fuzz/targets/GraphTargets.cpp core/data/graph/Graph.cpp core/data/graph/TextLines.cpp
        core/data/graph/TuDataset.cpp core/data/graph/Sdf.cpp core/data/Dataset.cpp core/util/Hash.cpp
-       core/util/SpecOptions.cpp"
+       core/util/SpecOptions.cpp core/util/Memory.cpp core/util/AtomicFile.cpp core/util/Faults.cpp"
 sources_tudataset="$graph"; function_tudataset="setscope::fuzz::tuDataset"; libs_tudataset="-lxxhash"
 sources_sdf="$graph"; function_sdf="setscope::fuzz::sdf"; libs_sdf="-lxxhash"
 
@@ -60,7 +60,7 @@ function_mesh_xyz="setscope::fuzz::meshXyz"
 
 sources_pairwise_cache="tests/fuzz/targets/PairwiseTargets.cpp core/ot/PairwiseMatrix.cpp core/ot/Emd.cpp
   core/ot/Chamfer.cpp core/ot/CostMatrix.cpp core/ot/PointSet.cpp core/data/Dataset.cpp core/job/Job.cpp
-  core/util/Hash.cpp core/util/Paths.cpp"
+  core/util/Hash.cpp core/util/Paths.cpp core/util/Memory.cpp core/util/AtomicFile.cpp core/util/Faults.cpp"
 function_pairwise_cache="setscope::fuzz::pairwiseCache"; libs_pairwise_cache="-lxxhash -lpthread"
 
 sources_plugin_info="tests/fuzz/targets/PluginTargets.cpp core/plugin/PluginInfo.cpp"
@@ -69,7 +69,7 @@ function_plugin_info="setscope::fuzz::pluginInfo"; libs_plugin_info=""
 fetch="tests/fuzz/targets/FetchTargets.cpp core/fetch/Fetchers.cpp core/fetch/FetchContext.cpp core/fetch/Command.cpp
        core/fetch/corpora/CorpusWriter.cpp core/fetch/corpora/LineReader.cpp core/fetch/corpora/WordnetGlosses.cpp
        core/fetch/corpora/BrownCorpus.cpp core/fetch/corpora/DebianDescriptions.cpp core/data/IdxLoader.cpp
-       core/job/Job.cpp core/util/Hash.cpp"
+       core/job/Job.cpp core/util/Hash.cpp core/util/Memory.cpp core/util/AtomicFile.cpp core/util/Faults.cpp"
 libs_fetch="-lz -lzip -larchive -lxxhash -lpthread"
 sources_fetch_lists="$fetch"; function_fetch_lists="setscope::fuzz::fetchLists"; libs_fetch_lists="$libs_fetch"
 sources_fetch_archives="$fetch"; function_fetch_archives="setscope::fuzz::fetchArchives"; libs_fetch_archives="$libs_fetch"
