@@ -92,13 +92,17 @@ bool fired()
     return plan().fired;
 }
 
-bool writeAll(int fd, const void* data, std::size_t n, const char* path)
+namespace {
+
+/// Writes all `n` bytes with `put(p, n, done)` (write or pwrite at offset + done), retrying on
+/// EINTR and short writes; a zero-byte write counts as EIO.
+template <typename Put>
+bool putAll(const void* data, std::size_t n, Put put)
 {
-    if (inject(Call::Write, path))
-        return false;
     const char* p = static_cast<const char*>(data);
-    while (n > 0) {
-        const ssize_t w = ::write(fd, p, n);
+    std::size_t done = 0;
+    while (done < n) {
+        const ssize_t w = put(p + done, n - done, done);
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0)
@@ -107,32 +111,27 @@ bool writeAll(int fd, const void* data, std::size_t n, const char* path)
             errno = EIO;
             return false;
         }
-        p += w;
-        n -= static_cast<std::size_t>(w);
+        done += static_cast<std::size_t>(w);
     }
     return true;
+}
+
+} // namespace
+
+bool writeAll(int fd, const void* data, std::size_t n, const char* path)
+{
+    if (inject(Call::Write, path))
+        return false;
+    return putAll(data, n, [fd](const char* p, std::size_t left, std::size_t) { return ::write(fd, p, left); });
 }
 
 bool pwriteAll(int fd, const void* data, std::size_t n, off_t offset, const char* path)
 {
     if (inject(Call::Write, path))
         return false;
-    const char* p = static_cast<const char*>(data);
-    while (n > 0) {
-        const ssize_t w = ::pwrite(fd, p, n, offset);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return false;
-        if (w == 0) {
-            errno = EIO;
-            return false;
-        }
-        p += w;
-        n -= static_cast<std::size_t>(w);
-        offset += static_cast<off_t>(w);
-    }
-    return true;
+    return putAll(data, n, [fd, offset](const char* p, std::size_t left, std::size_t done) {
+        return ::pwrite(fd, p, left, offset + static_cast<off_t>(done));
+    });
 }
 
 int fallocate(int fd, off_t offset, off_t len, const char* path)
