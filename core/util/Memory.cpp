@@ -76,13 +76,23 @@ std::uint64_t physicalMemoryBytes()
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
 }
 
-std::optional<std::uint64_t> availableMemoryBytes()
+namespace {
+
+/// availableMemoryBytes(), and whether a cgroup limit lowered it (for memoryBudget's message).
+std::optional<std::uint64_t> available(bool* byCgroup)
 {
-    std::optional<std::uint64_t> available = procKiloBytes("/proc/meminfo", "MemAvailable");
-    if (const std::optional<std::uint64_t> room = cgroupRoom())
-        available = available ? std::min(*available, *room) : *room;
-    return available;
+    std::optional<std::uint64_t> bytes = procKiloBytes("/proc/meminfo", "MemAvailable");
+    const std::optional<std::uint64_t> room = cgroupRoom();
+    if (room)
+        bytes = bytes ? std::min(*bytes, *room) : *room;
+    if (byCgroup)
+        *byCgroup = room.has_value();
+    return bytes;
 }
+
+} // namespace
+
+std::optional<std::uint64_t> availableMemoryBytes() { return available(nullptr); }
 
 std::optional<std::uint64_t> parseByteSize(const std::string& text)
 {
@@ -126,8 +136,9 @@ MemoryBudget memoryBudget()
             return {*limit, std::string("SETSCOPE_MEMORY_LIMIT=") + env};
         // A typo must not silently remove the protection: fall through to the machine's figure.
     }
-    if (const std::optional<std::uint64_t> available = availableMemoryBytes())
-        return {*available, "available now (MemAvailable" + std::string(cgroupRoom() ? ", cgroup limit" : "") + ")"};
+    bool byCgroup = false;
+    if (const std::optional<std::uint64_t> bytes = available(&byCgroup))
+        return {*bytes, "available now (MemAvailable" + std::string(byCgroup ? ", cgroup limit" : "") + ")"};
     return {physicalMemoryBytes() / 2, "half the installed RAM"};
 }
 
