@@ -129,23 +129,38 @@ struct SplitFiles {
     Split split;
 };
 
+/// The magic number, element type and dimensions of an IDX file; `f` is left at the payload.
+/// Throws InputError naming the file and offset.
+std::vector<std::uint64_t> readIdxHeader(GzFile& f, const std::string& path)
+{
+    unsigned char head[4];
+    if (f.read(head, 4) != 4)
+        throw InputError(path, InputError::atOffset(f.offset()), "file too short for an IDX header" + f.truncationReason());
+    if (head[0] != 0 || head[1] != 0)
+        throw InputError(path, InputError::atOffset(0), "wrong magic number: not an IDX file");
+    if (head[2] != 0x08)
+        throw InputError(path, InputError::atOffset(2),
+                         "IDX element type code " + std::to_string(head[2]) + " is not supported (only unsigned bytes, code 8)");
+    const int ndims = head[3];
+    if (ndims < 1 || ndims > 4)
+        throw InputError(path, InputError::atOffset(3), "IDX header declares " + std::to_string(ndims) + " dimensions");
+    std::vector<std::uint64_t> dims;
+    for (int d = 0; d < ndims; ++d) {
+        unsigned char b[4];
+        if (f.read(b, 4) != 4)
+            throw InputError(path, InputError::atOffset(f.offset()), "truncated IDX header" + f.truncationReason());
+        dims.push_back((std::uint64_t(b[0]) << 24) | (std::uint64_t(b[1]) << 16) | (std::uint64_t(b[2]) << 8) | b[3]);
+    }
+    return dims;
+}
+
 /// The dimensions an IDX header claims (empty when the header cannot be read: readIdx then
 /// says why). Reads only the header, also of a gzip file.
 std::vector<std::uint64_t> idxDims(const std::string& path)
 {
     try {
         GzFile f(path);
-        unsigned char head[4];
-        if (f.read(head, 4) != 4 || head[0] != 0 || head[1] != 0 || head[3] < 1 || head[3] > 4)
-            return {};
-        std::vector<std::uint64_t> dims;
-        for (int d = 0; d < head[3]; ++d) {
-            unsigned char b[4];
-            if (f.read(b, 4) != 4)
-                return {};
-            dims.push_back((std::uint64_t(b[0]) << 24) | (std::uint64_t(b[1]) << 16) | (std::uint64_t(b[2]) << 8) | b[3]);
-        }
-        return dims;
+        return readIdxHeader(f, path);
     } catch (const InputError&) {
         return {};
     }
@@ -259,28 +274,11 @@ void emitSplits(const std::vector<SplitFiles>& parts, const std::string& origin,
 IdxArray readIdx(const std::string& path)
 {
     GzFile f(path);
-    unsigned char head[4];
-    if (f.read(head, 4) != 4)
-        throw InputError(path, InputError::atOffset(f.offset()), "file too short for an IDX header" + f.truncationReason());
-    if (head[0] != 0 || head[1] != 0)
-        throw InputError(path, InputError::atOffset(0), "wrong magic number: not an IDX file");
     IdxArray a;
-    a.type = head[2];
-    if (a.type != 0x08)
-        throw InputError(path, InputError::atOffset(2),
-                         "IDX element type code " + std::to_string(a.type) + " is not supported (only unsigned bytes, code 8)");
-    const int ndims = head[3];
-    if (ndims < 1 || ndims > 4)
-        throw InputError(path, InputError::atOffset(3), "IDX header declares " + std::to_string(ndims) + " dimensions");
-    std::vector<std::uint64_t> dims;
-    for (int d = 0; d < ndims; ++d) {
-        unsigned char b[4];
-        if (f.read(b, 4) != 4)
-            throw InputError(path, InputError::atOffset(f.offset()), "truncated IDX header" + f.truncationReason());
-        const std::uint32_t v = (std::uint32_t(b[0]) << 24) | (std::uint32_t(b[1]) << 16) | (std::uint32_t(b[2]) << 8) | b[3];
-        a.dims.push_back(v);
-        dims.push_back(v);
-    }
+    a.type = 0x08;
+    const std::vector<std::uint64_t> dims = readIdxHeader(f, path);
+    a.dims.assign(dims.begin(), dims.end()); // each read from 4 bytes
+    const auto ndims = static_cast<int>(dims.size());
     std::string dimsText;
     for (std::uint64_t d : dims)
         dimsText += (dimsText.empty() ? "" : " x ") + std::to_string(d);
