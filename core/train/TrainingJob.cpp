@@ -9,6 +9,7 @@
 #include "core/eval/Metrics.h"
 #include "core/ot/PairwiseMatrix.h"
 #include "core/semi/Baselines.h"
+#include "core/train/ArchiveCheck.h"
 #include "core/train/BatchTransport.h"
 #include "core/train/CheckedLoad.h"
 #include "core/train/KeyEncoder.h"
@@ -347,6 +348,8 @@ CheckpointHeader readHeader(torch::serialize::InputArchive& ar, const std::strin
         bytes = bytes.contiguous();
         h.best.weights.assign(reinterpret_cast<const char*>(bytes.data_ptr<std::uint8_t>()),
                               static_cast<std::size_t>(bytes.numel()));
+        // An archive inside the archive: checked like the file before LibTorch reads it.
+        checkTorchArchive(h.best.weights, path + " [best_model]");
     }
     return h;
 }
@@ -356,6 +359,9 @@ torch::serialize::InputArchive openArchive(const std::string& path, const torch:
     std::error_code ec;
     if (!fs::is_regular_file(path, ec))
         throw sdk::InputError(path, "", "checkpoint file not found");
+    // LibTorch's reader trusts the archive's class declarations and pickles (a damaged one
+    // crashed it): only what OutputArchive writes gets to it (core/train/ArchiveCheck.h).
+    checkTorchArchiveFile(path);
     torch::serialize::InputArchive ar;
     try {
         ar.load_from(path, device);

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.."
 seconds="${1:-600}"
 [ $# -gt 0 ] && shift
 all="mat_claims idx npy csv corpus_tsv word_vectors tudataset sdf mesh_off mesh_ply mesh_obj mesh_stl mesh_xyz
-     pairwise_cache plugin_info fetch_lists fetch_archives project_file checkpoint"
+     pairwise_cache plugin_info fetch_lists fetch_archives project_file checkpoint torch_archive"
 targets="${*:-$all}"
 CXX="${CXX_FUZZ:-clang++-14}"
 out=build-fuzz
@@ -78,8 +78,12 @@ sources_project_file="tests/fuzz/targets/ProjectTargets.cpp core/project/Project
 function_project_file="setscope::fuzz::projectFile"; libs_project_file="-lsqlite3 -lpthread"
 
 # LibTorch from Debian (not instrumented: ASan sees only setscope's side of the calls).
-sources_checkpoint="tests/fuzz/targets/CheckpointTargets.cpp core/train/CheckedLoad.cpp"
-function_checkpoint="setscope::fuzz::checkpoint"; libs_checkpoint="-ltorch -ltorch_cpu -lc10 -lpthread"
+archive="core/train/ArchiveCheck.cpp core/util/Memory.cpp"
+sources_checkpoint="tests/fuzz/targets/CheckpointTargets.cpp core/train/CheckedLoad.cpp $archive"
+function_checkpoint="setscope::fuzz::checkpoint"; libs_checkpoint="-ltorch -ltorch_cpu -lc10 -lpthread -lzip -lz"
+# The archive check alone, without LibTorch.
+sources_torch_archive="tests/fuzz/targets/ArchiveTargets.cpp $archive"
+function_torch_archive="setscope::fuzz::torchArchive"; libs_torch_archive="-lzip -lz"
 torch_includes="-I/usr/include/torch/csrc/api/include"
 # C++17: LibTorch 1.13's ATen/core/List.h instantiates std::vector<IValue> while IValue is
 # incomplete, which libstdc++ 12's constexpr vector refuses under clang in C++20 (gcc builds

@@ -40,7 +40,7 @@ const std::vector<Target>& targets()
         {"mesh_xyz", f::meshXyz},             {"pairwise_cache", f::pairwiseCache},
         {"plugin_info", f::pluginInfo},       {"fetch_lists", f::fetchLists},
         {"fetch_archives", f::fetchArchives}, {"project_file", f::projectFile},
-        {"checkpoint", f::checkpoint}};
+        {"checkpoint", f::checkpoint},        {"torch_archive", f::torchArchive}};
     return t;
 }
 
@@ -70,7 +70,7 @@ void TestFuzzCorpus::everyFuzzerIsReplayed()
     std::set<std::string> replayed;
     for (const Target& t : targets())
         replayed.insert(t.name);
-    QCOMPARE(fuzzed.size(), std::size_t(19));
+    QCOMPARE(fuzzed.size(), std::size_t(20));
     QVERIFY(fuzzed == replayed);
 }
 

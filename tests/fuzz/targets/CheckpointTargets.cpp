@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-// Fuzz target of the checkpoint reader (see FuzzTargets.h): LibTorch's archive reader, as
-// TrainingJob's openArchive() calls it, then train::loadChecked into a small model with a
-// child module, parameters and buffers of two types.
+// Fuzz targets of the checkpoint reader (see FuzzTargets.h): setscope's archive check, then
+// LibTorch's archive reader, as TrainingJob's openArchive() calls them, then
+// train::loadChecked into a small model with a child module, parameters and buffers of two
+// types; and the archive check alone (torch_archive, without LibTorch: fast).
 #include "tests/fuzz/targets/FuzzTargets.h"
 
+#include "core/train/ArchiveCheck.h"
 #include "core/train/CheckedLoad.h"
 
 #include <setscope/sdk/Errors.h>
@@ -19,6 +21,12 @@ namespace setscope::fuzz {
 void checkpoint(const std::uint8_t* data, std::size_t size)
 {
     const TempFile f(data, size, ".pt");
+    // CRCs unchecked: a fuzzer cannot fix them up, and a crafted file has them right anyway.
+    try {
+        train::checkTorchArchiveFile(f.path(), {.verifyCrc = false});
+    } catch (const sdk::InputError&) {
+        return; // openArchive() lets this through to the caller as it is
+    }
     torch::serialize::InputArchive ar;
     try {
         ar.load_from(f.path(), torch::Device(torch::kCPU));

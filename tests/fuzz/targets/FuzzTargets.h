@@ -102,8 +102,11 @@ void fetchArchives(const std::uint8_t* data, std::size_t size);
 /// project::ProjectStore::open of the bytes as a project file, then its integrity check
 /// and a read of every table the store offers. Refusal: project::ProjectError.
 void projectFile(const std::uint8_t* data, std::size_t size);
-/// A checkpoint read: torch's InputArchive of the bytes, then train::loadChecked into a
-/// small model (sdk::InputError when either refuses).
+/// A checkpoint read: train::checkTorchArchiveFile (CRCs unchecked), torch's InputArchive of
+/// the bytes, then train::loadChecked into a small model (sdk::InputError when one refuses).
 void checkpoint(const std::uint8_t* data, std::size_t size);
+/// train::checkTorchArchive alone (no LibTorch), from memory and from a file, which must
+/// agree. Refusal: sdk::InputError.
+void torchArchive(const std::uint8_t* data, std::size_t size);
 
 } // namespace setscope::fuzz
