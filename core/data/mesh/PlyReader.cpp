@@ -301,7 +301,9 @@ TriangleMesh readPly(const std::string& path)
     m.pointSet = !faceEl || faceEl->count == 0;
     const std::uint64_t nv = vertexEl->count;
     m.vertices.resize(3 * nv);
-    Body body(path, data, lines.position(), fmt, lines.lineNumber());
+    // A header whose end_header line is the file's last, without a newline, leaves the line
+    // reader one past the end (a fuzz finding: string_view::substr threw out_of_range).
+    Body body(path, data, std::min<std::size_t>(lines.position(), data.size()), fmt, lines.lineNumber());
     std::vector<std::uint32_t> corners;
     for (const Element& e : elements) {
         const bool isVertex = &e == vertexEl, isFace = &e == faceEl;

@@ -474,6 +474,13 @@ void TestMeshReaders::emptyAndDegenerateMeshes_data()
     QTest::newRow("collinear") << "d.off" << "OFF\n3 1 0\n0 0 0\n1 1 1\n2 2 2\n3 0 1 2\n" << "all faces degenerate";
     QTest::newRow("repeated corner") << "d.obj" << "v 0 0 0\nv 1 0 0\nf 1 2 2\nf 1 1 1\n" << "all faces degenerate";
     QTest::newRow("empty xyz") << "e.xyz" << "# nothing\n" << "empty point set";
+    // end_header as the file's last bytes, no newline: the body starts at the end of the file
+    // (the mesh_ply fuzz target's finding: std::out_of_range escaped the reader).
+    QTest::newRow("ply: end_header without newline")
+        << "e.ply"
+        << "ply\nformat binary_little_endian 1.0\nelement vertex 0\nproperty float x\nproperty float y\n"
+           "property float z\nend_header"
+        << "empty point set";
     QTest::newRow("xyz: one point repeated") << "s.xyz" << "1 1 1\n1 1 1\n" << "all points coincide";
 }
 
