@@ -33,6 +33,7 @@ constexpr std::uint64_t kMaxTextRecord = 64ull << 20; // a class definition or a
 constexpr std::size_t kMaxRecords = 1u << 20;
 constexpr int kMaxTypeDepth = 8;
 constexpr std::size_t kMaxDims = 64;
+constexpr int kMaxNesting = 1000;
 
 [[noreturn]] void refuse(const std::string& file, const std::string& where, const std::string& why)
 {
@@ -494,6 +495,10 @@ struct Node {
     Fn fn = Fn::ModuleClass;                                                        ///< Global
     int elementSize = 0;                                                            ///< Global storage type
     bool built = false;                                                             ///< Object
+    /// Inside another value already: LibTorch fills a list, dict or object before it uses it
+    /// anywhere, and refusing to fill one afterwards rules out reference cycles.
+    bool closed = false;
+    int depth = 1; ///< nesting; bounded so that neither this check nor LibTorch recurses without end
 };
 using Ref = std::shared_ptr<Node>;
 
@@ -557,6 +562,7 @@ public:
             case 't': {
                 auto t = make(Kind::Tuple);
                 t->items = popToMark();
+                adoptAll(*t, t->items);
                 push(t);
                 break;
             }
@@ -565,19 +571,23 @@ public:
             case 0x87: {
                 auto t = make(Kind::Tuple);
                 t->items = popN(op - 0x84);
+                adoptAll(*t, t->items);
                 push(t);
                 break;
             }
             case ']': push(make(Kind::List)); break;
             case 'a': {
                 auto v = popN(1);
-                below(Kind::List, "APPEND")->items.push_back(v[0]);
+                Ref list = open(Kind::List, "APPEND");
+                adoptAll(*list, v);
+                list->items.push_back(v[0]);
                 break;
             }
             case 'e': {
                 auto v = popToMark();
-                auto& list = below(Kind::List, "APPENDS")->items;
-                list.insert(list.end(), v.begin(), v.end());
+                Ref list = open(Kind::List, "APPENDS");
+                adoptAll(*list, v);
+                list->items.insert(list->items.end(), v.begin(), v.end());
                 break;
             }
             case '}': push(make(Kind::Dict)); break;
@@ -710,6 +720,27 @@ private:
             fail(m_op, std::string(what) + " on " + kindName(t->kind) + ", not on " + kindName(k));
         return t;
     }
+    /// The top of the stack, of kind `k`, to be filled: refused once it is inside another value.
+    Ref open(Kind k, const char* what)
+    {
+        Ref t = below(k, what);
+        if (t->closed)
+            fail(m_op, std::string(what) + " on " + kindName(k) +
+                           " already inside another value (LibTorch fills a value before using it)");
+        return t;
+    }
+    void adoptAll(Node& parent, const std::vector<Ref>& children)
+    {
+        // `parent` is open, so inside no value: only itself could close a cycle.
+        for (const Ref& c : children) {
+            if (c.get() == &parent)
+                fail(m_op, std::string("a value put inside itself (") + kindName(parent.kind) + ")");
+            c->closed = true;
+            parent.depth = std::max(parent.depth, c->depth + 1);
+        }
+        if (parent.depth > kMaxNesting)
+            fail(m_op, "values nested more than " + std::to_string(kMaxNesting) + " deep");
+    }
     void memoPut(std::uint64_t index)
     {
         Ref& t = top("a memo entry");
@@ -779,7 +810,8 @@ private:
     {
         if (kv.size() % 2)
             fail(m_op, "a dict update with an odd number of values");
-        Ref d = below(Kind::Dict, "a dict update");
+        Ref d = open(Kind::Dict, "a dict update");
+        adoptAll(*d, kv);
         for (std::size_t k = 0; k < kv.size(); k += 2) {
             const Kind kk = kv[k]->kind;
             if (kk != Kind::Str && kk != Kind::Int)
@@ -966,9 +998,10 @@ private:
     void build()
     {
         Ref state = popN(1)[0];
-        Ref obj = below(Kind::Object, "BUILD");
+        Ref obj = open(Kind::Object, "BUILD");
         if (obj->built)
             fail(m_op, "an object built twice");
+        adoptAll(*obj, {state});
         if (state->kind != Kind::Dict)
             fail(m_op, std::string("an object built from ") + kindName(state->kind) + ", not from a dict");
         const ClassDef& def = m_classes.at(obj->s);

@@ -19,8 +19,9 @@
 //   - data.pkl, constants.pkl, *.debug_pkl: a pickle machine that runs every opcode on a
 //     typed stack: only the opcodes and globals LibTorch's pickler writes (the archive's own
 //     classes, OrderedDict, tensor rebuild, storages, typed lists), every memo and mark
-//     reference present, every object built once with exactly its class's attributes, each
-//     of the declared type, and every tensor inside its storage record.
+//     reference present, no value filled after it was put inside another (so no cycles),
+//     nesting at most 1000 deep, every object built once with exactly its class's
+//     attributes, each of the declared type, and every tensor inside its storage record.
 
 #include <string>
 #include <string_view>

@@ -272,6 +272,9 @@ void TestArchiveCheck::refused_data()
     QTest::newRow("a second top folder") << "second top" << "a second top folder";
     QTest::newRow("a class called") << "call class" << "a call of a class or a storage type";
     QTest::newRow("not a zip") << "not zip" << "not a readable zip archive";
+    QTest::newRow("a list inside itself") << "self list" << "a value put inside itself (a list)";
+    QTest::newRow("a dict filled after use") << "closed dict" << "a dict update on a dict already inside another value";
+    QTest::newRow("tuples nested 1001 deep") << "deep" << "values nested more than 1000 deep";
     // Deflated class declarations are what LibTorch writes for long ones: they pass.
     QTest::newRow("deflated declaration (passes)") << "deflated code" << "";
 }
@@ -327,6 +330,17 @@ void TestArchiveCheck::refused()
         r["/other/version"] = "3\n";
     else if (c == "call class")
         r["data.pkl"] = Pickle().global("__torch__", "Module").op(')').op('R').op('.').b;
+    else if (c == "self list") // EMPTY_LIST, BINPUT 0, BINGET 0, APPEND
+        r["data.pkl"] = Pickle().op(']').op('q').op('\0').op('h').op('\0').op('a').op('.').b;
+    else if (c == "closed dict") // EMPTY_DICT, BINPUT 0, TUPLE1, BINGET 0, MARK, key, value, SETITEMS
+        r["data.pkl"] = Pickle().op('}').op('q').op('\0').op('\x85').op('h').op('\0').op('(').str("k").integer(1).op('u').op('.').b;
+    else if (c == "deep") { // None in 1001 nested 1-tuples
+        Pickle p;
+        p.op('N');
+        for (int k = 0; k < 1001; ++k)
+            p.op('\x85');
+        r["data.pkl"] = p.op('.').b;
+    }
     else if (c == "not zip")
         bytes = "PK\x03\x04 this is not a zip archive";
     else
