@@ -74,5 +74,7 @@ if(SETSCOPE_SANITIZE)
     set(_factor ${SETSCOPE_SANITIZER_TIMEOUT_FACTOR})
   endif()
   set(SETSCOPE_SANITIZER_TIMEOUT_MULTIPLIER ${_factor})
+  # The same factor for the waits inside tests (tests/support/TimeFactor.h).
+  list(APPEND SETSCOPE_SANITIZER_TEST_ENV "SETSCOPE_TEST_TIME_FACTOR=${_factor}")
   message(STATUS "setscope: sanitizers ${_setscope_san}, test time limits x${_factor}")
 endif()

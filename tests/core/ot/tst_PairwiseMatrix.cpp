@@ -5,6 +5,7 @@
 #include "core/ot/Chamfer.h"
 #include "core/ot/Emd.h"
 #include "core/ot/PairwiseMatrix.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -519,7 +520,8 @@ void TestPairwiseMatrix::resumesAfterKill()
     std::int64_t reported = 0;
     QElapsedTimer timer; // a generous timeout on the condition, not a time limit on the child
     timer.start();
-    while (reported < total * 35 / 100 && child.state() == QProcess::Running && timer.elapsed() < 60000) {
+    while (reported < total * 35 / 100 && child.state() == QProcess::Running &&
+           timer.elapsed() < setscope::testing::scaledMs(60000)) {
         child.waitForReadyRead(20);
         out += child.readAllStandardOutput();
         const qsizetype end = out.lastIndexOf('\n');
@@ -530,7 +532,7 @@ void TestPairwiseMatrix::resumesAfterKill()
     const int delayUs = static_cast<int>(QRandomGenerator::global()->bounded(30000));
     QThread::usleep(delayUs);
     child.kill(); // SIGKILL: no destructor, no unmap, possibly between a block's data and its bit
-    QVERIFY(child.waitForFinished(60000));
+    QVERIFY(child.waitForFinished(setscope::testing::scaledMs(60000)));
     QCOMPARE(child.exitStatus(), QProcess::CrashExit);
 
     const auto info = ot::inspectPairwiseFile(path);
