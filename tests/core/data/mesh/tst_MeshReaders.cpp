@@ -392,6 +392,14 @@ void TestMeshReaders::badInput_data()
     QTest::newRow("ply: no end_header") << "a.ply" << bytes("ply\nformat ascii 1.0\nelement vertex 1\n")
                                         << "no \"end_header\"" << "";
     QTest::newRow("ply: not ply") << "a.ply" << bytes("solid x\n") << "not a PLY file" << "line 1";
+    // An ascii value outside its declared type: a list length of 300 declared uchar (the
+    // mesh_ply fuzz target's finding had 6.7e29; converting it to a count was undefined).
+    QTest::newRow("ply: ascii list length outside uchar")
+        << "a.ply"
+        << bytes("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+                 "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n"
+                 "300 0 1 2\n")
+        << "\"300\" is outside the range of the property's type (0 to 255)" << "line 13";
     // Crafted element counts: refused before the vertex array (10^8 x 3 floats) is allocated.
     std::vector<unsigned char> plyHuge;
     putText(plyHuge, "ply\nformat binary_little_endian 1.0\nelement vertex 100000000\nproperty float x\n"
