@@ -376,7 +376,10 @@ void TestFastTsne::fftGradientMatchesExact_data()
     QTest::newRow("openTSNE grid, expanded map") << 600 << 3 << 1.0 << 50 << 3e-2;
     QTest::newRow("openTSNE grid, expanded map, 4 nodes") << 600 << 4 << 1.0 << 50 << 1e-2;
     // The default grid, half as fine (boxes up to 2 units wide): about 1.5e-3, 1.8e-2, 8e-2.
-    QTest::newRow("default grid, compact map") << 100 << 3 << 0.5 << 25 << 5e-3;
+    // The compact map's error depends on where its points fall in the boxes: the ASan build's
+    // -O1 rounding gives a map of radius 3.09 instead of 3.08 and an error of 6.6e-3 instead
+    // of 2.0e-3, hence a bound of 1e-2 (still below the expanding map's error).
+    QTest::newRow("default grid, compact map") << 100 << 3 << 0.5 << 25 << 1e-2;
     QTest::newRow("default grid, expanding map") << 300 << 3 << 0.5 << 25 << 5e-2;
     QTest::newRow("default grid, expanded map") << 600 << 3 << 0.5 << 25 << 1.5e-1;
 }
