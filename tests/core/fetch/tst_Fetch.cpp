@@ -14,6 +14,7 @@
 #include "core/util/Faults.h"
 
 #include "FetchFixtures.h"
+#include "tests/core/data/AllocationCap.h"
 #include "tests/support/Tmpfs.h"
 
 #include <QtTest>
@@ -614,6 +615,33 @@ private Q_SLOTS:
         const std::string notes = m["notes"].dump();
         QVERIFY2(notes.find("1 models skipped: model in .3ds format") != std::string::npos, notes.c_str());
         QVERIFY(notes.find("1 models skipped: model file missing from the catalogue") != std::string::npos);
+    }
+
+    // A catalogue member whose zip header claims 1 GB in a file of a few hundred bytes (the
+    // fetch_archives fuzz target's input): refused without allocating the claim (the cap
+    // turns such an allocation into std::bad_alloc, which fails the test).
+    void zipMemberClaimIsNotAllocated()
+    {
+        const std::string input = readAll(fs::path(SETSCOPE_SOURCE_DIR) / "tests/fuzz/regressions/fetch_archives" /
+                                          "zip-member-claims-1gb");
+        QVERIFY(input.size() > 1 && input.size() < 4096);
+        QCOMPARE(static_cast<unsigned char>(input[0]) % 4 >= 2, true); // the target's catalogue branch
+        const fs::path t = fs::path(m_tmp.path().toStdString()) / "claim";
+        fs::create_directories(t);
+        writeAll(t / "claims.sh3f", input.substr(1));
+        const setscope::testing::AllocationCap cap(std::uint64_t(256) << 20);
+        QVERIFY(cap.active());
+        QString error;
+        try {
+            std::string credits;
+            fetch::FurnitureResult r;
+            fetch::extractFurnitureCatalog((t / "claims.sh3f").string(), (t / "out").string(), credits, r, nullptr);
+        } catch (const fetch::FetchError& e) {
+            error = e.what();
+        } catch (const sdk::InputError& e) {
+            error = e.what();
+        }
+        QVERIFY2(error.contains("claims.sh3f"), qPrintable("expected a refusal naming the file, got: " + error));
     }
 
     void archivesBadInputAndCancel()
