@@ -17,6 +17,7 @@
 #include "gui/views/pointswap/PointSwapView.h"
 #include "gui/views/retrieval/RetrievalView.h"
 #include "tests/support/ExplorerFixture.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QOpenGLWindow>
 #include <QTableWidget>
@@ -60,14 +61,14 @@ void TestExplorer::documentsEndToEnd()
     // Count what the run published, not what the session's 30 Hz poll happened to see (a fast
     // run can publish two snapshots between two polls), and wait on the spy's count: the end
     // may arrive while the event loop spins for something else.
-    QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0, 180000);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0, setscope::testing::scaledMs(180000));
     QCOMPARE(finished.front().front().toInt(), static_cast<int>(job::JobStatus::Finished));
     QVERIFY2(s->trainingJob()->snapshots().sequence() >= 2,
              qPrintable(QString::number(s->trainingJob()->snapshots().sequence())));
     QVERIFY(s->currentModel());
     // The map of the run's snapshot (not of the raw vectors).
     gui::EmbeddingView* map = window.view();
-    QTRY_VERIFY_WITH_TIMEOUT(map->currentLayout() && map->currentLayout()->sourceStep > 0 && !map->animating(), 120000);
+    QTRY_VERIFY_WITH_TIMEOUT(map->currentLayout() && map->currentLayout()->sourceStep > 0 && !map->animating(), setscope::testing::scaledMs(120000));
 
     // Click a point of the map.
     const std::vector<float> pos = map->currentPositions();
@@ -84,14 +85,14 @@ void TestExplorer::documentsEndToEnd()
     auto* flow = qobject_cast<gui::FlowView*>(window.explorerView("flow"));
     QVERIFY(retrieval && pointswap && flow);
     window.showView("retrieval");
-    QTRY_VERIFY_WITH_TIMEOUT(retrieval->result() && retrieval->result()->query == clicked, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(retrieval->result() && retrieval->result()->query == clicked, setscope::testing::scaledMs(60000));
     QVERIFY(retrieval->embeddingTable()->rowCount() > 0);
     QVERIFY(retrieval->emdTable()->rowCount() > 0);
     window.showView("pointswap");
-    QTRY_VERIFY_WITH_TIMEOUT(pointswap->preview() && pointswap->preview()->request.item == clicked, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(pointswap->preview() && pointswap->preview()->request.item == clicked, setscope::testing::scaledMs(60000));
     QVERIFY(pointswap->preview()->partner.item >= 0);
     window.showView("flow");
-    QTRY_VERIFY_WITH_TIMEOUT(flow->canvas()->flow() && flow->canvas()->flow()->a == clicked, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(flow->canvas()->flow() && flow->canvas()->flow()->a == clicked, setscope::testing::scaledMs(60000));
     QVERIFY(!flow->canvas()->flow()->arcs.empty());
 
     // The window as the user sees it (kept beside the test binary for a look).

@@ -19,6 +19,7 @@
 #include "gui/views/export/ExportActions.h"
 #include "gui/views/map/EmbeddingView.h"
 #include "tests/support/ExplorerFixture.h"
+#include "tests/support/TimeFactor.h"
 
 #include <nlohmann/json.hpp>
 
@@ -84,7 +85,7 @@ void TestLabelLoop::lassoLabelUndoRedoRetrain()
     first.samplerOptions = {{"batch-size", "16"}};
     QSignalSpy finished(s, &gui::Session::trainingFinished);
     QVERIFY2(s->startTraining(first), errors.isEmpty() ? "" : qPrintable(errors.front().front().toString()));
-    QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0, 120000);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0, setscope::testing::scaledMs(120000));
     QCOMPARE(finished.front().front().toInt(), static_cast<int>(job::JobStatus::Finished));
     const std::string firstCheckpoint = window.labels()->currentCheckpoint();
     QVERIFY(!firstCheckpoint.empty());
@@ -92,7 +93,7 @@ void TestLabelLoop::lassoLabelUndoRedoRetrain()
     // The map of that run, still.
     gui::EmbeddingView* map = window.view();
     map->setAnimationDuration(0);
-    QTRY_VERIFY_WITH_TIMEOUT(map->currentLayout() && map->currentLayout()->sourceStep > 0 && !map->animating(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(map->currentLayout() && map->currentLayout()->sourceStep > 0 && !map->animating(), setscope::testing::scaledMs(60000));
     map->fitAll();
     map->grabMap();
 
@@ -184,7 +185,7 @@ void TestLabelLoop::lassoLabelUndoRedoRetrain()
     window.retrainAction()->trigger();
     QVERIFY2(s->trainingState() != gui::Session::TrainingState::Idle,
              errors.isEmpty() ? "" : qPrintable(errors.back().front().toString()));
-    QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0, setscope::testing::scaledMs(60000));
     QVERIFY2(finished.front().front().toInt() == static_cast<int>(job::JobStatus::Finished),
              qPrintable(finished.front().at(1).toString()));
     QCOMPARE(s->trainingJob()->config().labelSet, std::string("sides"));
@@ -192,7 +193,7 @@ void TestLabelLoop::lassoLabelUndoRedoRetrain()
     QCOMPARE(s->trainingJob()->config().initFrom, firstCheckpoint);
     QVERIFY2(s->trainingJob()->counters().done.load() >= 3, qPrintable(QString::number(s->trainingJob()->counters().done.load())));
     QVERIFY(s->trainingJob()->snapshots().sequence() >= 2);
-    QTRY_VERIFY_WITH_TIMEOUT(layouts.count() > 0, 60000); // a map of the retrained model
+    QTRY_VERIFY_WITH_TIMEOUT(layouts.count() > 0, setscope::testing::scaledMs(60000)); // a map of the retrained model
 
     // The project file on its own: labels, history, and the run with its label set.
     auto store = project::ProjectStore::open(projectFile.toStdString());

@@ -17,6 +17,7 @@
 #include "gui/views/map/EmbeddingView.h"
 #include "gui/views/LossCurveWidget.h"
 #include "gui/views/Palette.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QtTest/QtTest>
 
@@ -79,7 +80,7 @@ private Q_SLOTS:
     {
         QSignalSpy changed(session(), &gui::Session::datasetChanged);
         m_window->openDemo();
-        QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, setscope::testing::scaledMs(60000));
         const auto ds = session()->dataset();
         QVERIFY(ds);
         if (MainWindow::demoSpec() == QStringLiteral("fashion-mnist")) {
@@ -92,7 +93,7 @@ private Q_SLOTS:
         QCOMPARE(m_window->datasetPanel()->currentLabelSet(), QStringLiteral("fine"));
         QVERIFY(training()->startButton()->isEnabled());
         // The initial map of the raw vectors arrives from the layout job.
-        QTRY_VERIFY_WITH_TIMEOUT(m_window->view()->currentLayout() != nullptr, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->view()->currentLayout() != nullptr, setscope::testing::scaledMs(120000));
         QCOMPARE(m_window->view()->currentLayout()->sourceStep, 0);
     }
 
@@ -110,12 +111,12 @@ private Q_SLOTS:
         QVERIFY(!training()->startButton()->isEnabled());
         const train::TrainingJob* job = session()->trainingJob();
         QVERIFY(job);
-        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 10, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 10, setscope::testing::scaledMs(60000));
 
         training()->pauseButton()->click();
         QCOMPARE(session()->trainingState(), S::Paused);
         QCOMPARE(training()->pauseButton()->text(), QStringLiteral("Resume"));
-        QTRY_VERIFY_WITH_TIMEOUT(job->parked(), 60000); // the step in flight (or a snapshot) has ended
+        QTRY_VERIFY_WITH_TIMEOUT(job->parked(), setscope::testing::scaledMs(60000)); // the step in flight (or a snapshot) has ended
         const auto paused = job->counters().done.load();
         QTest::qWait(300); // an observation window: a parked job does no step meanwhile
         QCOMPARE(job->counters().done.load(), paused);
@@ -123,11 +124,10 @@ private Q_SLOTS:
         QCOMPARE(session()->trainingState(), S::Running);
 
         // Snapshots of the model reach the map while it trains.
-        QTRY_VERIFY_WITH_TIMEOUT(session()->snapshotUpdates() >= 2, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(session()->snapshotUpdates() >= 2, setscope::testing::scaledMs(120000));
         QTRY_VERIFY_WITH_TIMEOUT(m_window->view()->currentLayout() &&
-                                     m_window->view()->currentLayout()->sourceStep >= 25,
-                                 120000);
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 180000);
+                                     m_window->view()->currentLayout()->sourceStep >= 25, setscope::testing::scaledMs(120000));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, setscope::testing::scaledMs(180000));
         QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(job::JobStatus::Finished));
         QCOMPARE(job->counters().done.load(), 150);
         QVERIFY(training()->lossCurve()->pointCount() > 0);
@@ -142,11 +142,11 @@ private Q_SLOTS:
         training()->startButton()->click();
         QCOMPARE(session()->trainingState(), S::Running);
         const train::TrainingJob* job = session()->trainingJob();
-        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 3, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 3, setscope::testing::scaledMs(60000));
         const auto atCancel = job->counters().done.load();
         training()->cancelButton()->click();
         QCOMPARE(session()->trainingState(), S::Stopping);
-        QTRY_COMPARE_WITH_TIMEOUT(session()->trainingState(), S::Idle, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(session()->trainingState(), S::Idle, setscope::testing::scaledMs(60000));
         QVERIFY(job->counters().done.load() <= atCancel + 1);
         QVERIFY(!job->running());
         QCOMPARE(job->status(), job::JobStatus::Cancelled);
@@ -156,10 +156,9 @@ private Q_SLOTS:
     void screenshotShowsTheClassesAndTheOverlay()
     {
         // The map of the last snapshot, converged and drawn where it ends.
-        QTRY_VERIFY_WITH_TIMEOUT(session()->layout() && session()->layout()->converged, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(session()->layout() && session()->layout()->converged, setscope::testing::scaledMs(120000));
         QTRY_VERIFY_WITH_TIMEOUT(m_window->view()->currentLayout() == session()->layout() &&
-                                     !m_window->view()->animating(),
-                                 60000);
+                                     !m_window->view()->animating(), setscope::testing::scaledMs(60000));
         const QImage map = m_window->view()->grabMap();
         QVERIFY(map.save(outPath("tst_main_window_map.png")));
         const QImage window = gui::exporting::grabWidget(m_window.get());

@@ -17,6 +17,7 @@
 #include "gui/panels/TrainingPanel.h"
 #include "gui/session/Session.h"
 #include "gui/views/map/EmbeddingView.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QtTest/QtTest>
 
@@ -58,7 +59,7 @@ void TestResponsiveness::eventLoopKeepsUpUnderLoad()
     sinceOpen.start();
     QSignalSpy changed(session, &gui::Session::datasetChanged);
     window.openDemo();
-    QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, 120000);
+    QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, setscope::testing::scaledMs(120000));
     const std::shared_ptr<const data::Dataset> ds = session->dataset();
     QCOMPARE(ds->size(), std::size_t(70000));
 
@@ -87,8 +88,8 @@ void TestResponsiveness::eventLoopKeepsUpUnderLoad()
 
     // 3. The map's t-SNE of 70 000 points was started by the dataset. All three must be at work
     // before the window opens (each waited for on its own, so a failure says which).
-    QTRY_VERIFY_WITH_TIMEOUT(trainer->counters().done.load() >= 1, 180000);
-    QTRY_VERIFY_WITH_TIMEOUT(pairwise.pairsComputed() > 0, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(trainer->counters().done.load() >= 1, setscope::testing::scaledMs(180000));
+    QTRY_VERIFY_WITH_TIMEOUT(pairwise.pairsComputed() > 0, setscope::testing::scaledMs(60000));
     QVERIFY(pairwise.running());
     QVERIFY(session->layoutBusy());
     QCOMPARE(session->trainingState(), S::Running);
@@ -124,7 +125,7 @@ void TestResponsiveness::eventLoopKeepsUpUnderLoad()
     session->cancelTraining();
     pairwise.cancel();
     pairwise.wait();
-    QTRY_COMPARE_WITH_TIMEOUT(session->trainingState(), S::Idle, 60000);
+    QTRY_COMPARE_WITH_TIMEOUT(session->trainingState(), S::Idle, setscope::testing::scaledMs(60000));
 
     QVERIFY(gapsUs.size() > 100);
     std::vector<qint64> sorted = gapsUs;

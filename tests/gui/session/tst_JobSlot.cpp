@@ -5,6 +5,7 @@
 // its thread has ended. Every wait is on a state the test itself controls (a gate the job
 // waits for), never on which thread happens to be faster.
 #include "gui/session/JobSlot.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QtTest>
 
@@ -103,7 +104,7 @@ void TestJobSlot::currentJobReachesItsHandlers()
     QCOMPARE(slot.job(), static_cast<job::Job*>(j));
     QVERIFY(slot.jobAs<GatedJob>() == j);
     j->open();
-    QTRY_COMPARE_WITH_TIMEOUT(finished, int(job::JobStatus::Finished), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(finished, int(job::JobStatus::Finished), setscope::testing::scaledMs(10000));
     // The job's own messages, then Job's report of the peak memory just before finished().
     QCOMPARE(messages.size(), 3);
     QCOMPARE(messages.mid(0, 2), QStringList({"started", "done"}));
@@ -125,7 +126,7 @@ void TestJobSlot::replacedJobsLateSignalsAreVoid()
     auto first = std::make_unique<GatedJob>(/*honourCancel=*/false);
     GatedJob* a = first.get();
     slot.start(std::move(first));
-    QTRY_COMPARE_WITH_TIMEOUT(firstMessages, QStringList({"started"}), 10000); // it is in run()
+    QTRY_COMPARE_WITH_TIMEOUT(firstMessages, QStringList({"started"}), setscope::testing::scaledMs(10000)); // it is in run()
     const quint64 generation = slot.generation();
 
     // Replacing it retires it: cancel requested, kept (it ignores cancel, so it still runs).
@@ -136,18 +137,18 @@ void TestJobSlot::replacedJobsLateSignalsAreVoid()
     GatedJob* b = second.get();
     slot.start(std::move(second));
     QVERIFY(!retired.empty());
-    QTRY_VERIFY_WITH_TIMEOUT(a->sawCancel(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(a->sawCancel(), setscope::testing::scaledMs(10000));
 
     // The old job now ends and reports; its signals were emitted before running() turned
     // false, so once it reads false they are queued here: deliver them.
     a->open();
-    QTRY_VERIFY_WITH_TIMEOUT(!a->running(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!a->running(), setscope::testing::scaledMs(10000));
     QCoreApplication::processEvents();
     QCOMPARE(firstFinished, 0);
     QCOMPARE(firstMessages, QStringList({"started"})); // "done" came after it was replaced
 
     b->open();
-    QTRY_COMPARE_WITH_TIMEOUT(secondFinished, 1, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(secondFinished, 1, setscope::testing::scaledMs(10000));
     QCOMPARE(firstFinished, 0);
     retired.reap();
     QVERIFY(retired.empty());
@@ -166,12 +167,12 @@ void TestJobSlot::retiredJobIsKeptUntilItsThreadEnds()
     slot.retire();
     QVERIFY(!slot.hasJob());
     QCOMPARE(added, 1);
-    QTRY_VERIFY_WITH_TIMEOUT(j->sawCancel(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(j->sawCancel(), setscope::testing::scaledMs(10000));
     retired.reap(); // still running: kept
     QVERIFY(!retired.empty());
     QVERIFY(j->running());
     j->open();
-    QTRY_VERIFY_WITH_TIMEOUT(!j->running(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!j->running(), setscope::testing::scaledMs(10000));
     QCoreApplication::processEvents();
     retired.reap();
     QVERIFY(retired.empty());
@@ -214,7 +215,7 @@ void TestJobSlot::startCallsTheJobsOwnStart()
     HidingJob* j = job.get();
     slot.start(std::move(job));
     QCOMPARE(j->trainingSink(), static_cast<train::TrainingSink*>(sink));
-    QTRY_COMPARE_WITH_TIMEOUT(finished, 1, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(finished, 1, setscope::testing::scaledMs(10000));
 
     // With a sink of its own (a run recorder in front of the slot's sink).
     QtProgressSink other;

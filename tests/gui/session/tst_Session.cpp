@@ -9,6 +9,7 @@
 #include "core/project/ProjectStore.h"
 #include "core/train/TrainingJob.h"
 #include "core/workspace/Workspace.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QtTest/QtTest>
 
@@ -152,7 +153,7 @@ private Q_SLOTS:
         QVERIFY(s.isLoading());
         QCOMPARE(loading.count(), 1);
         QVERIFY(!s.dataset());
-        QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, setscope::testing::scaledMs(20000));
         QVERIFY(!s.isLoading());
         QCOMPARE(loading.count(), 2);
         QCOMPARE(loading.at(0).at(0).toBool(), true);
@@ -161,7 +162,7 @@ private Q_SLOTS:
         QCOMPARE(s.dataset()->size(), std::size_t(200));
         QCOMPARE(s.datasetSpec(), QStringLiteral("synthetic:dim=4,coarse=2,fine=2,points=50"));
         // The map before training: the raw vectors of every item.
-        QTRY_VERIFY_WITH_TIMEOUT(s.layout() != nullptr, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(s.layout() != nullptr, setscope::testing::scaledMs(20000));
         QCOMPARE(s.layout()->items, workspace::mapItems(*s.dataset(), "fine", 0));
         QCOMPARE(s.layout()->items.size(), s.dataset()->size()); // every item
         QCOMPARE(s.layout()->xy.size(), 2 * s.layout()->items.size());
@@ -173,7 +174,7 @@ private Q_SLOTS:
         QSignalSpy failed(&s, &Session::loadFailed);
         QSignalSpy changed(&s, &Session::datasetChanged);
         s.load(QStringLiteral("/nonexistent/data.csv"));
-        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, setscope::testing::scaledMs(20000));
         QCOMPARE(failed.at(0).at(0).toString(), QStringLiteral("/nonexistent/data.csv"));
         QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("/nonexistent/data.csv")),
                  qPrintable(failed.at(0).at(1).toString()));
@@ -204,7 +205,7 @@ private Q_SLOTS:
         s.setLayoutOptions(pcaOptions());
         const auto ds = synthetic("dim=6,coarse=4,fine=2,points=100");
         s.setDataset(ds, QStringLiteral("mem"));
-        QTRY_VERIFY_WITH_TIMEOUT(s.layout() != nullptr, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(s.layout() != nullptr, setscope::testing::scaledMs(20000));
         const auto before = s.layoutUpdates();
         train::TrainerConfig c = quickConfig();
         c.epochs = 3;
@@ -212,7 +213,7 @@ private Q_SLOTS:
         QSignalSpy snapshots(&s, &Session::snapshotChanged);
         QVERIFY(s.startTraining(c));
         QCOMPARE(s.trainingState(), S::Running);
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, setscope::testing::scaledMs(60000));
         QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(job::JobStatus::Finished));
         QCOMPARE(s.trainingState(), S::Idle);
         QVERIFY(snapshots.count() >= 1);
@@ -220,7 +221,7 @@ private Q_SLOTS:
         QCOMPARE(s.snapshot()->items, workspace::mapItems(*ds, "fine", s.mapItemLimit()));
         QCOMPARE(s.snapshot()->step, s.trainingJob()->totalSteps()); // the last one was picked up
         QCOMPARE(s.snapshot()->dim, 8);
-        QTRY_VERIFY_WITH_TIMEOUT(s.layout() && s.layout()->sourceStep == s.snapshot()->step, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(s.layout() && s.layout()->sourceStep == s.snapshot()->step, setscope::testing::scaledMs(20000));
         QVERIFY(s.layoutUpdates() > before);
     }
 
@@ -241,7 +242,7 @@ private Q_SLOTS:
         QSignalSpy errors(&s, &Session::error);
         QVERIFY(s.startTraining(c));
         QCOMPARE(s.trainingState(), S::Running);
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, setscope::testing::scaledMs(60000));
         QVERIFY2(finished.at(0).at(0).toInt() == static_cast<int>(job::JobStatus::Finished),
                  qPrintable(finished.at(0).at(1).toString()));
         QCOMPARE(errors.count(), 0);
@@ -250,7 +251,7 @@ private Q_SLOTS:
 
         c.externalDataset = "/nonexistent/external.npy";
         QVERIFY(s.startTraining(c));
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, setscope::testing::scaledMs(60000));
         QCOMPARE(finished.at(1).at(0).toInt(), static_cast<int>(job::JobStatus::Failed));
         QVERIFY2(finished.at(1).at(1).toString().contains(QStringLiteral("/nonexistent/external.npy")),
                  qPrintable(finished.at(1).at(1).toString()));
@@ -275,23 +276,23 @@ private Q_SLOTS:
         QSignalSpy finished(&s, &Session::trainingFinished);
         QVERIFY(s.startTraining(quickConfig()));
         const train::TrainingJob* job = s.trainingJob();
-        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 5, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 5, setscope::testing::scaledMs(60000));
 
         s.pauseTraining();
         QCOMPARE(s.trainingState(), S::Paused);
-        QTRY_VERIFY_WITH_TIMEOUT(job->parked(), 60000); // the step in flight has ended
+        QTRY_VERIFY_WITH_TIMEOUT(job->parked(), setscope::testing::scaledMs(60000)); // the step in flight has ended
         const auto paused = job->counters().done.load();
         QTest::qWait(200); // an observation window: a parked job does no step meanwhile
         QCOMPARE(job->counters().done.load(), paused);
 
         s.resumeTraining();
         QCOMPARE(s.trainingState(), S::Running);
-        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() > paused + 3, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() > paused + 3, setscope::testing::scaledMs(60000));
 
         const auto atCancel = job->counters().done.load();
         s.cancelTraining();
         QCOMPARE(s.trainingState(), S::Stopping);
-        QTRY_COMPARE_WITH_TIMEOUT(s.trainingState(), S::Idle, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(s.trainingState(), S::Idle, setscope::testing::scaledMs(60000));
         QVERIFY2(job->counters().done.load() <= atCancel + 1, // at most the step in flight
                  qPrintable(QStringLiteral("%1 steps after the cancel").arg(job->counters().done.load() - atCancel)));
         QCOMPARE(finished.count(), 1);
@@ -308,11 +309,11 @@ private Q_SLOTS:
         s.setLayoutOptions(pcaOptions());
         s.setDataset(synthetic("dim=8,points=500"), QStringLiteral("mem"));
         QVERIFY(s.startTraining(quickConfig()));
-        QTRY_VERIFY_WITH_TIMEOUT(s.trainingJob()->counters().done.load() >= 2, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(s.trainingJob()->counters().done.load() >= 2, setscope::testing::scaledMs(60000));
         s.pauseTraining();
-        QTRY_VERIFY_WITH_TIMEOUT(s.trainingJob()->parked(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(s.trainingJob()->parked(), setscope::testing::scaledMs(60000));
         s.cancelTraining();
-        QTRY_COMPARE_WITH_TIMEOUT(s.trainingState(), S::Idle, 60000); // a parked job wakes on cancel
+        QTRY_COMPARE_WITH_TIMEOUT(s.trainingState(), S::Idle, setscope::testing::scaledMs(60000)); // a parked job wakes on cancel
     }
 
     // Replacing the dataset must not wait for the old run's thread, and switching projects
@@ -332,12 +333,12 @@ private Q_SLOTS:
         QVERIFY(s->openProject(fileA));
         QSignalSpy opened(s.get(), &Session::datasetChanged);
         s->setDataset(synthetic("dim=8,points=1000"), QStringLiteral("a"));
-        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, setscope::testing::scaledMs(30000));
         train::TrainerConfig c = quickConfig();
         c.evaluateEachEpoch = false;
         QVERIFY(s->startTraining(c));
         const train::TrainingJob* job = s->trainingJob();
-        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 2, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 2, setscope::testing::scaledMs(30000));
 
         ProjectWriteLock lock(fileA);
         QVERIFY2(lock.held(), lock.error());
@@ -352,15 +353,15 @@ private Q_SLOTS:
         QCOMPARE(s->projectPath(), QFileInfo(fileB).absoluteFilePath());
         lock.release();
         // Dataset "b" (still being opened in project A when the project changed) opens in B.
-        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 2, setscope::testing::scaledMs(30000));
         QCOMPARE(s->datasetSpec(), QStringLiteral("b"));
         QCOMPARE(s->dataset()->size(), synthetic("points=30")->size());
         QVERIFY(s->projectDatasetId() > 0);
-        QTRY_VERIFY_WITH_TIMEOUT(s->layout() != nullptr, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(s->layout() != nullptr, setscope::testing::scaledMs(20000));
         QCOMPARE(s->layout()->items, workspace::mapItems(*s->dataset(), "fine", s->mapItemLimit()));
 
         QVERIFY(s->startTraining(quickConfig()));
-        QTRY_VERIFY_WITH_TIMEOUT(s->trainingJob()->counters().done.load() >= 2, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(s->trainingJob()->counters().done.load() >= 2, setscope::testing::scaledMs(30000));
         s.reset(); // cancels and joins every job
 
         const auto a = project::ProjectStore::open(fileA.toStdString());
@@ -383,7 +384,7 @@ private Q_SLOTS:
         QSignalSpy ready(&s, &Session::baselineReady);
         QSignalSpy running(&s, &Session::baselineRunningChanged);
         QVERIFY(s.computeBaseline(QStringLiteral("fine")));
-        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, setscope::testing::scaledMs(30000));
         const auto m = ready.at(0).at(0).value<train::EpochMetrics>();
         QCOMPARE(m.epoch, 0);
         const double knn = m.value("knn-accuracy").value_or(-1.0);
@@ -427,7 +428,7 @@ private Q_SLOTS:
         QVERIFY(s.isLoading());
         QCOMPARE(s.projectDatasetId(), 0);
         QCOMPARE(opened.count(), 0);
-        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, setscope::testing::scaledMs(30000));
         QCOMPARE(loading.count(), 2);
         QVERIFY(!s.isLoading());
         QVERIFY(s.projectDatasetId() > 0);
@@ -439,7 +440,7 @@ private Q_SLOTS:
         c.evaluateEachEpoch = true;
         QSignalSpy finished(&s, &Session::trainingFinished);
         QVERIFY(s.startTraining(c));
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, setscope::testing::scaledMs(60000));
         const auto store = project::ProjectStore::open(file.toStdString());
         const auto runs = store->runs();
         QCOMPARE(runs.size(), std::size_t(1));

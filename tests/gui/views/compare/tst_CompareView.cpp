@@ -9,6 +9,7 @@
 #include "core/workspace/ModelMap.h"
 #include "gui/views/map/EmbeddingView.h"
 #include "tests/support/ExplorerFixture.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QtTest/QtTest>
 
@@ -29,12 +30,11 @@ void TestCompareView::mapsTheMainMapsItemsAlignedAndShared()
     testutil::ExplorerFixture fx;
     fx.open(std::make_shared<const data::Dataset>(
         data::makeHierarchicalGaussians(data::SyntheticSpec::parse("dim=6,coarse=2,fine=2,points=40"))));
-    QTRY_VERIFY_WITH_TIMEOUT(fx.session->layout() != nullptr, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(fx.session->layout() != nullptr, setscope::testing::scaledMs(60000));
     QVERIFY(fx.train());
     const auto model = fx.session->currentModel();
     QTRY_VERIFY_WITH_TIMEOUT(fx.session->layout() && fx.session->layout()->sourceStep == model->step() &&
-                                 fx.session->layout()->converged,
-                             60000);
+                                 fx.session->layout()->converged, setscope::testing::scaledMs(60000));
     gui::CompareView view(fx.session.get(), fx.selection.get());
     view.resize(600, 500);
     view.show();

@@ -7,6 +7,7 @@
 #include "core/ot/Emd.h"
 #include "gui/views/flow/FlowCanvas.h"
 #include "tests/support/ExplorerFixture.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QLabel>
 #include <QtTest/QtTest>
@@ -115,7 +116,7 @@ void TestFlowView::secondSetIsTheNearestOrTheSelected()
     QVERIFY(ended.wait(60000));
     QCOMPARE(view.canvas()->flow()->a, std::int64_t(2));
     fx.selection->select({0}, gui::SelectionModel::Mode::Add);
-    QTRY_VERIFY_WITH_TIMEOUT(view.canvas()->flow() && view.canvas()->flow()->a == 0, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(view.canvas()->flow() && view.canvas()->flow()->a == 0, setscope::testing::scaledMs(60000));
     QCOMPARE(view.canvas()->flow()->b, std::int64_t(2));
     QCOMPARE(view.canvas()->flow()->emd, 5.0);
 }

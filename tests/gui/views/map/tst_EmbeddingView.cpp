@@ -6,6 +6,7 @@
 #include "core/data/Dataset.h"
 #include "core/layout/LayoutJob.h"
 #include "gui/views/Palette.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QtTest/QtTest>
 
@@ -339,7 +340,7 @@ private Q_SLOTS:
         QVERIFY(std::abs(now[10] - old[10]) < 0.5f);
         QVERIFY(m_view->animating());
         m_view->setAnimationDuration(300); // the running animation ends 300 ms after it began
-        QTRY_VERIFY_WITH_TIMEOUT(!m_view->animating(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_view->animating(), setscope::testing::scaledMs(30000));
         now = m_view->currentPositions();
         QVERIFY(std::abs(now[10] - (old[10] + 4.0f)) < 1e-4f);
         // Event driven: once the frame in flight (if any) is drawn, nothing changes and
@@ -786,7 +787,7 @@ private Q_SLOTS:
             m_view->grabFrame();
             return m_view->lastDrawPath();
         };
-        QTRY_COMPARE_WITH_TIMEOUT(settledPath(), Path::LayerCopy, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(settledPath(), Path::LayerCopy, setscope::testing::scaledMs(10000));
         const QImage settled = m_view->grabFrame();
         // The same camera drawn in one pass gives the same picture.
         m_view->setFillChunk(setscope::gui::MapCanvas::kChunk);

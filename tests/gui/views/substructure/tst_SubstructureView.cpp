@@ -15,6 +15,7 @@
 #include "gui/views/Palette.h"
 #include "gui/views/map/EmbeddingView.h"
 #include "tests/support/ExplorerFixture.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QComboBox>
 #include <QTableWidget>
@@ -60,7 +61,7 @@ void TestSubstructureView::showsTheWeakRunBeforeAndAfter()
     QSignalSpy changed(fx.session.get(), &gui::Session::datasetChanged);
     fx.open(std::make_shared<const data::Dataset>(
         data::makeHierarchicalGaussians(data::SyntheticSpec::parse("dim=6,coarse=2,fine=2,points=40"))));
-    QTRY_VERIFY_WITH_TIMEOUT(changed.count() > 0, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(changed.count() > 0, setscope::testing::scaledMs(60000));
     QVERIFY(fx.session->projectDatasetId() > 0);
 
     gui::SubstructureView view(fx.session.get(), fx.selection.get());
