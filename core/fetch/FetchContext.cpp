@@ -261,6 +261,16 @@ std::string findFileNamed(const std::string& root, const std::string& fileName)
     return hits.empty() ? std::string() : hits.front();
 }
 
+namespace {
+/// libarchive's message for the last error, which may be NULL (then "+" on a std::string
+/// read through a null pointer: the fetch_archives fuzz target's finding).
+std::string archiveError(archive* a)
+{
+    const char* m = archive_error_string(a);
+    return m ? std::string(m) : std::string("unknown libarchive error");
+}
+} // namespace
+
 std::size_t extractTarball(const std::string& tarball, const std::string& dest, bool stripFirstComponent,
                            job::JobControl* control)
 {
@@ -270,7 +280,7 @@ std::size_t extractTarball(const std::string& tarball, const std::string& dest, 
     archive_read_support_filter_all(in.get());
     archive_read_support_format_tar(in.get());
     if (archive_read_open_filename(in.get(), tarball.c_str(), 1 << 16) != ARCHIVE_OK)
-        throw FetchError(tarball + ": cannot open as a tar archive: " + archive_error_string(in.get()));
+        throw FetchError(tarball + ": cannot open as a tar archive: " + archiveError(in.get()));
     WritePtr out(archive_write_disk_new(), archive_write_free);
     // Member names are checked below (we prefix them with `dest`, an absolute path, so
     // libarchive's own no-absolute-paths check cannot be used).
@@ -283,7 +293,7 @@ std::size_t extractTarball(const std::string& tarball, const std::string& dest, 
             break;
         if (r < ARCHIVE_WARN)
             throw FetchError(tarball + ": corrupt tar archive after " + std::to_string(files) +
-                             " files: " + archive_error_string(in.get()));
+                             " files: " + archiveError(in.get()));
         // A member's name, and a hard link's target, as it lands under `dest` ("" = skip it).
         auto strip = [&](const char* raw) {
             std::string n = raw ? raw : "";
@@ -318,7 +328,7 @@ std::size_t extractTarball(const std::string& tarball, const std::string& dest, 
         }
         archive_entry_set_pathname(entry, full.c_str());
         if (archive_write_header(out.get(), entry) < ARCHIVE_WARN)
-            throw FetchError(tarball + ": cannot extract " + name + ": " + archive_error_string(out.get()));
+            throw FetchError(tarball + ": cannot extract " + name + ": " + archiveError(out.get()));
         const void* buf = nullptr;
         size_t size = 0;
         la_int64_t offset = 0;
@@ -329,9 +339,9 @@ std::size_t extractTarball(const std::string& tarball, const std::string& dest, 
             if (rr == ARCHIVE_EOF)
                 break;
             if (rr < ARCHIVE_WARN)
-                throw FetchError(tarball + ": truncated or corrupt member " + name + ": " + archive_error_string(in.get()));
+                throw FetchError(tarball + ": truncated or corrupt member " + name + ": " + archiveError(in.get()));
             if (archive_write_data_block(out.get(), buf, size, offset) < ARCHIVE_WARN)
-                throw FetchError(tarball + ": cannot write " + full + ": " + archive_error_string(out.get()));
+                throw FetchError(tarball + ": cannot write " + full + ": " + archiveError(out.get()));
         }
         archive_write_finish_entry(out.get());
         if (archive_entry_filetype(entry) == AE_IFREG)
