@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/fetch/FetchContext.h"
 
+#include "core/fetch/ArchiveError.h"
+
 #include "core/job/Job.h"
 #include "core/job/ProgressSink.h"
 
@@ -260,16 +262,6 @@ std::string findFileNamed(const std::string& root, const std::string& fileName)
     std::sort(hits.begin(), hits.end());
     return hits.empty() ? std::string() : hits.front();
 }
-
-namespace {
-/// libarchive's message for the last error, which may be NULL (then "+" on a std::string
-/// read through a null pointer: the fetch_archives fuzz target's finding).
-std::string archiveError(archive* a)
-{
-    const char* m = archive_error_string(a);
-    return m ? std::string(m) : std::string("unknown libarchive error");
-}
-} // namespace
 
 std::size_t extractTarball(const std::string& tarball, const std::string& dest, bool stripFirstComponent,
                            job::JobControl* control)

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/fetch/corpora/LineReader.h"
 
+#include "core/fetch/ArchiveError.h"
+
 #include <setscope/sdk/Errors.h>
 
 #include <archive.h>
@@ -30,7 +32,7 @@ LineReader::LineReader(std::string path)
     archive_read_support_format_raw(m_archive);
     archive_read_support_format_empty(m_archive);
     if (archive_read_open_filename(m_archive, m_path.c_str(), 1 << 16) != ARCHIVE_OK) {
-        const std::string msg = archive_error_string(m_archive) ? archive_error_string(m_archive) : "unknown error";
+        const std::string msg = archiveError(m_archive);
         archive_read_free(m_archive);
         m_archive = nullptr;
         throw InputError(m_path, "", "cannot open: " + msg);
@@ -40,7 +42,7 @@ LineReader::LineReader(std::string path)
     if (r == ARCHIVE_EOF) {
         m_eof = true;
     } else if (r != ARCHIVE_OK) {
-        const std::string msg = archive_error_string(m_archive) ? archive_error_string(m_archive) : "unknown error";
+        const std::string msg = archiveError(m_archive);
         archive_read_free(m_archive);
         m_archive = nullptr;
         throw InputError(m_path, "", "cannot read: " + msg);
@@ -64,9 +66,8 @@ bool LineReader::fill()
     char chunk[1 << 16];
     const la_ssize_t got = archive_read_data(m_archive, chunk, sizeof chunk);
     if (got < 0) {
-        const char* msg = archive_error_string(m_archive);
         throw InputError(m_path, InputError::atOffset(m_offset),
-                         std::string("corrupt or truncated compressed data: ") + (msg ? msg : "unknown error"));
+                         "corrupt or truncated compressed data: " + archiveError(m_archive));
     }
     if (got == 0) {
         m_eof = true;
