@@ -59,8 +59,11 @@ std::string printable(std::string_view s)
 // ---------------------------------------------------------------------------------------
 // The zip.
 
+enum class RecordKind { Text, Data, Reject };
+
 struct Record {
     std::string name; ///< below the archive's top folder, e.g. "data.pkl", "data/3"
+    RecordKind kind = RecordKind::Text;
     std::uint64_t size = 0;
     std::string text; ///< the content of every record but tensor data
 };
@@ -69,8 +72,6 @@ struct Archive {
     std::string top; ///< the top folder, e.g. "archive"
     std::map<std::string, Record> records;
 };
-
-enum class RecordKind { Text, Data, Reject };
 
 RecordKind recordKind(std::string_view rest)
 {
@@ -191,7 +192,7 @@ Archive readZip(zip_source_t* src, const std::string& file, const ArchiveCheckOp
         if (st.size > (std::uint64_t{1} << 56) || total + st.size < total)
             refuse(file, printable(name), "a record of " + std::to_string(st.size) + " bytes");
         total += st.size;
-        ar.records[rest] = Record{rest, st.size, {}};
+        ar.records[rest] = Record{rest, kind, st.size, {}};
         entries.emplace_back(static_cast<zip_uint64_t>(i), st);
     }
     // LibTorch holds every tensor record in memory, and this check holds the rest.
@@ -202,7 +203,7 @@ Archive readZip(zip_source_t* src, const std::string& file, const ArchiveCheckOp
         const zip_stat_t& st = entry.second;
         const std::string name = st.name;
         Record& rec = ar.records.at(name.substr(name.find('/') + 1));
-        const bool isData = recordKind(rec.name) == RecordKind::Data;
+        const bool isData = rec.kind == RecordKind::Data;
         uLong crc = crc32(0L, Z_NULL, 0);
         if (st.comp_method == ZIP_CM_STORE) {
             if (!isData)
