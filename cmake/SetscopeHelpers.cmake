@@ -15,7 +15,8 @@
 #   COST: a relative run time, so that `ctest -j` starts the long tests first on a fresh
 #   build (which has no timing history yet) instead of leaving them for the end.
 #   Sanitizer builds (SetscopeSanitizers.cmake) add the sanitizers' runtime options to every
-#   test's environment and multiply TIMEOUT by SETSCOPE_SANITIZER_TIMEOUT_MULTIPLIER.
+#   test's environment (for GL tests without LeakSanitizer, see there) and multiply TIMEOUT
+#   by SETSCOPE_SANITIZER_TIMEOUT_MULTIPLIER.
 
 function(setscope_target_defaults target)
   target_link_libraries(${target} PRIVATE setscope_warnings)
@@ -102,7 +103,11 @@ function(setscope_add_test name)
   # so that a normal build keeps its limits.
   math(EXPR timeout "${timeout} * ${SETSCOPE_SANITIZER_TIMEOUT_MULTIPLIER}")
   list(APPEND env "QTEST_FUNCTION_TIMEOUT=${timeout}000")
-  list(APPEND env ${T_ENV} ${SETSCOPE_SANITIZER_TEST_ENV})
+  if(T_GL)
+    list(APPEND env ${T_ENV} ${SETSCOPE_SANITIZER_GL_TEST_ENV})
+  else()
+    list(APPEND env ${T_ENV} ${SETSCOPE_SANITIZER_TEST_ENV})
+  endif()
 
   set(labels ${T_LABELS})
   if(T_GL)

@@ -17,6 +17,7 @@ set(SETSCOPE_SANITIZER_TIMEOUT_FACTOR "" CACHE STRING
     "Multiplier of every test's time limit in a sanitizer build (empty: 3 for ASan/UBSan, 5 for TSan)")
 
 set(SETSCOPE_SANITIZER_TEST_ENV "")
+set(SETSCOPE_SANITIZER_GL_TEST_ENV "")
 set(SETSCOPE_SANITIZER_TIMEOUT_MULTIPLIER 1)
 
 if(SETSCOPE_SANITIZE)
@@ -78,5 +79,11 @@ if(SETSCOPE_SANITIZE)
   set(SETSCOPE_SANITIZER_TIMEOUT_MULTIPLIER ${_factor})
   # The same factor for the waits inside tests (tests/support/TimeFactor.h).
   list(APPEND SETSCOPE_SANITIZER_TEST_ENV "SETSCOPE_TEST_TIME_FACTOR=${_factor}")
+  # The tests with an OpenGL window (label gl, under xvfb-run) run without LeakSanitizer: at
+  # exit it reported 1-2 KB in libdbus-1 and libodbcinst (loaded by Qt's plugin loader) and in
+  # code that belongs to no module, the shaders Mesa's llvmpipe compiles at run time, which no
+  # suppression can name (a suppression matches a module or function name). AddressSanitizer
+  # and UBSan still check everything these tests run; every other test keeps leak detection.
+  string(REPLACE "detect_leaks=1" "detect_leaks=0" SETSCOPE_SANITIZER_GL_TEST_ENV "${SETSCOPE_SANITIZER_TEST_ENV}")
   message(STATUS "setscope: sanitizers ${_setscope_san}, test time limits x${_factor}")
 endif()
