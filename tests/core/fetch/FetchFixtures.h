@@ -4,6 +4,8 @@
 // literals that hold quotes (it then finds no Q_OBJECT class in the test source).
 #pragma once
 
+#include "tests/support/TimeFactor.h"
+
 #include <QProcess>
 #include <QString>
 #include <QtGlobal>
@@ -80,7 +82,7 @@ private:
 inline std::vector<pid_t> waitForSlowPids(const std::filesystem::path& file,
                                           std::chrono::milliseconds timeout = std::chrono::seconds(60))
 {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const auto deadline = std::chrono::steady_clock::now() + timeout * setscope::testing::timeFactor();
     while (std::chrono::steady_clock::now() < deadline) {
         std::ifstream in(file);
         std::vector<pid_t> pids;
@@ -105,7 +107,7 @@ inline bool processEnded(pid_t pid)
 /// Waits (up to `timeout`) until `pid` has ended.
 inline bool waitUntilEnded(pid_t pid, std::chrono::milliseconds timeout = std::chrono::seconds(30))
 {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const auto deadline = std::chrono::steady_clock::now() + timeout * setscope::testing::timeFactor();
     while (!processEnded(pid)) {
         if (std::chrono::steady_clock::now() >= deadline)
             return false;
@@ -118,7 +120,7 @@ inline bool waitUntilEnded(pid_t pid, std::chrono::milliseconds timeout = std::c
 template <typename F>
 bool waitUntil(F condition, std::chrono::milliseconds timeout = std::chrono::seconds(60))
 {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const auto deadline = std::chrono::steady_clock::now() + timeout * setscope::testing::timeFactor();
     while (!condition()) {
         if (std::chrono::steady_clock::now() >= deadline)
             return condition();

@@ -6,6 +6,7 @@
 #include "core/job/Job.h"
 #include "core/job/WorkerPriority.h"
 #include "core/util/Memory.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QtTest>
 
@@ -29,7 +30,7 @@ namespace {
 template <typename F>
 bool waitUntil(F condition)
 {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(setscope::testing::scaledMs(60000));
     while (!condition()) {
         if (std::chrono::steady_clock::now() > deadline)
             return false;

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/layout/LayoutJob.h"
 #include "core/layout/Pca.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QtTest/QtTest>
 
@@ -60,7 +61,7 @@ std::shared_ptr<const EmbeddingSnapshot> clusterSnapshot(std::int64_t step, int 
 // on a loaded machine a map can take many times longer than on an idle one.
 std::shared_ptr<const Layout> waitFor(const LayoutJob& job, const std::function<bool(const Layout&)>& pred)
 {
-    const auto deadline = Clock::now() + std::chrono::seconds(120);
+    const auto deadline = Clock::now() + std::chrono::milliseconds(setscope::testing::scaledMs(120000));
     while (Clock::now() < deadline) {
         if (auto l = job.layouts().latest(); l && pred(*l))
             return l;
@@ -449,7 +450,7 @@ void TestLayoutJob::submitFromAnotherThread()
 
     std::int64_t lastSeen = -1;
     bool monotonic = true;
-    const auto deadline = Clock::now() + std::chrono::seconds(120);
+    const auto deadline = Clock::now() + std::chrono::milliseconds(setscope::testing::scaledMs(120000));
     std::shared_ptr<const Layout> l;
     while (Clock::now() < deadline) {
         l = job.layouts().latest();

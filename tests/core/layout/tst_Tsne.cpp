@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/layout/Tsne.h"
 #include "core/job/Job.h"
+#include "tests/support/TimeFactor.h"
 
 #include <QtTest/QtTest>
 
@@ -504,7 +505,7 @@ void TestTsne::pauseBlocksStep()
     control.pause();
     int done = -1;
     std::thread stepper([&] { done = tsne.step(5, &control); });
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(setscope::testing::scaledMs(60000));
     while (!control.parked() && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     const bool parked = control.parked();

@@ -6,6 +6,7 @@
 #include "core/eval/Metrics.h"
 #include "core/plugin/Registry.h"
 #include "core/train/TrainingJob.h"
+#include "tests/support/TimeFactor.h"
 
 #include <nlohmann/json.hpp>
 
@@ -74,7 +75,7 @@ struct RecordingSink : train::TrainingSink {
 // Waits for a state the job sets; the deadline only matters when the test fails.
 bool waitFor(const std::function<bool()>& cond)
 {
-    const auto end = Clock::now() + std::chrono::seconds(60);
+    const auto end = Clock::now() + std::chrono::milliseconds(setscope::testing::scaledMs(60000));
     while (Clock::now() < end) {
         if (cond())
             return true;
