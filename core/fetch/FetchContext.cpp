@@ -264,8 +264,22 @@ std::string findFileNamed(const std::string& root, const std::string& fileName)
 }
 
 std::size_t extractTarball(const std::string& tarball, const std::string& dest, bool stripFirstComponent,
-                           job::JobControl* control)
+                           job::JobControl* control, std::uint64_t maxBytes)
 {
+    std::string boundWhy = std::to_string(maxBytes) + " bytes";
+    if (maxBytes == 0) {
+        // The free space of the file system `dest` will be on (its nearest existing folder).
+        std::error_code ec;
+        fs::path probe = fs::absolute(dest, ec);
+        while (!probe.empty() && !fs::exists(probe, ec) && probe.has_parent_path() && probe.parent_path() != probe)
+            probe = probe.parent_path();
+        const fs::space_info space = fs::space(probe, ec);
+        if (ec)
+            throw FetchError(dest + ": cannot tell the free space to extract " + tarball + " into: " + ec.message());
+        maxBytes = space.available;
+        boundWhy = std::to_string(maxBytes) + " bytes, the space free in " + probe.string();
+    }
+    std::uint64_t written = 0;
     using ReadPtr = std::unique_ptr<archive, decltype(&archive_read_free)>;
     using WritePtr = std::unique_ptr<archive, decltype(&archive_write_free)>;
     ReadPtr in(archive_read_new(), archive_read_free);
@@ -318,6 +332,14 @@ std::size_t extractTarball(const std::string& tarball, const std::string& dest, 
             if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
                 throw FetchError(tarball + ": refusing member " + name + " (not a file, folder or symbolic link)");
         }
+        // The declared size first: a bomb is refused before its first byte lands on the disk.
+        if (archive_entry_size_is_set(entry)) {
+            const la_int64_t declared = archive_entry_size(entry);
+            if (declared < 0 || std::uint64_t(declared) > maxBytes - written)
+                throw FetchError(tarball + ": refusing member " + name + " (it declares " + std::to_string(declared) +
+                                 " bytes; with the " + std::to_string(written) +
+                                 " written before it, the archive would expand to more than " + boundWhy + ")");
+        }
         archive_entry_set_pathname(entry, full.c_str());
         if (archive_write_header(out.get(), entry) < ARCHIVE_WARN)
             throw FetchError(tarball + ": cannot extract " + name + ": " + archiveError(out.get()));
@@ -332,6 +354,10 @@ std::size_t extractTarball(const std::string& tarball, const std::string& dest, 
                 break;
             if (rr < ARCHIVE_WARN)
                 throw FetchError(tarball + ": truncated or corrupt member " + name + ": " + archiveError(in.get()));
+            if (size > maxBytes - written)
+                throw FetchError(tarball + ": refusing member " + name + " (the archive expands to more than " +
+                                 boundWhy + ")");
+            written += size;
             if (archive_write_data_block(out.get(), buf, size, offset) < ARCHIVE_WARN)
                 throw FetchError(tarball + ": cannot write " + full + ": " + archiveError(out.get()));
         }

@@ -95,7 +95,11 @@ std::string findFileNamed(const std::string& root, const std::string& fileName);
 /// FIFOs and sockets, and writing through symlinks. Returns the number of regular files
 /// written. Throws FetchError naming the archive and the member.
 /// `control` (may be nullptr) is polled between blocks: cancel throws job::Cancelled.
+/// `maxBytes` bounds what the members may write in all (a small compressed tar can expand to
+/// gigabytes): 0 = the space free in the file system of `dest` when extraction starts. A
+/// member whose declared size would cross the bound is refused before any of it is written,
+/// and the bytes actually written are counted against it as well.
 std::size_t extractTarball(const std::string& tarball, const std::string& dest, bool stripFirstComponent,
-                           job::JobControl* control = nullptr);
+                           job::JobControl* control = nullptr, std::uint64_t maxBytes = 0);
 
 } // namespace setscope::fetch

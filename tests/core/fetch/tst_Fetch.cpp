@@ -726,6 +726,34 @@ private Q_SLOTS:
         QVERIFY(!fs::exists(t / "d" / "p"));
     }
 
+    // A small compressed tar that expands to much more than it weighs: the bound (here 1 MiB,
+    // by default the free space of the destination) refuses the member that would cross it
+    // before writing any of it, counting what earlier members wrote.
+    void tarballExpansionIsBounded()
+    {
+        const fs::path t = fs::path(m_tmp.path().toStdString()) / "bomb";
+        fs::create_directories(t);
+        const std::string end(1024, '\0');
+        writeGz(t / "one.tgz", tarMember("package/zeros", '0', "", std::string(4 << 20, '\0')) + end);
+        QVERIFY(fs::file_size(t / "one.tgz") < 64 * 1024); // 4 MiB of zeros in a few KB
+        const std::string e1 = errorOf([&] { extractTarball((t / "one.tgz").string(), (t / "a").string(), true, nullptr, 1 << 20); });
+        QVERIFY2(e1.find("refusing member zeros (it declares 4194304 bytes") != std::string::npos &&
+                     e1.find("more than 1048576 bytes") != std::string::npos, e1.c_str());
+        QVERIFY(!fs::exists(t / "a" / "zeros"));
+        // Two members of 600 KiB: the first fits, the second would cross 1 MiB in all.
+        writeGz(t / "two.tgz", tarMember("package/p", '0', "", std::string(600 << 10, 'p')) +
+                                   tarMember("package/q", '0', "", std::string(600 << 10, 'q')) + end);
+        const std::string e2 = errorOf([&] { extractTarball((t / "two.tgz").string(), (t / "b").string(), true, nullptr, 1 << 20); });
+        QVERIFY2(e2.find("refusing member q (it declares 614400 bytes; with the 614400 written before it") != std::string::npos,
+                 e2.c_str());
+        QCOMPARE(fs::file_size(t / "b" / "p"), std::uintmax_t(600 << 10));
+        QVERIFY(!fs::exists(t / "b" / "q"));
+        // Within the bound, and with the default bound (this file system's free space).
+        QCOMPARE(extractTarball((t / "two.tgz").string(), (t / "c").string(), true, nullptr, 2 << 20), std::size_t(2));
+        QCOMPARE(extractTarball((t / "two.tgz").string(), (t / "d").string(), true), std::size_t(2));
+        QCOMPARE(readAll(t / "d" / "q"), std::string(600 << 10, 'q'));
+    }
+
     void propertiesAndSafeNames()
     {
         const auto p = parseJavaProperties("a=1\n  b : two words \\\n   continued\nc\\=d=e\\tf\n! comment\n# c\n"
