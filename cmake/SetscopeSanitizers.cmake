@@ -62,11 +62,11 @@ if(SETSCOPE_SANITIZE)
     # enough to show the OpenMP region ("._omp_fn.") that the suppressions recognise (with the
     # default, t-SNE's reports said "failed to restore the stack"). die_after_fork=0: setscope
     # never calls fork(), but after the first child process started through posix_spawn
-    # (core/fetch/Command.cpp) or QProcess (tests), GCC 12's TSan runtime holds the test
+    # (core/fetch/Command.cpp) or QProcess (tests), GCC 12's TSan runtime held the test
     # process itself for "a child after a multi-threaded fork" (the message names the test's
     # own pid) and killed it at its next pthread_create ("starting new threads after
     # multi-threaded fork is not supported"; fetch_fetch, ot_pairwise). With the option the
-    # runtime only logs that and checks as before: no fork happened, so its state is whole.
+    # runtime only logs that and goes on checking: no fork happened, so its state is whole.
     list(APPEND SETSCOPE_SANITIZER_TEST_ENV
       "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:history_size=7:die_after_fork=0:suppressions=${PROJECT_SOURCE_DIR}/cmake/sanitizers/tsan.supp${_symbolizer}")
     # OpenMP teams of one thread (overrides setscope_add_test's OMP_NUM_THREADS=2): TSan does
