@@ -7,6 +7,9 @@
 
 #include <QtGlobal>
 
+#include <chrono>
+#include <thread>
+
 namespace setscope::testing {
 
 inline int timeFactor()
@@ -18,5 +21,19 @@ inline int timeFactor()
 
 /// `ms` times timeFactor(): the same wait in a normal build, a longer one under a sanitizer.
 inline int scaledMs(int ms) { return ms * timeFactor(); }
+
+/// Polls `condition` every 5 ms until it holds or `timeout` (times timeFactor()) passes;
+/// returns its last value. The deadline only matters when the test fails.
+template <typename F>
+bool waitUntil(F condition, std::chrono::milliseconds timeout = std::chrono::seconds(60))
+{
+    const auto deadline = std::chrono::steady_clock::now() + timeout * timeFactor();
+    while (!condition()) {
+        if (std::chrono::steady_clock::now() >= deadline)
+            return condition();
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+}
 
 } // namespace setscope::testing

@@ -104,29 +104,10 @@ inline bool processEnded(pid_t pid)
     return stat.empty() || (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z');
 }
 
-/// Waits (up to `timeout`) until `pid` has ended.
+/// Waits (up to `timeout`, scaled for sanitizer builds) until `pid` has ended.
 inline bool waitUntilEnded(pid_t pid, std::chrono::milliseconds timeout = std::chrono::seconds(30))
 {
-    const auto deadline = std::chrono::steady_clock::now() + timeout * setscope::testing::timeFactor();
-    while (!processEnded(pid)) {
-        if (std::chrono::steady_clock::now() >= deadline)
-            return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
-}
-
-/// Polls `condition` every 10 ms until it holds or `timeout` passes; returns its last value.
-template <typename F>
-bool waitUntil(F condition, std::chrono::milliseconds timeout = std::chrono::seconds(60))
-{
-    const auto deadline = std::chrono::steady_clock::now() + timeout * setscope::testing::timeFactor();
-    while (!condition()) {
-        if (std::chrono::steady_clock::now() >= deadline)
-            return condition();
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
+    return setscope::testing::waitUntil([pid] { return processEnded(pid); }, timeout);
 }
 
 inline const char* kGloveJson =

@@ -407,7 +407,7 @@ private Q_SLOTS:
         job::JobControl control;
         bool started = false;
         std::thread canceller([&] {
-            started = fixtures::waitUntil([&] { return !readAll(pidFile).empty(); });
+            started = setscope::testing::waitUntil([&] { return !readAll(pidFile).empty(); });
             control.requestCancel();
         });
         bool cancelled = false;
@@ -940,7 +940,7 @@ private Q_SLOTS:
         FetchJob job("bzr");
         Sink sink;
         job.start(&sink);
-        QVERIFY(fixtures::waitUntil([&] { return sink.saw("another setscope process is fetching it"); }));
+        QVERIFY(setscope::testing::waitUntil([&] { return sink.saw("another setscope process is fetching it"); }));
         QVERIFY(job.running()); // it cannot go on while the lock is held
         QCOMPARE(logCount(m_log, "download"), 0);
         ::close(fd);

@@ -26,18 +26,7 @@ using namespace setscope::job;
 
 namespace {
 
-/// Polls `condition` every millisecond until it holds or 60 s pass.
-template <typename F>
-bool waitUntil(F condition)
-{
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(setscope::testing::scaledMs(60000));
-    while (!condition()) {
-        if (std::chrono::steady_clock::now() > deadline)
-            return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return true;
-}
+using setscope::testing::waitUntil;
 
 /// A job that polls `units` times, counting each unit of work it finishes.
 class CountingJob final : public Job {

@@ -72,18 +72,6 @@ struct RecordingSink : train::TrainingSink {
     }
 };
 
-// Waits for a state the job sets; the deadline only matters when the test fails.
-bool waitFor(const std::function<bool()>& cond)
-{
-    const auto end = Clock::now() + std::chrono::milliseconds(setscope::testing::scaledMs(60000));
-    while (Clock::now() < end) {
-        if (cond())
-            return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return cond();
-}
-
 } // namespace
 
 class TestTrainingJob : public QObject {
@@ -184,17 +172,17 @@ void TestTrainingJob::pauseAndResume()
     c.epochs = 1000;
     train::TrainingJob job(ds, c, m_registry);
     job.start(nullptr);
-    QVERIFY(waitFor([&] { return job.counters().done.load() > 5; }));
+    QVERIFY(setscope::testing::waitUntil([&] { return job.counters().done.load() > 5; }));
     job.pause();
-    QVERIFY(waitFor([&] { return job.parked(); }));
+    QVERIFY(setscope::testing::waitUntil([&] { return job.parked(); }));
     const auto frozen = job.counters().done.load();
     std::this_thread::sleep_for(std::chrono::milliseconds(200)); // an observation window
     QCOMPARE(job.counters().done.load(), frozen);
     QVERIFY(job.paused());
     job.resume();
-    QVERIFY(waitFor([&] { return job.counters().done.load() > frozen + 5; }));
+    QVERIFY(setscope::testing::waitUntil([&] { return job.counters().done.load() > frozen + 5; }));
     job.pause();
-    QVERIFY(waitFor([&] { return job.parked(); }));
+    QVERIFY(setscope::testing::waitUntil([&] { return job.parked(); }));
     const auto frozen2 = job.counters().done.load();
     job.cancel(); // must not hang on a paused job
     job.wait();
