@@ -271,7 +271,7 @@ std::size_t extractTarball(const std::string& tarball, const std::string& dest, 
         // The free space of the file system `dest` will be on (its nearest existing folder).
         std::error_code ec;
         fs::path probe = fs::absolute(dest, ec);
-        while (!probe.empty() && !fs::exists(probe, ec) && probe.has_parent_path() && probe.parent_path() != probe)
+        while (!fs::exists(probe, ec) && probe.parent_path() != probe)
             probe = probe.parent_path();
         const fs::space_info space = fs::space(probe, ec);
         if (ec)
