@@ -41,7 +41,7 @@ esac
 packages=(
   build-essential cmake ninja-build ccache pkg-config file dpkg-dev
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libgl-dev libegl-dev
-  libtorch-dev libopenblas0-pthread libeigen3-dev libfaiss-dev
+  libtorch-dev libgloo-dev libopenblas0-pthread libeigen3-dev libfaiss-dev
   libimgui-dev libsqlite3-dev libfasttext-dev libmatio-dev libcli11-dev nlohmann-json3-dev
   libxxhash-dev zlib1g-dev libzip-dev libarchive-dev libfftw3-dev
   dataset-fashion-mnist rdkit-data

@@ -40,6 +40,23 @@ target_link_libraries(setscope_torch INTERFACE ${TORCH_LIBRARIES})
 target_include_directories(setscope_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
 target_compile_options(setscope_torch INTERFACE ${SETSCOPE_TORCH_FLAGS})
 
+# Distributed runs (core/dist) use c10d's ProcessGroupGloo, whose header includes Gloo's own
+# (Debian: libgloo-dev; Debian's libtorch_cpu links libgloo). torch_cpu's interface defines
+# USE_C10D_GLOO when the LibTorch has the Gloo backend; without it there is nothing to build
+# core/dist on.
+find_path(SETSCOPE_GLOO_INCLUDE_DIR gloo/config.h HINTS ${TORCH_INCLUDE_DIRS})
+if(NOT SETSCOPE_GLOO_INCLUDE_DIR)
+  message(FATAL_ERROR "setscope: the Gloo headers (gloo/config.h) were not found; on Debian: apt-get install libgloo-dev")
+endif()
+if(TARGET torch_cpu)
+  get_target_property(_setscope_torch_defs torch_cpu INTERFACE_COMPILE_DEFINITIONS)
+  if(NOT "${_setscope_torch_defs}" MATCHES "USE_C10D_GLOO")
+    message(FATAL_ERROR "setscope: this LibTorch (${TORCH_INSTALL_PREFIX}) was built without c10d's Gloo backend "
+                        "(torch_cpu does not define USE_C10D_GLOO); distributed training needs it")
+  endif()
+endif()
+target_include_directories(setscope_torch SYSTEM INTERFACE ${SETSCOPE_GLOO_INCLUDE_DIR})
+
 # CUDA: used exactly when the LibTorch we found was built with it.
 if(TARGET torch_cuda OR CAFFE2_USE_CUDA)
   set(SETSCOPE_TORCH_HAS_CUDA ON)
