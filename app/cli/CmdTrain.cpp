@@ -3,6 +3,7 @@
 #include "CliContext.h"
 #include "Commands.h"
 #include "ConsoleSink.h"
+#include "Distributed.h"
 
 #include "core/data/Dataset.h"
 #include "core/data/LabelMapping.h"
@@ -42,6 +43,7 @@ struct TrainOptions {
     bool baseline = true;
     std::vector<std::string> modelOptions;
     std::string coarse; ///< a label mapping file (--coarse)
+    int nproc = 1;      ///< local ranks to start (--nproc)
 };
 
 /// "raw vectors: kNN 0.8538  R@1 0.8092 ...  [test-vs-train, 10000 queries]"
@@ -134,6 +136,16 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
                     "sampler_options, optimizer_options, label_set, seed, threads, ...); the run is then no longer an "
                     "exact continuation")
         ->delimiter(',');
+    cmd->add_option("--batch-shards", c.batchShards,
+                    "cut each step's batch into this many parts that the loss sees one at a time (its mining, EMD "
+                    "pseudo-labels, batch statistics), averaging their gradients; a distributed run needs a multiple "
+                    "of its ranks (default: 1, or the --nproc count)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--nproc", o->nproc,
+                    "train data-parallel with this many processes on this machine (c10d Gloo over a file store; "
+                    "each rank gets --threads cores/N unless --threads is given; docs/DISTRIBUTED.md); runs across "
+                    "machines start once per rank under torchrun or srun instead")
+        ->check(CLI::PositiveNumber);
     cmd->add_flag("!--no-baseline", o->baseline, "skip the raw-vector baseline");
     cmd->add_option("--project", o->project,
                     "record the run in this project file (created if missing): config, per-epoch metrics, "
@@ -170,6 +182,7 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
                      {"--label-set", "label_set"}, {"--embedding-dim", "embedding_dim"}, {"--seed", "seed"},
                      {"--threads", "threads"}, {"--checkpoint-dir", "checkpoint_dir"},
                      {"--checkpoint-every", "checkpoint_every"}, {"--resume", "resume_from"},
+                     {"--batch-shards", "batch_shards"},
                      {"--resume-override", "resume_overrides"}})
                 if (cmd->count(flag) > 0)
                     merged[key] = flags[key];
@@ -196,10 +209,51 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             if (cmd->count("--label-set") == 0)
                 cfg.labelSet = coarse->name;
         }
+        if (!cfg.resumeFrom.empty()) {
+            // The settings --nproc chooses (the parts of a batch, the threads of a rank) follow the
+            // checkpoint unless given: a run resumes on another number of ranks as it was.
+            nlohmann::json fromFile;
+            if (!o->configFile.empty()) {
+                std::ifstream in(o->configFile);
+                fromFile = nlohmann::json::parse(in, nullptr, false, true);
+            }
+            const bool givenShards = cmd->count("--batch-shards") > 0 || (fromFile.is_object() && fromFile.contains("batch_shards"));
+            const bool givenThreads = cmd->count("--threads") > 0 || (fromFile.is_object() && fromFile.contains("threads"));
+            if (!givenShards || !givenThreads) {
+                const train::TrainerConfig stored = train::checkpointConfig(cfg.resumeFrom);
+                if (!givenShards)
+                    cfg.batchShards = stored.batchShards;
+                if (!givenThreads)
+                    cfg.threads = stored.threads;
+            }
+        }
         cfg.validate();
         train::resolveDevice(cfg.device); // fail early with a clear message
         const train::RunPlan plan = train::planRun(cfg, context.registry); // every item and option checked
-        std::fprintf(stderr, "plan: %s\n", plan.describe().c_str());
+        if (o->nproc > 1) {
+            // This process only starts and watches the ranks; each runs this command without --nproc.
+            if (cfg.batchShards != 1 && cfg.batchShards % o->nproc != 0)
+                throw std::invalid_argument("--batch-shards " + std::to_string(cfg.batchShards) + " is not a multiple of --nproc " +
+                                            std::to_string(o->nproc));
+            std::vector<std::string> extra;
+            if (cfg.batchShards == 1)
+                extra = {"--batch-shards", std::to_string(o->nproc)};
+            if (cfg.threads == 0) {
+                const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+                extra.insert(extra.end(), {"--threads", std::to_string(std::max(1, cores / o->nproc))});
+            }
+            rc = launchLocalRanks(o->nproc, extra);
+            return;
+        }
+        // A rank of a distributed run joins the others first: a rank that fails later then stops
+        // them at once (its connections close) instead of leaving them waiting at the rendezvous.
+        const RankContext rank = joinRun();
+        if (!rank.lead) { // rank 0 records the run and compares with the raw vectors
+            o->project.clear();
+            o->baseline = false;
+        }
+        if (rank.lead)
+            std::fprintf(stderr, "plan: %s\n", plan.describe().c_str());
 
         auto ds = context.openDataset(o->dataset);
         std::shared_ptr<const data::Dataset> external;
@@ -207,11 +261,13 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             external = context.openDataset(cfg.externalDataset);
         if (cfg.resumeFrom.empty() && !cfg.initFrom.empty()) {
             train::checkResume(cfg, *ds); // checks the weights' fit
-            std::fprintf(stderr, "starting from the weights of %s\n", cfg.initFrom.c_str());
+            if (rank.lead)
+                std::fprintf(stderr, "starting from the weights of %s\n", cfg.initFrom.c_str());
         }
         if (!cfg.resumeFrom.empty()) { // refuse a checkpoint that does not fit before any other work
             const std::string overridden = train::checkResume(cfg, *ds);
-            std::fprintf(stderr, "resuming from %s: %s\n", cfg.resumeFrom.c_str(),
+            if (rank.lead)
+                std::fprintf(stderr, "resuming from %s: %s\n", cfg.resumeFrom.c_str(),
                          overridden.empty() ? "an exact continuation"
                                             : ("with " + overridden + " (overridden: not an exact continuation)").c_str());
         }
@@ -236,8 +292,14 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             }
         }
         ds = ws.dataset();
-        std::fprintf(stderr, "dataset %s: %zu items (train %zu, test %zu), dim %d\n", ds->name().c_str(), ds->size(),
-                     ds->count(data::Split::Train), ds->count(data::Split::Test), ds->dim());
+        if (rank.comm) { // rank 0's labels (its project's, a derived set) for every rank
+            shareLabelSet(rank, ds, cfg.labelSet);
+            if (!rank.lead)
+                ws.adoptDataset(ds, o->dataset);
+        }
+        if (rank.lead)
+            std::fprintf(stderr, "dataset %s: %zu items (train %zu, test %zu), dim %d\n", ds->name().c_str(), ds->size(),
+                         ds->count(data::Split::Train), ds->count(data::Split::Test), ds->dim());
 
         double rawKnn = -1.0;
         if (o->baseline && ds->isVectorDataset() && ds->labelSet(cfg.labelSet)) {
@@ -252,13 +314,14 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         }
 
         ConsoleSink console;
-        project::TrainingRun run = ws.prepareRun(cfg, external, &console); // recorded with --project
+        project::TrainingRun run = ws.prepareRun(cfg, external, rank.lead ? &console : nullptr); // recorded with --project
         if (!run.recordError.empty())
             throw std::runtime_error("project " + o->project + ": cannot record the run: " + run.recordError);
         if (run.recorder)
             std::fprintf(stderr, "project %s: run %lld, checkpoints in %s\n", o->project.c_str(),
                          static_cast<long long>(run.recorder->runId()), run.job->config().checkpointDir.c_str());
         train::TrainingJob& job = *run.job;
+        job.setCommunicator(rank.comm);
         g_interrupted = false;
         auto previous = std::signal(SIGINT, onSigint);
         job.start(run.sink);
@@ -273,6 +336,12 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         std::signal(SIGINT, previous);
 
         const auto hist = job.history();
+        if (!rank.lead) {
+            if (job.status() == job::JobStatus::Failed)
+                std::fprintf(stderr, "setscope-cli: %s\n", job.error().c_str());
+            rc = job.status() == job::JobStatus::Finished ? 0 : job.status() == job::JobStatus::Cancelled ? 130 : 1;
+            return;
+        }
         if (!job.lastCheckpoint().empty())
             std::fprintf(stderr, "last checkpoint: %s\n", job.lastCheckpoint().c_str());
         if (!job.bestCheckpoint().empty())

@@ -4,6 +4,7 @@
 
 #include "CliContext.h"
 #include "Commands.h"
+#include "Distributed.h"
 
 #include "core/util/OpenMpWait.h"
 
@@ -17,6 +18,7 @@ int main(int argc, char** argv)
     // Before anything else: libgomp has read its wait policy already, so this may re-execute.
     setscope::util::ensurePassiveOpenMpWait(argv);
     using namespace setscope::cli;
+    commandLine().assign(argv, argv + argc);
     CLI::App app{"setscope-cli: explore learned metrics on sets, documents, graphs and images (headless)"};
     app.set_version_flag("--version", std::string("setscope ") + SETSCOPE_VERSION);
     app.require_subcommand(1);

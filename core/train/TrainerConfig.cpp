@@ -19,7 +19,7 @@ const std::vector<std::string> kOverridableFields{
     "recipe",           "recipe_options",  "loss",           "loss_options",        "augmentation",
     "augmentation_options", "sampler",     "sampler_options", "optimizer",          "optimizer_options",
     "schedule",         "preset",          "label_set",      "label_fraction",      "validation_fraction",
-    "external_dataset", "seed",            "threads"};
+    "external_dataset", "seed",            "threads",        "batch_shards"};
 
 std::string join(const std::vector<std::string>& v, const char* sep)
 {
@@ -59,6 +59,7 @@ nlohmann::json TrainerConfig::toJson() const
         {"device", device},
         {"emd_cache", emdCache},
         {"threads", threads},
+        {"batch_shards", batchShards},
         {"checkpoint_dir", checkpointDir},
         {"checkpoint_every", checkpointEvery},
         {"resume_from", resumeFrom},
@@ -88,8 +89,8 @@ TrainerConfig TrainerConfig::fromJson(const nlohmann::json& j)
         "recipe", "recipe_options", "model", "model_options", "loss", "loss_options", "augmentation",
         "augmentation_options", "sampler", "sampler_options", "optimizer", "optimizer_options", "schedule", "preset",
         "label_set", "label_fraction", "validation_fraction", "external_dataset", "epochs", "max_steps",
-        "embedding_dim", "seed", "device", "emd_cache", "threads", "checkpoint_dir", "checkpoint_every", "resume_from",
-        "resume_overrides", "init_from", "snapshot_every", "snapshot_items", "evaluate_each_epoch",
+        "embedding_dim", "seed", "device", "emd_cache", "threads", "batch_shards", "checkpoint_dir", "checkpoint_every",
+        "resume_from", "resume_overrides", "init_from", "snapshot_every", "snapshot_items", "evaluate_each_epoch",
         // stored before recipes; read into item options below
         "margin", "batch_classes", "batch_per_class", "learning_rate", "weight_decay"};
     for (const auto& [k, v] : j.items())
@@ -122,6 +123,7 @@ TrainerConfig TrainerConfig::fromJson(const nlohmann::json& j)
         c.device = j.value("device", c.device);
         c.emdCache = j.value("emd_cache", c.emdCache);
         c.threads = j.value("threads", c.threads);
+        c.batchShards = j.value("batch_shards", c.batchShards);
         c.checkpointDir = j.value("checkpoint_dir", c.checkpointDir);
         c.checkpointEvery = j.value("checkpoint_every", c.checkpointEvery);
         c.resumeFrom = j.value("resume_from", c.resumeFrom);
@@ -177,6 +179,8 @@ void TrainerConfig::validate() const
              "loss/augmentation/sampler (or drop the recipe)");
     if (threads < 0)
         fail("threads must be >= 0");
+    if (batchShards < 1)
+        fail("batch_shards must be at least 1");
     if (emdCache != "auto" && emdCache != "off")
         fail("emd_cache must be auto or off, not '" + emdCache + "'");
     if (checkpointEvery < 0 || snapshotEvery < 0)

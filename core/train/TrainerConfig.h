@@ -59,6 +59,13 @@ struct TrainerConfig {
     /// "off" always solves them. Cached values are float32 (relative rounding 6e-8).
     std::string emdCache = "auto";
     int threads = 0;                   ///< intra-op threads (0 = LibTorch's default)
+    /// Parts each step's batch is cut into (docs/DISTRIBUTED.md): the loss -- its mining, its EMD
+    /// pseudo-labels, its batch statistics -- sees one part at a time, and the step averages the
+    /// parts' gradients. A distributed run of W ranks needs a multiple of W (each rank takes
+    /// batch_shards / W consecutive parts); one process runs the parts one after the other. So a
+    /// run gives the same weights on any number of ranks that divides it, and resumes on another
+    /// number of ranks as an exact continuation. 1: the loss sees the whole batch (as before).
+    int batchShards = 1;
 
     std::string checkpointDir;         ///< "" = no checkpoints
     std::int64_t checkpointEvery = 0;  ///< steps; 0 = at the end of every epoch
@@ -108,7 +115,7 @@ struct ConfigDifference {
 ///  - refused unless listed in run.resumeOverrides: recipe and every item and its options
 ///    (loss, augmentation, sampler, optimizer, schedule, preset), label_set, label_fraction,
 ///    validation_fraction, external_dataset, seed, threads (the thread count changes
-///    floating-point reductions);
+///    floating-point reductions), batch_shards (the parts the loss sees);
 ///  - free: epochs and max_steps (extending a run is the point of resuming), device (a run
 ///    may move between machines; numerics then differ anyway), emd_cache (float32 cached
 ///    EMDs against float64 solved ones: the last bits differ), checkpoint_dir,

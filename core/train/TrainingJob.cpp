@@ -3,6 +3,7 @@
 #include "core/train/TrainingJob.h"
 
 #include "core/data/Dataset.h"
+#include "core/dist/Communicator.h"
 #include "core/nn/Collate.h"
 #include "core/plugin/Registry.h"
 #include "core/eval/Knn.h"
@@ -18,6 +19,7 @@
 #include "core/train/PairAffinity.h"
 #include "core/train/SnapshotSubset.h"
 #include "core/util/AtomicFile.h"
+#include "core/util/Hash.h"
 #include "core/util/OpenMpWait.h"
 
 #include <setscope/sdk/Errors.h>
@@ -490,6 +492,12 @@ std::string checkResume(const TrainerConfig& config, const data::Dataset& datase
     return checkResumeHeader(readHeader(ar, config.resumeFrom), config, dataset);
 }
 
+TrainerConfig checkpointConfig(const std::string& checkpoint)
+{
+    auto ar = openArchive(checkpoint, torch::kCPU);
+    return readHeader(ar, checkpoint).config;
+}
+
 int intraOpThreadsHere() { return at::get_num_threads(); }
 
 bool cudaAvailable() { return torch::cuda::is_available(); }
@@ -617,6 +625,100 @@ std::uint64_t mixSeed(std::uint64_t a, std::uint64_t b, std::uint64_t c)
     return x;
 }
 
+/// Float tensors (parameters, float buffers) of rank 0 to every rank, in place. Other buffers
+/// (a batch norm's step counter) stay each rank's.
+void broadcastTensors(dist::Communicator& comm, const std::vector<torch::Tensor>& tensors)
+{
+    std::vector<torch::Tensor> flat;
+    for (const torch::Tensor& t : tensors)
+        if (t.defined() && t.scalar_type() == torch::kFloat32)
+            flat.push_back(t.detach().to(torch::kCPU).reshape({-1}));
+    if (flat.empty())
+        return;
+    torch::Tensor all = torch::cat(flat).contiguous();
+    comm.broadcast(std::span<float>(all.data_ptr<float>(), static_cast<std::size_t>(all.numel())), 0);
+    torch::NoGradGuard noGrad;
+    std::int64_t at = 0;
+    for (const torch::Tensor& t : tensors)
+        if (t.defined() && t.scalar_type() == torch::kFloat32) {
+            const std::int64_t n = t.numel();
+            t.detach().copy_(all.slice(0, at, at + n).view(t.sizes()));
+            at += n;
+        }
+}
+
+/// Sums the gradients of `params` over the ranks (one flattened all-reduce after the backward
+/// pass; docs/DISTRIBUTED.md says why not bucketed during it) together with `lossSum`, which it
+/// returns summed. A parameter no rank gave a gradient keeps none (the optimizer skips it, as
+/// in a single process); one that some rank did gets the sum, zeros standing in for the others.
+double allreduceGradients(dist::Communicator& comm, const std::vector<torch::Tensor>& params, double lossSum)
+{
+    std::int64_t n = 0;
+    for (const torch::Tensor& p : params)
+        n += p.numel();
+    const auto np = static_cast<std::int64_t>(params.size());
+    // Gradients, then one "has a gradient" flag per parameter.
+    torch::Tensor buf = torch::zeros({n + np}, torch::kFloat32);
+    float* b = buf.data_ptr<float>();
+    std::int64_t at = 0;
+    for (std::int64_t k = 0; k < np; ++k) {
+        const torch::Tensor& p = params[static_cast<std::size_t>(k)];
+        if (p.grad().defined()) {
+            buf.slice(0, at, at + p.numel()).copy_(p.grad().detach().reshape({-1}).to(torch::kCPU, torch::kFloat32));
+            b[n + k] = 1.0f;
+        }
+        at += p.numel();
+    }
+    comm.allreduceSum(std::span<float>(b, static_cast<std::size_t>(n + np)));
+    double losses[1] = {lossSum};
+    comm.allreduceSum(std::span<double>(losses));
+    torch::NoGradGuard noGrad;
+    at = 0;
+    for (std::int64_t k = 0; k < np; ++k) {
+        const torch::Tensor& p = params[static_cast<std::size_t>(k)];
+        if (b[n + k] > 0.0f) {
+            const torch::Tensor g = buf.slice(0, at, at + p.numel()).view(p.sizes()).to(p.device(), p.scalar_type());
+            if (p.grad().defined())
+                p.mutable_grad().copy_(g);
+            else
+                p.mutable_grad() = g.clone();
+        }
+        at += p.numel();
+    }
+    return losses[0];
+}
+
+/// Fails unless every rank runs the same training: rank 0's configuration (but the settings only
+/// rank 0 uses: checkpoints, snapshots, evaluation, device, the checkpoint paths), dataset,
+/// length and starting step. Throws std::invalid_argument on the rank that differs, naming the
+/// differences; that rank's exit then stops the others (dist::PeerLost).
+void checkSameRun(dist::Communicator& comm, const TrainerConfig& cfg, const data::Dataset& ds, std::int64_t total,
+                  std::int64_t startStep)
+{
+    nlohmann::json mine = cfg.toJson();
+    for (const char* k : {"checkpoint_dir", "checkpoint_every", "snapshot_every", "snapshot_items", "evaluate_each_epoch",
+                          "device", "resume_from", "resume_overrides", "init_from"})
+        mine.erase(k);
+    mine["dataset_hash"] = ds.contentHash();
+    // The labels the run reads (a project's edited labels are not in every dataset's hash).
+    if (const data::LabelSet* ls = ds.labelSet(cfg.labelSet))
+        mine["labels_hash"] = util::hashBytes(ls->labels.data(), ls->labels.size() * sizeof(std::int32_t));
+    mine["dataset_items"] = ds.size();
+    mine["total_steps"] = total;
+    mine["start_step"] = startStep;
+    std::string first = mine.dump();
+    comm.broadcast(first, 0);
+    const nlohmann::json lead = nlohmann::json::parse(first);
+    if (lead == mine)
+        return;
+    std::string diff;
+    for (const auto& [k, v] : mine.items())
+        if (!lead.contains(k) || lead.at(k) != v)
+            diff += (diff.empty() ? "" : ", ") + k + " " + (lead.contains(k) ? lead.at(k).dump() : "-") + " \u2192 " + v.dump();
+    throw std::invalid_argument("rank " + std::to_string(comm.rank()) + " runs another training than rank 0 (" + diff +
+                                "): every rank must run the same command on the same data");
+}
+
 /// One stage as it runs: the pool it samples, its sampler and (once entered) its loss,
 /// augmentation and optimizer.
 struct StageRun {
@@ -642,7 +744,21 @@ void TrainingJob::run()
 {
     const auto t0 = Clock::now();
     const data::Dataset& ds = *m_dataset;
-    const TrainerConfig& cfg = m_config;
+    const int world = m_comm ? m_comm->size() : 1;
+    const int rank = m_comm ? m_comm->rank() : 0;
+    // Rank 0 alone evaluates, snapshots and writes checkpoints; the other ranks only train.
+    TrainerConfig rankConfig = m_config;
+    if (rank != 0) {
+        rankConfig.checkpointDir.clear();
+        rankConfig.evaluateEachEpoch = false;
+        rankConfig.snapshotEvery = 0;
+    }
+    const TrainerConfig& cfg = rankConfig;
+    const int shards = cfg.batchShards;
+    if (shards % world != 0)
+        throw std::invalid_argument("batch_shards " + std::to_string(shards) + " is not a multiple of the " +
+                                    std::to_string(world) + " ranks of this run: every rank takes the same number of "
+                                    "parts of each batch (--batch-shards " + std::to_string(world) + " or a multiple)");
     const torch::Device device(resolveDevice(cfg.device));
     const std::string threads = setThreadsHere(cfg.threads);
     const RunPlan plan = planRun(cfg, m_registry);
@@ -802,6 +918,9 @@ void TrainingJob::run()
         m_history = h.history;
     }
 
+    if (m_comm)
+        checkSameRun(*m_comm, m_config, ds, total, step);
+
     // Finished pairwise EMD matrices from the cache, per dataset a stage trains on (looked up
     // once, when the first stage that reads EMDs starts).
     std::map<const data::Dataset*, CachedEmd> emdCaches;
@@ -832,6 +951,7 @@ void TrainingJob::run()
     semi::PairAffinityLoss* affinityLoss = nullptr;           // when the loss reads the batch's graph
     const PairAffinitySampler* affinitySampler = nullptr;     // and the sampler that gives it
     std::vector<double> baseLr;
+    std::vector<torch::Tensor> gradParams; ///< what the ranks sum the gradients of: the encoder's and the loss's parameters
     auto stageOf = [&](std::int64_t atStep) {
         std::size_t k = 0;
         while (k + 1 < stages.size() && atStep >= stages[k].firstStep + stages[k].steps)
@@ -941,6 +1061,20 @@ void TrainingJob::run()
                 std::lock_guard lock(initMutex());
                 setGeneratorState(device, rngCuda);
             }
+        }
+        gradParams = enc->parameters();
+        for (const torch::Tensor& p : loss->parameters())
+            gradParams.push_back(p);
+        if (m_comm) {
+            // Every rank starts the stage from rank 0's weights (identical anyway with the same seed
+            // and LibTorch; this makes it so whatever the build).
+            std::vector<torch::Tensor> state = gradParams;
+            for (const torch::Tensor& b : enc->buffers())
+                state.push_back(b);
+            if (keyEnc)
+                for (const torch::Tensor& p : keyEnc->encoder().parameters())
+                    state.push_back(p);
+            broadcastTensors(*m_comm, state);
         }
         baseLr.clear();
         for (auto& g : opt->param_groups())
@@ -1181,6 +1315,7 @@ void TrainingJob::run()
     };
 
     double stepEmdSeconds = 0.0;
+    double epochAllreduceSeconds = 0.0;
     double epochEmdSeconds = 0.0;
     std::int64_t epochEmdSolved = 0, epochEmdCached = 0;
     std::int64_t epochRealSlots = 0, epochSlots = 0;
@@ -1254,6 +1389,8 @@ void TrainingJob::run()
             m.values.emplace_back("emd-solved", static_cast<double>(epochEmdSolved));
             m.values.emplace_back("emd-cached", static_cast<double>(epochEmdCached));
         }
+        if (m_comm && !bestRow)
+            m.values.emplace_back("allreduce-seconds", epochAllreduceSeconds);
         if (epochSlots > 0 && !bestRow)
             m.values.emplace_back("padding-share", 1.0 - static_cast<double>(epochRealSlots) / static_cast<double>(epochSlots));
         m.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -1316,85 +1453,121 @@ void TrainingJob::run()
             batchesStage = k;
         }
         control().checkpoint();
-        const std::vector<std::int64_t>& items = batches[static_cast<std::size_t>(local % st.perEpoch)];
+        const std::vector<std::int64_t>& batchItems = batches[static_cast<std::size_t>(local % st.perEpoch)];
         const data::Dataset& sds = *st.dataset;
 
-        // Optimal transport of the batch, when the loss or the augmentation reads it.
-        std::unique_ptr<ExactBatchTransport> transport;
-        if (needs.transport || (augmentation && augmentation->needsTransport())) {
-            BatchTransportOptions topt;
-            topt.threads = cfg.threads;
-            topt.control = &control();
-            topt.cached = cachedEmds(sds);
-            transport = std::make_unique<ExactBatchTransport>(sds, items, topt);
-        }
-        // Augmentations work on the sets, before collation.
-        std::vector<sdk::AugmentedSet> views;
-        if (augmentation) {
-            const std::vector<sdk::SetRef> refs = nn::setRefs(sds, items);
-            const sdk::AugmentationBatch ab{refs, transport.get()};
-            views.reserve(items.size());
-            for (std::size_t i = 0; i < items.size(); ++i)
-                views.push_back(augmentation->augment(ab, static_cast<std::int64_t>(i),
-                                                      mixSeed(cfg.seed, static_cast<std::uint64_t>(step), i)));
-        }
-        auto viewBatch = [&] {
-            std::vector<sdk::SetRef> refs;
-            for (const sdk::AugmentedSet& v : views)
-                refs.push_back(v.set.ref());
-            return nn::collateSets(refs, sds.dim(), device);
-        };
-        // An augmentation that the loss does not compare against (nor encodes keys of) replaces the input.
-        const bool viewApart = needs.augmentedView || needs.momentumKeys;
-        const sdk::SetBatch batch = augmentation && !viewApart ? viewBatch() : nn::collate(sds, items, device);
-        epochRealSlots += batch.mask.sum().item<std::int64_t>();
-        epochSlots += batch.mask.numel();
+        // One part of the step's batch through the loss and backward: `offset` is the part's
+        // position in the whole batch (augmentation seeds follow the whole batch's positions),
+        // `scale` weighs its gradient. Returns the part's loss.
+        auto forwardBackward = [&](const std::vector<std::int64_t>& items, std::size_t offset, double scale) -> double {
+            // Optimal transport of the batch, when the loss or the augmentation reads it.
+            std::unique_ptr<ExactBatchTransport> transport;
+            if (needs.transport || (augmentation && augmentation->needsTransport())) {
+                BatchTransportOptions topt;
+                topt.threads = cfg.threads;
+                topt.control = &control();
+                topt.cached = cachedEmds(sds);
+                transport = std::make_unique<ExactBatchTransport>(sds, items, topt);
+            }
+            // Augmentations work on the sets, before collation.
+            std::vector<sdk::AugmentedSet> views;
+            if (augmentation) {
+                const std::vector<sdk::SetRef> refs = nn::setRefs(sds, items);
+                const sdk::AugmentationBatch ab{refs, transport.get()};
+                views.reserve(items.size());
+                for (std::size_t i = 0; i < items.size(); ++i)
+                    views.push_back(augmentation->augment(ab, static_cast<std::int64_t>(i),
+                                                          mixSeed(cfg.seed, static_cast<std::uint64_t>(step), offset + i)));
+            }
+            auto viewBatch = [&] {
+                std::vector<sdk::SetRef> refs;
+                for (const sdk::AugmentedSet& v : views)
+                    refs.push_back(v.set.ref());
+                return nn::collateSets(refs, sds.dim(), device);
+            };
+            // An augmentation that the loss does not compare against (nor encodes keys of) replaces the input.
+            const bool viewApart = needs.augmentedView || needs.momentumKeys;
+            const sdk::SetBatch batch = augmentation && !viewApart ? viewBatch() : nn::collate(sds, items, device);
+            epochRealSlots += batch.mask.sum().item<std::int64_t>();
+            epochSlots += batch.mask.numel();
 
-        opt->zero_grad();
-        sdk::LossContext lctx;
-        lctx.embeddings = enc->forward(batch);
-        lctx.items = torch::tensor(items, torch::kLong).to(device);
-        lctx.labels = st.supervised ? nn::collateLabels(st.labels.empty() ? labels : st.labels, items, device)
-                                    : torch::full({static_cast<std::int64_t>(items.size())}, -1,
-                                                  torch::TensorOptions().dtype(torch::kLong).device(device));
-        lctx.sets = &batch;
-        lctx.transport = transport.get();
-        if (needs.transport) {
-            const std::vector<double>& mat = transport->matrix();
-            const auto b = static_cast<std::int64_t>(items.size());
-            lctx.emd = torch::from_blob(const_cast<double*>(mat.data()), {b, b}, torch::kFloat64).to(torch::kFloat32).to(device);
-        }
-        if (viewApart) {
-            // The keys of a run without augmentation are the sets' own.
-            const sdk::SetBatch vb = augmentation ? viewBatch() : batch;
-            if (needs.augmentedView)
-                lctx.augmented = enc->forward(vb);
-            if (needs.momentumKeys) {
-                if (keyEnc) {
-                    lctx.keys = keyEnc->keys(vb, *enc);
-                } else if (needs.augmentedView) {
-                    lctx.keys = lctx.augmented.detach();
-                } else {
-                    torch::NoGradGuard noGrad;
-                    lctx.keys = enc->forward(vb);
+            sdk::LossContext lctx;
+            lctx.embeddings = enc->forward(batch);
+            lctx.items = torch::tensor(items, torch::kLong).to(device);
+            lctx.labels = st.supervised ? nn::collateLabels(st.labels.empty() ? labels : st.labels, items, device)
+                                        : torch::full({static_cast<std::int64_t>(items.size())}, -1,
+                                                      torch::TensorOptions().dtype(torch::kLong).device(device));
+            lctx.sets = &batch;
+            lctx.transport = transport.get();
+            if (needs.transport) {
+                const std::vector<double>& mat = transport->matrix();
+                const auto b = static_cast<std::int64_t>(items.size());
+                lctx.emd = torch::from_blob(const_cast<double*>(mat.data()), {b, b}, torch::kFloat64).to(torch::kFloat32).to(device);
+            }
+            if (viewApart) {
+                // The keys of a run without augmentation are the sets' own.
+                const sdk::SetBatch vb = augmentation ? viewBatch() : batch;
+                if (needs.augmentedView)
+                    lctx.augmented = enc->forward(vb);
+                if (needs.momentumKeys) {
+                    if (keyEnc) {
+                        lctx.keys = keyEnc->keys(vb, *enc);
+                    } else if (needs.augmentedView) {
+                        lctx.keys = lctx.augmented.detach();
+                    } else {
+                        torch::NoGradGuard noGrad;
+                        lctx.keys = enc->forward(vb);
+                    }
                 }
             }
-        }
-        stepEmdSeconds = transport ? transport->seconds() : 0.0;
-        epochEmdSeconds += stepEmdSeconds;
-        if (transport) {
-            epochEmdSolved += transport->solved();
-            epochEmdCached += transport->cached();
-        }
-        sdk::LossOutput out;
-        if (affinityLoss) {
-            std::vector<float> w = affinitySampler->batchAffinity(items);
-            const auto b = static_cast<std::int64_t>(items.size());
-            out = affinityLoss->forward(lctx, torch::from_blob(w.data(), {b, b}, torch::kFloat32).clone().to(device));
+            stepEmdSeconds += transport ? transport->seconds() : 0.0;
+            epochEmdSeconds += transport ? transport->seconds() : 0.0;
+            if (transport) {
+                epochEmdSolved += transport->solved();
+                epochEmdCached += transport->cached();
+            }
+            sdk::LossOutput out;
+            if (affinityLoss) {
+                std::vector<float> w = affinitySampler->batchAffinity(items);
+                const auto b = static_cast<std::int64_t>(items.size());
+                out = affinityLoss->forward(lctx, torch::from_blob(w.data(), {b, b}, torch::kFloat32).clone().to(device));
+            } else {
+                out = loss->forward(lctx);
+            }
+            if (scale == 1.0)
+                out.loss.backward();
+            else
+                (out.loss * scale).backward();
+            return out.loss.item<double>();
+        };
+
+        opt->zero_grad();
+        stepEmdSeconds = 0.0;
+        double stepLossSum = 0.0;
+        if (shards == 1) {
+            stepLossSum = forwardBackward(batchItems, 0, 1.0);
         } else {
-            out = loss->forward(lctx);
+            // This rank's parts of the batch (docs/DISTRIBUTED.md): consecutive cuts, each with its
+            // own generator seed, so dropout draws the same numbers on any number of ranks.
+            const std::size_t b = batchItems.size();
+            for (int part = rank * shards / world; part < (rank + 1) * shards / world; ++part) {
+                const std::size_t p0 = b * static_cast<std::size_t>(part) / static_cast<std::size_t>(shards);
+                const std::size_t p1 = b * static_cast<std::size_t>(part + 1) / static_cast<std::size_t>(shards);
+                const std::vector<std::int64_t> items(batchItems.begin() + static_cast<std::ptrdiff_t>(p0),
+                                                      batchItems.begin() + static_cast<std::ptrdiff_t>(p1));
+                {
+                    std::lock_guard lock(initMutex());
+                    torch::manual_seed(mixSeed(cfg.seed ^ 0x5a4d, static_cast<std::uint64_t>(step), static_cast<std::uint64_t>(part)));
+                }
+                stepLossSum += forwardBackward(items, p0, 1.0 / shards);
+            }
         }
-        out.loss.backward();
+        double stepLoss = stepLossSum / shards;
+        if (m_comm) {
+            const auto a0 = Clock::now();
+            stepLoss = allreduceGradients(*m_comm, gradParams, stepLossSum) / shards;
+            epochAllreduceSeconds += std::chrono::duration<double>(Clock::now() - a0).count();
+        }
         if (cfg.schedule == "cosine") {
             const double f = 0.5 * (1.0 + std::cos(M_PI * static_cast<double>(local) / static_cast<double>(st.steps)));
             for (std::size_t g = 0; g < opt->param_groups().size(); ++g)
@@ -1404,7 +1577,7 @@ void TrainingJob::run()
         opt->step();
         if (keyEnc)
             keyEnc->update(*enc); // θ_k <- m θ_k + (1 - m) θ_q
-        lastLoss = out.loss.item<double>();
+        lastLoss = stepLoss;
         epochLossSum += lastLoss;
         ++epochLossCount;
         ++step;
@@ -1422,7 +1595,7 @@ void TrainingJob::run()
                 m_trainingSink->progress(step, total,
                                          st.plan->stage.name + " epoch " + std::to_string(epoch + 1) + "/" +
                                              std::to_string(st.plan->epochs) +
-                                             (transport ? ", EMD " + std::to_string(static_cast<int>(stepEmdSeconds * 1000)) + " ms"
+                                             (stepEmdSeconds > 0 ? ", EMD " + std::to_string(static_cast<int>(stepEmdSeconds * 1000)) + " ms"
                                                         : std::string()));
             }
         }
@@ -1437,6 +1610,7 @@ void TrainingJob::run()
                           st.plan->stage.metrics);
             // The EMD and padding figures of a row are its epoch's.
             epochEmdSeconds = 0.0;
+            epochAllreduceSeconds = 0.0;
             epochEmdSolved = epochEmdCached = 0;
             epochRealSlots = epochSlots = 0;
         }

@@ -18,6 +18,9 @@ class Dataset;
 namespace setscope::plugin {
 class Registry;
 }
+namespace setscope::dist {
+class Communicator;
+}
 
 namespace setscope::train {
 
@@ -40,7 +43,12 @@ class ModelHandle;
 ///   model happen under a process-wide lock, so jobs that overlap (one stopping, one
 ///   starting) get the weights they would get alone;
 /// - snapshots: every `snapshotEvery` steps, the embeddings of a fixed subset of items
-///   (test split first, stratified) go to snapshots().
+///   (test split first, stratified) go to snapshots();
+/// - distributed (setCommunicator(), docs/DISTRIBUTED.md): data-parallel over the ranks of a
+///   run; every rank runs its own TrainingJob on the same dataset and configuration (checked at
+///   the start), takes its batch_shards / W parts of each step's batch, and the gradients are
+///   summed over the ranks before each optimizer step. Rank 0 alone evaluates, snapshots and
+///   writes checkpoints. A rank that stops makes the others fail with dist::PeerLost's message.
 class TrainingJob final : public job::Job {
 public:
     /// `external`: the dataset of the stages marked external (recipe ext; config.externalDataset
@@ -53,6 +61,9 @@ public:
     /// checkpoints (may be null; must outlive the job).
     void start(TrainingSink* sink);
     job::JobStatus runHere(TrainingSink* sink);
+
+    /// Makes this job one rank of a distributed run (before start; null: a single process).
+    void setCommunicator(std::shared_ptr<dist::Communicator> communicator) { m_comm = std::move(communicator); }
 
     const TrainerConfig& config() const { return m_config; }
     const job::SnapshotBuffer& snapshots() const { return m_snapshots; }
@@ -78,6 +89,7 @@ private:
     std::shared_ptr<const data::Dataset> m_external;
     TrainerConfig m_config;
     const plugin::Registry& m_registry;
+    std::shared_ptr<dist::Communicator> m_comm;
     job::SnapshotBuffer m_snapshots;
     TrainingSink* m_trainingSink = nullptr;
     mutable std::mutex m_mutex;
@@ -111,6 +123,10 @@ Embeddings embedWithCheckpoint(const std::string& checkpoint, const data::Datase
 /// checks config.initFrom instead (readable, same input dimension, same model, embedding_dim
 /// and model_options) and returns "".
 std::string checkResume(const TrainerConfig& config, const data::Dataset& dataset);
+
+/// The configuration `checkpoint` was trained with (what resuming compares against). Throws
+/// sdk::InputError naming the file when it is not a readable checkpoint.
+TrainerConfig checkpointConfig(const std::string& checkpoint);
 
 /// The intra-op thread count LibTorch uses on the calling thread (for tests and diagnostics).
 int intraOpThreadsHere();

@@ -57,7 +57,7 @@ data::Dataset tiny(bool withFine = true, bool withCoarse = true)
     return b.finish();
 }
 
-double dist(const std::vector<float>& e, int dim, int a, int b)
+double pointDistance(const std::vector<float>& e, int dim, int a, int b)
 {
     double s = 0;
     for (int c = 0; c < dim; ++c) {
@@ -73,7 +73,7 @@ std::vector<int> neighbours(const std::vector<float>& e, int dim, int q)
     for (int j = 0; j < 12; ++j)
         if (j != q)
             o.push_back(j);
-    std::sort(o.begin(), o.end(), [&](int a, int b) { return dist(e, dim, q, a) < dist(e, dim, q, b); });
+    std::sort(o.begin(), o.end(), [&](int a, int b) { return pointDistance(e, dim, q, a) < pointDistance(e, dim, q, b); });
     return o;
 }
 
@@ -380,7 +380,7 @@ void TestSubstructure::setDatasetsToo()
         std::vector<std::pair<double, std::size_t>> d;
         for (std::size_t j = 0; j < n; ++j)
             if (j != q)
-                d.emplace_back(dist(r.before.embedding, 3, static_cast<int>(q), static_cast<int>(j)), j);
+                d.emplace_back(pointDistance(r.before.embedding, 3, static_cast<int>(q), static_cast<int>(j)), j);
         std::sort(d.begin(), d.end());
         int same = 0;
         for (int k = 0; k < 10; ++k)

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+#include "Distributed.h"
+
+#include "core/data/Dataset.h"
+#include "core/dist/Gloo.h"
+#include "core/dist/LocalLaunch.h"
+#include "core/dist/Rendezvous.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+namespace setscope::cli {
+
+std::vector<std::string>& commandLine()
+{
+    static std::vector<std::string> line;
+    return line;
+}
+
+int launchLocalRanks(int nproc, const std::vector<std::string>& extra)
+{
+    if (dist::rendezvousFromEnvironment())
+        throw std::invalid_argument("--nproc starts the ranks of a run on this machine, but this process is already a "
+                                    "rank (WORLD_SIZE or SLURM_NTASKS is set): drop --nproc");
+    std::vector<std::string> argv;
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    argv.push_back(ec ? commandLine().at(0) : self.string());
+    const std::vector<std::string>& line = commandLine();
+    for (std::size_t i = 1; i < line.size(); ++i) {
+        if (line[i] == "--nproc") {
+            ++i; // and its value
+            continue;
+        }
+        if (line[i].rfind("--nproc=", 0) == 0)
+            continue;
+        argv.push_back(line[i]);
+    }
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    std::fprintf(stderr, "starting %d ranks on this machine\n", nproc);
+    std::fflush(stderr);
+    dist::LocalLaunch launch;
+    launch.argv = std::move(argv);
+    launch.ranks = nproc;
+    return dist::runLocalRanks(launch);
+}
+
+RankContext joinRun()
+{
+    RankContext r;
+    const std::optional<dist::Rendezvous> rdv = dist::rendezvousFromEnvironment();
+    if (!rdv)
+        return r;
+    r.comm = dist::connectGloo(*rdv);
+    r.lead = rdv->rank == 0;
+    if (r.lead)
+        std::fprintf(stderr, "distributed: %s\n", r.comm->describe().c_str());
+    return r;
+}
+
+void shareLabelSet(const RankContext& rank, std::shared_ptr<const data::Dataset>& dataset, const std::string& name)
+{
+    if (!rank.comm)
+        return;
+    std::string text;
+    if (rank.lead) {
+        nlohmann::json j = nullptr;
+        if (const data::LabelSet* ls = dataset->labelSet(name))
+            j = {{"name", ls->name}, {"classes", ls->classNames}, {"labels", ls->labels}};
+        text = j.dump();
+    }
+    rank.comm->broadcast(text, 0);
+    if (rank.lead)
+        return;
+    const nlohmann::json j = nlohmann::json::parse(text);
+    if (j.is_null())
+        return; // rank 0 has no such set either: the run fails alike on every rank
+    data::LabelSet ls;
+    ls.name = j.at("name").get<std::string>();
+    ls.classNames = j.at("classes").get<std::vector<std::string>>();
+    ls.labels = j.at("labels").get<std::vector<std::int32_t>>();
+    if (ls.labels.size() != dataset->size())
+        throw std::invalid_argument("rank 0's label set '" + name + "' has " + std::to_string(ls.labels.size()) +
+                                    " labels, this rank's dataset " + std::to_string(dataset->size()) +
+                                    " items: every rank must open the same dataset");
+    dataset = std::make_shared<const data::Dataset>(dataset->withLabelSet(std::move(ls)));
+}
+
+} // namespace setscope::cli
