@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "CliContext.h"
+#include "Distributed.h"
 #include "Commands.h"
 #include "ConsoleSink.h"
 
@@ -112,12 +113,18 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
         struct Opt {
             std::string dataset, out, distance = "emd", ground = "euclidean", cacheDir;
             int threads = 0;
+            int nproc = 1;
             std::int64_t limit = 0;
             bool unweighted = false;
         };
         auto o = std::make_shared<Opt>();
         cmd->add_option("--dataset", o->dataset, "dataset name or path")->required();
-        cmd->add_option("--out", o->out, "output .npy file")->required();
+        cmd->add_option("--out", o->out, "output .npy file (written by rank 0)")->required();
+        cmd->add_option("--nproc", o->nproc,
+                        "shard the blocks over this many processes on this machine (c10d Gloo; each gets --threads "
+                        "cores/N unless --threads is given); across machines start it once per rank under torchrun "
+                        "or srun instead (docs/DISTRIBUTED.md)")
+            ->check(CLI::PositiveNumber);
         cmd->add_option("--distance", o->distance, "emd | chamfer")->capture_default_str();
         cmd->add_option("--ground", o->ground, "euclidean | sqeuclidean | cosine")->capture_default_str();
         cmd->add_flag("--unweighted", o->unweighted, "Chamfer: ignore element weights");
@@ -125,6 +132,16 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
         cmd->add_option("--limit", o->limit, "only the first N items");
         cmd->add_option("--cache-dir", o->cacheDir, "cache folder (default ~/.cache/setscope)");
         cmd->callback([ctx, o, &rc] {
+            if (o->nproc > 1) {
+                std::vector<std::string> extra;
+                if (o->threads == 0) {
+                    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+                    extra = {"--threads", std::to_string(std::max(1, cores / o->nproc))};
+                }
+                rc = launchLocalRanks(o->nproc, extra);
+                return;
+            }
+            const RankContext rank = joinRun(); // before any work: a rank that fails later stops the others at once
             auto ds = ctx().openDataset(o->dataset);
             if (o->limit > 0 && static_cast<std::size_t>(o->limit) < ds->size()) {
                 std::vector<std::int64_t> first(static_cast<std::size_t>(o->limit));
@@ -137,12 +154,20 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             po.chamferWeighted = !o->unweighted;
             po.threads = o->threads;
             po.cacheDir = o->cacheDir;
+            po.comm = rank.comm;
             ot::PairwiseJob job(ds, po);
-            std::fprintf(stderr, "%s matrix of %zu items (%zu pairs); cache %s\n", o->distance.c_str(), ds->size(),
-                         ds->size() * (ds->size() - 1) / 2, job.cachePath().c_str());
+            if (rank.lead)
+                std::fprintf(stderr, "%s matrix of %zu items (%zu pairs); cache %s\n", o->distance.c_str(), ds->size(),
+                             ds->size() * (ds->size() - 1) / 2, job.cachePath().c_str());
             ConsoleSink sink;
             const auto t0 = std::chrono::steady_clock::now();
             const job::JobStatus st = runInterruptible(job, sink);
+            if (!rank.lead) { // rank 0 writes the matrix and reports
+                if (st == job::JobStatus::Failed)
+                    std::fprintf(stderr, "setscope-cli: %s\n", job.error().c_str());
+                rc = st == job::JobStatus::Finished ? 0 : st == job::JobStatus::Cancelled ? 130 : 1;
+                return;
+            }
             const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             if (st == job::JobStatus::Cancelled) {
                 std::fprintf(stderr, "cancelled; finished blocks stay in the cache and a rerun resumes from them\n");

@@ -22,6 +22,7 @@
 #include "core/util/Paths.h"
 
 #include "core/data/Dataset.h"
+#include "core/dist/Communicator.h"
 #include "core/ot/Chamfer.h"
 #include "core/ot/CostMatrix.h"
 #include "core/ot/Emd.h"
@@ -45,6 +46,8 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <system_error>
@@ -471,6 +474,107 @@ private:
     std::vector<double> m_cost, m_wa, m_wb;
 };
 
+/// Solves the pairs of `blocks` (rows starts[b] .. starts[b + 1] - 1, columns j > i) on
+/// `threads` threads, handing each value to store(b, i, j, d) and each finished block to
+/// finished(b) (on the worker; the caller locks what it shares). `done` counts the pairs;
+/// `report` is called from this thread about every 100 ms while they run. The first error stops
+/// every worker and is rethrown here.
+void computeBlocks(const data::Dataset& ds, const PairwiseOptions& o, job::JobControl& control,
+                   const std::vector<std::int64_t>& starts, const std::vector<std::int64_t>& blocks, int threadCount,
+                   const std::function<void(std::int64_t, std::int64_t, std::int64_t, float)>& store,
+                   const std::function<void(std::int64_t)>& finished, std::atomic<std::int64_t>& done,
+                   std::atomic<std::int64_t>& computed, const std::function<void(std::int64_t)>& report)
+{
+    if (blocks.empty())
+        return;
+    const auto n = static_cast<std::int64_t>(ds.size());
+    const auto threads = static_cast<std::size_t>(
+        std::clamp<std::int64_t>(threadCount, 1, static_cast<std::int64_t>(blocks.size())));
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> stop{false};
+    std::mutex waitMutex;
+    std::condition_variable waitCv;
+    std::size_t running = threads;
+    std::exception_ptr error;
+
+    const auto work = [&](PairWorker& w) {
+        while (!stop.load(std::memory_order_relaxed)) {
+            const std::size_t q = next.fetch_add(1);
+            if (q >= blocks.size())
+                return;
+            const std::int64_t b = blocks[q];
+            for (std::int64_t i = starts[static_cast<std::size_t>(b)]; i < starts[static_cast<std::size_t>(b) + 1]; ++i) {
+                w.setRow(i);
+                for (std::int64_t j = i + 1; j < n; ++j) {
+                    if (stop.load(std::memory_order_relaxed))
+                        return;
+                    control.checkpoint();
+                    try {
+                        store(b, i, j, static_cast<float>(w.distance(j)));
+                    } catch (const OtError& e) {
+                        throw OtError("items " + std::to_string(i) + " and " + std::to_string(j) + ": " + e.what());
+                    }
+                    done.fetch_add(1, std::memory_order_relaxed);
+                    computed.fetch_add(1, std::memory_order_relaxed);
+                }
+            }
+            finished(b);
+        }
+    };
+    {
+        std::vector<std::jthread> pool;
+        // Stops the workers before the pool joins them if this thread leaves by an exception.
+        struct StopOnExit {
+            std::atomic<bool>& stop;
+            ~StopOnExit() { stop = true; }
+        };
+        const StopOnExit guard{stop};
+        for (std::size_t t = 0; t < threads; ++t)
+            pool.emplace_back([&] {
+                try {
+                    PairWorker w(ds, o, control);
+                    work(w);
+                } catch (...) {
+                    std::lock_guard lock(waitMutex);
+                    if (!error)
+                        error = std::current_exception();
+                    stop = true;
+                }
+                {
+                    std::lock_guard lock(waitMutex);
+                    --running;
+                }
+                waitCv.notify_all();
+            });
+        std::unique_lock lock(waitMutex);
+        std::int64_t reported = done.load();
+        while (running > 0) {
+            waitCv.wait_for(lock, std::chrono::milliseconds(100));
+            const std::int64_t now = done.load(std::memory_order_relaxed);
+            if (now != reported && running > 0) {
+                lock.unlock();
+                report(now);
+                reported = now;
+                lock.lock();
+            }
+        }
+    }
+    if (error)
+        std::rethrow_exception(error);
+}
+
+/// Pairs in block b: its rows' upper triangles, packed row after row.
+std::int64_t blockPairs(const std::vector<std::int64_t>& starts, std::int64_t b, std::int64_t n)
+{
+    return pairsOfRows(n, starts[static_cast<std::size_t>(b)], starts[static_cast<std::size_t>(b) + 1]);
+}
+
+/// Offset of pair (i, j) in its block's packed rows (block rows from r0).
+std::int64_t packedOffset(std::int64_t r0, std::int64_t i, std::int64_t j, std::int64_t n)
+{
+    return pairsOfRows(n, r0, i) + (j - i - 1);
+}
+
 } // namespace
 
 
@@ -616,6 +720,38 @@ std::shared_ptr<const DistanceMatrix> findCachedMatrix(const data::Dataset& data
     return out;
 }
 
+// --- Sharding over ranks -----------------------------------------------------------------
+
+// Message tags of the blocks a rank sends to rank 0 after each round.
+constexpr int kTagCount = 1;
+constexpr int kTagBlock = 2;
+constexpr int kTagData = 3;
+
+/// Blocks a rank computes per round (rank 0's choice, for every rank): a few per thread, so a
+/// round's work spreads over the threads and stays short (rank 0 writes what the others send
+/// after each round).
+std::int64_t blocksPerRound(int threads) { return 4 * static_cast<std::int64_t>(std::max(1, threads)); }
+
+/// Rank `rank`'s blocks (pending[q] with q mod world = rank), `per` to a round.
+std::vector<std::vector<std::int64_t>> shardRounds(const std::vector<std::int64_t>& pending, int rank, int world, std::int64_t per)
+{
+    std::vector<std::vector<std::int64_t>> rounds;
+    std::int64_t k = 0;
+    for (std::size_t q = static_cast<std::size_t>(rank); q < pending.size(); q += static_cast<std::size_t>(world), ++k) {
+        if (k % per == 0)
+            rounds.emplace_back();
+        rounds.back().push_back(pending[q]);
+    }
+    return rounds;
+}
+
+/// Rounds the ranks run together (they meet after each): rank 0's, which has the most blocks.
+std::int64_t roundCount(std::size_t pending, int world, std::int64_t perRound)
+{
+    const auto first = static_cast<std::int64_t>((pending + static_cast<std::size_t>(world) - 1) / static_cast<std::size_t>(world));
+    return (first + perRound - 1) / perRound;
+}
+
 // --- PairwiseJob -----------------------------------------------------------------------
 
 struct PairwiseJob::State {
@@ -669,6 +805,24 @@ void PairwiseJob::run()
         if (i % 4096 == 0)
             control().checkpoint();
         validate(pointSet(ds, static_cast<std::size_t>(i)), "item " + std::to_string(i));
+    }
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = m_options.threads > 0 ? m_options.threads : hw;
+    const std::int64_t total = n * (n - 1) / 2;
+
+    // Sharded over the ranks of a run: the same data on every rank (the key hashes it), rank 0
+    // alone holds the file; the others compute their blocks and send them to it.
+    dist::Communicator* comm = m_options.comm && m_options.comm->size() > 1 ? m_options.comm.get() : nullptr;
+    if (comm) {
+        std::string key = st.key;
+        comm->broadcast(key, 0);
+        if (key != st.key)
+            throw std::invalid_argument("rank " + std::to_string(comm->rank()) + " has other data or options than rank 0 (key " +
+                                        st.key + ", rank 0's " + key + "): every rank must run the same command on the same dataset");
+    }
+    if (comm && comm->rank() != 0) {
+        runFollower(*comm, threads);
+        return;
     }
 
     std::error_code ec;
@@ -731,103 +885,87 @@ void PairwiseJob::run()
         reportMessage(st.path + ": some cached blocks did not match their checksums; computing them again");
     }
     st.blocksReused = reused;
-    const std::int64_t total = n * (n - 1) / 2;
     if (reused > 0)
         reportMessage("reusing " + std::to_string(reused) + " of " + std::to_string(blocks) + " blocks of " + st.path);
     reportProgress(reusedPairs, total, what);
 
-    if (!pending.empty()) {
-        const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        const auto threads = static_cast<std::size_t>(std::clamp<std::int64_t>(
-            m_options.threads > 0 ? m_options.threads : hw, 1, static_cast<std::int64_t>(pending.size())));
+    const std::vector<std::int64_t> starts(m.starts(), m.starts() + blocks + 1);
+    std::mutex headerMutex;
+    // A block's rows are in the file: data first, then the bit (each msynced): never a bit without its data.
+    const auto finishBlock = [&](std::int64_t b) {
+        const std::int64_t r0 = starts[static_cast<std::size_t>(b)], r1 = starts[static_cast<std::size_t>(b) + 1];
+        const std::uint64_t off = m.header().dataOffset + static_cast<std::uint64_t>(r0 * n) * sizeof(float);
+        m.sync(off, static_cast<std::uint64_t>((r1 - r0) * n) * sizeof(float));
+        const std::uint64_t sum = m.blockChecksum(b);
+        std::lock_guard lock(headerMutex);
+        m.checksums()[b] = sum;
+        m.setDone(b, true);
+        m.syncHeader();
+    };
+    float* d = m.data();
+    const auto store = [d, n](std::int64_t, std::int64_t i, std::int64_t j, float v) { d[i * n + j] = v; };
+    std::atomic<std::int64_t> done{reusedPairs};
+    const auto report = [&](std::int64_t now) { reportProgress(now, total, what); };
 
-        std::atomic<std::size_t> next{0};
-        std::atomic<bool> stop{false};
-        std::atomic<std::int64_t> done{reusedPairs};
-        std::mutex headerMutex;
-        std::mutex waitMutex;
-        std::condition_variable waitCv;
-        std::size_t running = threads;
-        std::exception_ptr error;
-
-        const auto work = [&](PairWorker& w) {
-            float* d = m.data();
-            while (!stop.load(std::memory_order_relaxed)) {
-                const std::size_t q = next.fetch_add(1);
-                if (q >= pending.size())
-                    return;
-                const std::int64_t b = pending[q];
-                const auto r0 = static_cast<std::int64_t>(m.starts()[b]);
-                const auto r1 = static_cast<std::int64_t>(m.starts()[b + 1]);
-                for (std::int64_t i = r0; i < r1; ++i) {
-                    w.setRow(i);
-                    for (std::int64_t j = i + 1; j < n; ++j) {
-                        if (stop.load(std::memory_order_relaxed))
-                            return;
-                        control().checkpoint();
-                        try {
-                            d[i * n + j] = static_cast<float>(w.distance(j));
-                        } catch (const OtError& e) {
-                            throw OtError("items " + std::to_string(i) + " and " + std::to_string(j) + ": " + e.what());
-                        }
-                        done.fetch_add(1, std::memory_order_relaxed);
-                        st.pairsComputed.fetch_add(1, std::memory_order_relaxed);
-                    }
-                }
-                // Data first, then the bit (each msynced): never a bit without its data.
-                const std::uint64_t off = m.header().dataOffset + static_cast<std::uint64_t>(r0 * n) * sizeof(float);
-                m.sync(off, static_cast<std::uint64_t>((r1 - r0) * n) * sizeof(float));
-                const std::uint64_t sum = m.blockChecksum(b);
-                std::lock_guard lock(headerMutex);
-                m.checksums()[b] = sum;
-                m.setDone(b, true);
-                m.syncHeader();
+    if (comm) {
+        // The layout and the blocks left to every rank; block pending[q] is rank q mod W's.
+        std::vector<std::int64_t> layout = starts, todo = pending, per{blocksPerRound(threads)};
+        comm->broadcast(layout, 0);
+        comm->broadcast(todo, 0);
+        comm->broadcast(per, 0);
+        const int world = comm->size();
+        reportMessage(std::to_string(pending.size()) + " blocks to compute on " + std::to_string(world) + " ranks");
+        const std::vector<std::vector<std::int64_t>> rounds = shardRounds(pending, 0, world, per[0]);
+        for (std::int64_t round = 0; round < roundCount(pending.size(), world, per[0]); ++round) {
+            std::exception_ptr failure;
+            bool cancelled = false;
+            try {
+                if (round < static_cast<std::int64_t>(rounds.size()))
+                    computeBlocks(ds, m_options, control(), starts, rounds[static_cast<std::size_t>(round)], threads, store,
+                                  finishBlock, done, st.pairsComputed, report);
+            } catch (const job::Cancelled&) {
+                cancelled = true;
+            } catch (...) {
+                failure = std::current_exception();
             }
-        };
-        {
-            std::vector<std::jthread> pool;
-            // Stops the workers before the pool joins them if this thread leaves by an exception.
-            struct StopOnExit {
-                std::atomic<bool>& stop;
-                ~StopOnExit() { stop = true; }
-            };
-            const StopOnExit guard{stop};
-            for (std::size_t t = 0; t < threads; ++t)
-                pool.emplace_back([&] {
-                    try {
-                        PairWorker w(ds, m_options, control());
-                        work(w);
-                    } catch (...) {
-                        std::lock_guard lock(waitMutex);
-                        if (!error)
-                            error = std::current_exception();
-                        stop = true;
+            // Who stopped, then every other rank's finished blocks of the round.
+            double flags[2] = {cancelled ? 1.0 : 0.0, failure ? 1.0 : 0.0};
+            comm->allreduceSum(std::span<double>(flags));
+            for (int src = 1; src < world; ++src) {
+                std::int64_t count = 0;
+                comm->recv(std::span<std::int64_t>(&count, 1), src, kTagCount);
+                std::vector<float> buf;
+                for (std::int64_t k = 0; k < count; ++k) {
+                    std::int64_t b = 0;
+                    comm->recv(std::span<std::int64_t>(&b, 1), src, kTagBlock);
+                    if (b < 0 || b >= blocks)
+                        throw std::runtime_error("rank " + std::to_string(src) + " sent block " + std::to_string(b) +
+                                                 " of a " + std::to_string(blocks) + "-block layout");
+                    buf.resize(static_cast<std::size_t>(blockPairs(starts, b, n)));
+                    comm->recv(std::span<float>(buf), src, kTagData);
+                    const std::int64_t r0 = starts[static_cast<std::size_t>(b)], r1 = starts[static_cast<std::size_t>(b) + 1];
+                    const float* p = buf.data();
+                    for (std::int64_t i = r0; i < r1; ++i) {
+                        std::copy(p, p + (n - 1 - i), d + i * n + i + 1);
+                        p += n - 1 - i;
                     }
-                    {
-                        std::lock_guard lock(waitMutex);
-                        --running;
-                    }
-                    waitCv.notify_all();
-                });
-            std::unique_lock lock(waitMutex);
-            std::int64_t reported = reusedPairs;
-            while (running > 0) {
-                waitCv.wait_for(lock, std::chrono::milliseconds(100));
-                const std::int64_t now = done.load(std::memory_order_relaxed);
-                if (now != reported && running > 0) {
-                    lock.unlock();
-                    reportProgress(now, total, what);
-                    reported = now;
-                    lock.lock();
+                    finishBlock(b);
+                    done += static_cast<std::int64_t>(buf.size());
                 }
             }
+            report(done.load());
+            if (failure)
+                std::rethrow_exception(failure);
+            if (flags[1] > 0)
+                throw std::runtime_error("another rank failed (see its message); the blocks finished so far are in " + st.path);
+            if (cancelled || flags[0] > 0)
+                throw job::Cancelled();
         }
-        if (error)
-            std::rethrow_exception(error);
+    } else {
+        computeBlocks(ds, m_options, control(), starts, pending, threads, store, finishBlock, done, st.pairsComputed, report);
     }
 
     if (!m.header().complete) {
-        float* d = m.data();
         for (std::int64_t ib = 0; ib < n; ib += kMirrorTile) {
             control().checkpoint();
             for (std::int64_t jb = ib; jb < n; jb += kMirrorTile)
@@ -843,9 +981,87 @@ void PairwiseJob::run()
     }
     m.unmap();
     auto matrix = DistanceMatrix::open(st.path);
+    if (comm)
+        comm->barrier(); // the other ranks finish once the matrix is complete
     reportProgress(total, total, what);
     std::lock_guard resultLock(st.resultMutex);
     st.result = std::move(matrix);
+}
+
+void PairwiseJob::runFollower(dist::Communicator& comm, int threads)
+{
+    State& st = *m_state;
+    const data::Dataset& ds = *m_dataset;
+    const auto n = static_cast<std::int64_t>(ds.size());
+    const std::string what = std::string(setDistanceName(m_options.distance)) + " pairs (rank " +
+                             std::to_string(comm.rank()) + ")";
+    std::vector<std::int64_t> starts, pending, per;
+    comm.broadcast(starts, 0);
+    comm.broadcast(pending, 0);
+    comm.broadcast(per, 0);
+    if (per.size() != 1 || per[0] < 1)
+        throw std::runtime_error("rank 0 sent no round size");
+    if (starts.empty() || starts.back() != std::max<std::int64_t>(n - 1, 0))
+        throw std::runtime_error("rank 0's block layout does not fit " + std::to_string(n) + " items");
+    st.blockCount = static_cast<std::int64_t>(starts.size()) - 1;
+    const int world = comm.size();
+    const std::vector<std::vector<std::int64_t>> rounds = shardRounds(pending, comm.rank(), world, per[0]);
+    std::int64_t mine = 0;
+    for (const auto& r : rounds)
+        for (std::int64_t b : r)
+            mine += blockPairs(starts, b, n);
+    std::atomic<std::int64_t> done{0};
+    const auto report = [&](std::int64_t now) { reportProgress(now, mine, what); };
+    reportProgress(0, mine, what);
+
+    std::map<std::int64_t, std::vector<float>> buffers; // block -> its packed pairs
+    std::mutex buffersMutex;
+    std::vector<std::int64_t> finishedBlocks;
+    for (std::int64_t round = 0; round < roundCount(pending.size(), world, per[0]); ++round) {
+        finishedBlocks.clear();
+        buffers.clear();
+        std::exception_ptr failure;
+        bool cancelled = false;
+        if (round < static_cast<std::int64_t>(rounds.size())) {
+            const std::vector<std::int64_t>& blocks = rounds[static_cast<std::size_t>(round)];
+            for (std::int64_t b : blocks)
+                buffers[b].resize(static_cast<std::size_t>(blockPairs(starts, b, n)));
+            const auto store = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) {
+                // Each block's buffer is written by one worker only; the map is not resized meanwhile.
+                buffers.at(b)[static_cast<std::size_t>(packedOffset(starts[static_cast<std::size_t>(b)], i, j, n))] = v;
+            };
+            const auto finished = [&](std::int64_t b) {
+                std::lock_guard lock(buffersMutex);
+                finishedBlocks.push_back(b);
+            };
+            try {
+                computeBlocks(ds, m_options, control(), starts, blocks, threads, store, finished, done, st.pairsComputed, report);
+            } catch (const job::Cancelled&) {
+                cancelled = true;
+            } catch (...) {
+                failure = std::current_exception();
+            }
+        }
+        double flags[2] = {cancelled ? 1.0 : 0.0, failure ? 1.0 : 0.0};
+        comm.allreduceSum(std::span<double>(flags));
+        {
+            const std::int64_t count = static_cast<std::int64_t>(finishedBlocks.size());
+            comm.send(std::span<const std::int64_t>(&count, 1), 0, kTagCount);
+            for (std::int64_t b : finishedBlocks) {
+                comm.send(std::span<const std::int64_t>(&b, 1), 0, kTagBlock);
+                comm.send(std::span<const float>(buffers.at(b)), 0, kTagData);
+            }
+        }
+        report(done.load());
+        if (failure)
+            std::rethrow_exception(failure);
+        if (flags[1] > 0)
+            throw std::runtime_error("another rank failed (see its message)");
+        if (cancelled || flags[0] > 0)
+            throw job::Cancelled();
+    }
+    comm.barrier(); // rank 0 has completed the file
+    reportProgress(mine, mine, what);
 }
 
 } // namespace setscope::ot

@@ -13,6 +13,9 @@
 namespace setscope::data {
 class Dataset;
 }
+namespace setscope::dist {
+class Communicator;
+}
 
 namespace setscope::ot {
 
@@ -25,6 +28,9 @@ struct PairwiseOptions {
     std::string cacheDir;            ///< where matrices are cached ("" = defaultPairwiseCacheDir())
     std::int64_t blockRows = 0;      ///< rows per block (0 = automatic, by pair counts); a block is the unit of
                                      ///< resume. Used when a file is created; a resumed file keeps its own layout.
+    /// The ranks of a distributed run to shard the blocks over (null or one rank: this process
+    /// alone). Not part of the cache key. See PairwiseJob.
+    std::shared_ptr<dist::Communicator> comm;
 };
 
 /// $XDG_CACHE_HOME/setscope when XDG_CACHE_HOME is an absolute path, else ~/.cache/setscope.
@@ -112,6 +118,16 @@ std::shared_ptr<const DistanceMatrix> findCachedMatrix(const data::Dataset& data
 /// disk errors (message starting with the file or directory). Another process (or job)
 /// computing the same key holds `pairwise-<key>.lock`; this job waits for it, then reuses
 /// what it wrote. See docs/OT_PAIRWISE.md for the file format.
+///
+/// Sharded (options.comm with several ranks; docs/DISTRIBUTED.md): every rank runs its own
+/// PairwiseJob on the same dataset and options (the keys are compared first). Rank 0 alone holds
+/// the lock and the file, finds the blocks left to do and deals them out (block q of that list
+/// to rank q mod W). The ranks compute in rounds of a few blocks per thread; after each round
+/// the others send their finished blocks to rank 0, which writes them with their checksums and
+/// done bits exactly as its own (no shared file system needed). A rank that is killed loses at
+/// most its round in progress: the others fail with dist::PeerLost, and the next run recomputes
+/// only the blocks not done. A cancel on any rank cancels every rank at the end of the round.
+/// Only rank 0's job has a result(); the others finish once the matrix is complete.
 class PairwiseJob final : public job::Job {
 public:
     /// Hashes the dataset (on the calling thread: one pass over its values).
@@ -135,6 +151,9 @@ protected:
     void run() override;
 
 private:
+    /// A rank other than 0 of a sharded run: its blocks, sent to rank 0.
+    void runFollower(dist::Communicator& comm, int threads);
+
     struct State;
     std::shared_ptr<const data::Dataset> m_dataset;
     PairwiseOptions m_options;
