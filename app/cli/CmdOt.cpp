@@ -134,11 +134,11 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
         cmd->callback([ctx, o, &rc] {
             if (o->nproc > 1) {
                 std::vector<std::string> extra;
-                if (o->threads == 0) {
-                    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-                    extra = {"--threads", std::to_string(std::max(1, cores / o->nproc))};
-                }
-                rc = launchLocalRanks(o->nproc, extra);
+                const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+                const int threads = o->threads > 0 ? o->threads : std::max(1, cores / o->nproc);
+                if (o->threads == 0)
+                    extra = {"--threads", std::to_string(threads)};
+                rc = launchLocalRanks(o->nproc, extra, threads);
                 return;
             }
             const RankContext rank = joinRun(); // before any work: a rank that fails later stops the others at once

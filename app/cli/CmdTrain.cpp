@@ -4,6 +4,7 @@
 #include "Commands.h"
 #include "ConsoleSink.h"
 #include "Distributed.h"
+#include "EventSink.h"
 
 #include "core/data/Dataset.h"
 #include "core/data/LabelMapping.h"
@@ -44,6 +45,7 @@ struct TrainOptions {
     std::vector<std::string> modelOptions;
     std::string coarse; ///< a label mapping file (--coarse)
     int nproc = 1;      ///< local ranks to start (--nproc)
+    bool events = false; ///< JSON lines on stdout instead of the console's lines (--events)
 };
 
 /// "raw vectors: kNN 0.8538  R@1 0.8092 ...  [test-vs-train, 10000 queries]"
@@ -146,6 +148,9 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
                     "each rank gets --threads cores/N unless --threads is given; docs/DISTRIBUTED.md); runs across "
                     "machines start once per rank under torchrun or srun instead")
         ->check(CLI::PositiveNumber);
+    cmd->add_flag("--events", o->events,
+                  "report as JSON lines on stdout (progress, loss, epoch, checkpoint, message, finished) for "
+                  "programs that drive the CLI; no raw-vector baseline");
     cmd->add_flag("!--no-baseline", o->baseline, "skip the raw-vector baseline");
     cmd->add_option("--project", o->project,
                     "record the run in this project file (created if missing): config, per-epoch metrics, "
@@ -238,11 +243,11 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             std::vector<std::string> extra;
             if (cfg.batchShards == 1)
                 extra = {"--batch-shards", std::to_string(o->nproc)};
-            if (cfg.threads == 0) {
-                const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-                extra.insert(extra.end(), {"--threads", std::to_string(std::max(1, cores / o->nproc))});
-            }
-            rc = launchLocalRanks(o->nproc, extra);
+            const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+            const int threads = cfg.threads > 0 ? cfg.threads : std::max(1, cores / o->nproc);
+            if (cfg.threads == 0)
+                extra.insert(extra.end(), {"--threads", std::to_string(threads)});
+            rc = launchLocalRanks(o->nproc, extra, threads);
             return;
         }
         // A rank of a distributed run joins the others first: a rank that fails later then stops
@@ -252,6 +257,8 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             o->project.clear();
             o->baseline = false;
         }
+        if (o->events)
+            o->baseline = false;
         if (rank.lead)
             std::fprintf(stderr, "plan: %s\n", plan.describe().c_str());
 
@@ -314,7 +321,9 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         }
 
         ConsoleSink console;
-        project::TrainingRun run = ws.prepareRun(cfg, external, rank.lead ? &console : nullptr); // recorded with --project
+        EventSink events;
+        train::TrainingSink* sink = !rank.lead ? nullptr : o->events ? static_cast<train::TrainingSink*>(&events) : &console;
+        project::TrainingRun run = ws.prepareRun(cfg, external, sink); // recorded with --project
         if (!run.recordError.empty())
             throw std::runtime_error("project " + o->project + ": cannot record the run: " + run.recordError);
         if (run.recorder)
@@ -346,7 +355,7 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             std::fprintf(stderr, "last checkpoint: %s\n", job.lastCheckpoint().c_str());
         if (!job.bestCheckpoint().empty())
             std::fprintf(stderr, "best checkpoint (validation kNN): %s\n", job.bestCheckpoint().c_str());
-        if (job.status() == job::JobStatus::Finished && !hist.empty() && hist.back().value("knn-accuracy")) {
+        if (!o->events && job.status() == job::JobStatus::Finished && !hist.empty() && hist.back().value("knn-accuracy")) {
             const double fin = *hist.back().value("knn-accuracy");
             if (rawKnn >= 0)
                 std::printf("final: kNN accuracy %.4f (raw vectors %.4f, %+.4f)\n", fin, rawKnn, fin - rawKnn);

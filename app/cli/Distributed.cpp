@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 
@@ -21,7 +22,7 @@ std::vector<std::string>& commandLine()
     return line;
 }
 
-int launchLocalRanks(int nproc, const std::vector<std::string>& extra)
+int launchLocalRanks(int nproc, const std::vector<std::string>& extra, int threadsPerRank)
 {
     if (dist::rendezvousFromEnvironment())
         throw std::invalid_argument("--nproc starts the ranks of a run on this machine, but this process is already a "
@@ -46,6 +47,12 @@ int launchLocalRanks(int nproc, const std::vector<std::string>& extra)
     dist::LocalLaunch launch;
     launch.argv = std::move(argv);
     launch.ranks = nproc;
+    // OpenBLAS and OpenMP size their pools by the cores, not by this rank's share: N ranks would
+    // run N x cores threads (measured: a 2-rank step 0.88 s instead of 0.61 s on 2 cores). As
+    // torchrun does, each rank gets its share unless the user chose.
+    for (const char* var : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"})
+        if (!std::getenv(var))
+            launch.env.push_back(std::string(var) + "=" + std::to_string(threadsPerRank));
     return dist::runLocalRanks(launch);
 }
 

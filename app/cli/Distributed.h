@@ -19,8 +19,9 @@ std::vector<std::string>& commandLine();
 
 /// `setscope-cli <command> ... --nproc N`: runs this command line again as N local ranks
 /// (dist::runLocalRanks), without --nproc and with `extra` appended (flags the ranks need, e.g.
-/// --batch-shards N). Refuses when this process is already a rank. Returns the exit code.
-int launchLocalRanks(int nproc, const std::vector<std::string>& extra);
+/// --batch-shards N); OMP_NUM_THREADS and OPENBLAS_NUM_THREADS are `threadsPerRank` unless set.
+/// Refuses when this process is already a rank. Returns the exit code.
+int launchLocalRanks(int nproc, const std::vector<std::string>& extra, int threadsPerRank);
 
 /// This process's place in a distributed run, from the environment (dist/Rendezvous.h); a
 /// single-process run has no communicator and leads.

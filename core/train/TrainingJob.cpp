@@ -1075,6 +1075,11 @@ void TrainingJob::run()
                 for (const torch::Tensor& p : keyEnc->encoder().parameters())
                     state.push_back(p);
             broadcastTensors(*m_comm, state);
+            std::int64_t values = 0;
+            for (const torch::Tensor& p : gradParams)
+                values += p.numel();
+            reportMessage(m_comm->describe() + ": " + std::to_string(shards / world) + " of the " + std::to_string(shards) +
+                          " parts of each batch; " + std::to_string(values) + " gradient values summed per step");
         }
         baseLr.clear();
         for (auto& g : opt->param_groups())
