@@ -477,7 +477,7 @@ void MainWindow::startTraining()
     m_trainingPanel->resetRun();
     m_metricsPanel->clearRun();
     m_view->setTrainingInfo(0);
-    m_session->startTraining(m_trainingPanel->config());
+    m_session->startTraining(m_trainingPanel->config(), m_trainingPanel->processes());
 }
 
 void MainWindow::showMessage(const QString& text, int ms)

@@ -141,6 +141,10 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     m_snapshotEvery = spin("snapshotEverySpin", 0, 1000000, static_cast<int>(defaults.snapshotEvery),
                            tr("Training steps between map updates (0 = no map updates)"));
     m_snapshotEvery->setSpecialValueText(tr("never"));
+    m_processes = spin("processesSpin", 1, 1024, 1,
+                       tr("Train data-parallel in this many processes on this machine (setscope-cli --nproc; each gets "
+                          "its share of the cores and of every batch; docs/DISTRIBUTED.md). More than one: no map "
+                          "updates and no pause during the run."));
 
     // Everything that sets up a run scrolls; the plan, the buttons and the curve stay visible.
     m_form = new QWidget;
@@ -166,6 +170,7 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     m_formLayout->addRow(tr("Embedding dim"), m_embeddingDim);
     m_formLayout->addRow(tr("Device"), m_device);
     m_formLayout->addRow(tr("Map every (steps)"), m_snapshotEvery);
+    m_formLayout->addRow(tr("Processes"), m_processes);
     formColumn->addWidget(run);
     m_groupsLayout = new QVBoxLayout;
     formColumn->addLayout(m_groupsLayout);
@@ -628,6 +633,8 @@ void TrainingPanel::setCudaAvailable(bool available)
             m_device->setCurrentIndex(0);
     }
 }
+
+int TrainingPanel::processes() const { return m_processes->value(); }
 
 train::TrainerConfig TrainingPanel::config() const
 {

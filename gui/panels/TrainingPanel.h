@@ -57,6 +57,8 @@ public:
     /// differ from the item's defaults (the preset's, where it sets them), so a changed
     /// default in a newer item applies to runs set up before.
     train::TrainerConfig config() const;
+    /// Processes to train in (1: this one; more: a local multi-process run, Session::startTraining).
+    int processes() const;
     /// Shows `c` in the widgets (values a widget cannot show are clamped to its range).
     /// Options of the items a recipe chooses for its stages have no editor; they are kept
     /// and returned by config() while that recipe stays selected.
@@ -184,6 +186,7 @@ private:
     QSpinBox* m_embeddingDim = nullptr;
     QSpinBox* m_maxSteps = nullptr;
     QSpinBox* m_snapshotEvery = nullptr;
+    QSpinBox* m_processes = nullptr;
     QFormLayout* m_formLayout = nullptr;
     QVBoxLayout* m_groupsLayout = nullptr;
     QLabel* m_plan = nullptr;

@@ -15,7 +15,10 @@
 #include "core/workspace/WorkspaceJobs.h"
 #include "gui/bridge/QtProgressSink.h"
 
+#include <QFile>
 #include <QFileInfo>
+
+#include <nlohmann/json.hpp>
 
 namespace setscope::gui {
 
@@ -69,6 +72,8 @@ std::shared_ptr<const train::ModelHandle> Session::currentModel() const
 
 std::vector<train::EpochMetrics> Session::history() const
 {
+    if (m_processRun)
+        return m_processRun->history();
     const train::TrainingJob* job = trainingJob();
     return job ? job->history() : std::vector<train::EpochMetrics>{};
 }
@@ -299,7 +304,7 @@ void Session::startLayout()
 
 // --- training --------------------------------------------------------------------------
 
-bool Session::startTraining(const train::TrainerConfig& config)
+bool Session::startTraining(const train::TrainerConfig& config, int processes)
 {
     if (!m_workspace.dataset()) {
         Q_EMIT error(tr("Open a dataset before training."));
@@ -319,6 +324,8 @@ bool Session::startTraining(const train::TrainerConfig& config)
         Q_EMIT error(tr("Cannot start training: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
+    if (processes > 1)
+        return launchProcessRun(cfg, processes);
     if (!needsExternal)
         return launchTraining(cfg, nullptr);
     if (auto kept = m_workspace.external(cfg.externalDataset))
@@ -368,8 +375,62 @@ void Session::onExternalLoaded(int status, const QString& detail, const train::T
     }
 }
 
+bool Session::launchProcessRun(const train::TrainerConfig& config, int processes)
+{
+    const QString spec = datasetSpec();
+    if (spec.isEmpty()) {
+        Q_EMIT error(tr("A multi-process run opens the dataset in every process: open it by name or path first "
+                        "(this one was built in memory)."));
+        return false;
+    }
+    const QString cli = ProcessRun::cliExecutable();
+    if (cli.isEmpty()) {
+        Q_EMIT error(tr("A multi-process run needs setscope-cli (next to this program, on PATH, or named by "
+                        "SETSCOPE_CLI); it was not found."));
+        return false;
+    }
+    train::TrainerConfig cfg = config;
+    cfg.snapshotEvery = 0; // the processes take no snapshots
+    auto dir = std::make_unique<QTemporaryDir>();
+    const QString file = dir->filePath(QStringLiteral("config.json"));
+    {
+        QFile f(file);
+        const std::string text = cfg.toJson().dump(2);
+        if (!dir->isValid() || !f.open(QIODevice::WriteOnly) ||
+            f.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size())) {
+            Q_EMIT error(tr("Cannot write the run's configuration to %1").arg(file));
+            return false;
+        }
+    }
+    QStringList args{QStringLiteral("train"), QStringLiteral("--dataset"), spec, QStringLiteral("--config"), file,
+                     QStringLiteral("--events"), QStringLiteral("--no-baseline"), QStringLiteral("--nproc"),
+                     QString::number(processes)};
+    if (project())
+        args << QStringLiteral("--project") << projectPath();
+    m_training.retire(); // the previous in-process run
+    auto run = std::make_unique<ProcessRun>();
+    connect(run.get(), &ProcessRun::progress, this, [this](qint64 d, qint64 t, const QString& w) { Q_EMIT trainingProgress(d, t, w); });
+    connect(run.get(), &ProcessRun::stepLoss, this, [this](qint64 step, double loss) { Q_EMIT stepLoss(step, loss); });
+    connect(run.get(), &ProcessRun::epochMetrics, this, [this](const train::EpochMetrics& m) { Q_EMIT epochMetrics(m); });
+    connect(run.get(), &ProcessRun::message, this, [this](const QString& text) { Q_EMIT message(text); });
+    connect(run.get(), &ProcessRun::finished, this, [this](int status, const QString& detail) { onTrainingFinished(status, detail); });
+    QString why;
+    if (!run->start(cli, args, &why)) {
+        Q_EMIT error(tr("Cannot start training: %1").arg(why));
+        return false;
+    }
+    m_processRun = std::move(run);
+    m_processDir = std::move(dir);
+    Q_EMIT message(tr("Training in %1 processes: %2 %3").arg(processes).arg(cli, args.join(QLatin1Char(' '))));
+    setTrainingState(TrainingState::Running);
+    updatePolling();
+    return true;
+}
+
 bool Session::launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<const data::Dataset> external)
 {
+    m_processRun.reset(); // the last multi-process run's history gives way to this run's
+    m_processDir.reset();
     auto sink = std::make_unique<QtProgressSink>();
     project::TrainingRun run;
     try {
@@ -404,6 +465,11 @@ bool Session::launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<co
 
 void Session::pauseTraining()
 {
+    if (m_processRun && m_processRun->running()) {
+        Q_EMIT message(tr("A multi-process run cannot pause: the other ranks would wait on it until their timeout. "
+                          "Cancel it and resume from its last checkpoint later."));
+        return;
+    }
     if (m_trainingState == TrainingState::Running && m_externalLoad.hasJob()) {
         Q_EMIT message(tr("The external dataset is still being opened; training has not started"));
         return;
@@ -426,6 +492,14 @@ void Session::resumeTraining()
 
 void Session::cancelTraining()
 {
+    if (m_processRun && m_processRun->running()) {
+        if (m_trainingState == TrainingState::Running) {
+            m_processRun->interrupt(); // every rank cancels at its next step
+            setTrainingState(TrainingState::Stopping);
+            Q_EMIT message(tr("Cancelling training…"));
+        }
+        return;
+    }
     if (m_trainingState == TrainingState::Running && m_externalLoad.hasJob()) {
         m_externalLoad.job()->cancel(); // onExternalLoaded() ends the run
         setTrainingState(TrainingState::Stopping);

@@ -8,9 +8,11 @@
 #include "core/train/TrainingSink.h"
 #include "core/workspace/Workspace.h"
 #include "gui/session/JobSlot.h"
+#include "gui/session/ProcessRun.h"
 
 #include <QObject>
 #include <QString>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <algorithm>
@@ -169,7 +171,14 @@ public Q_SLOTS:
     /// on a worker thread (the state is Running meanwhile, and Cancel stops the opening); if
     /// it cannot be opened, error() and trainingFinished(Failed) report why. An external
     /// dataset once opened is kept for later runs with the same name.
-    bool startTraining(const setscope::train::TrainerConfig& config);
+    ///
+    /// `processes` > 1: a local multi-process run (docs/DISTRIBUTED.md): `setscope-cli train
+    /// --nproc processes --events` with this configuration on the open dataset's spec (and the
+    /// open project, which records it as one run). Its progress, losses, epochs and messages
+    /// arrive through the same signals; it has no snapshots (the map stays as it is) and no
+    /// pause; Cancel interrupts every rank. False (and error()) when the dataset has no spec
+    /// (built in memory) or setscope-cli cannot be found or started.
+    bool startTraining(const setscope::train::TrainerConfig& config, int processes = 1);
     void pauseTraining();
     void resumeTraining();
     /// Requests cancel; the state is Stopping until the job's thread reports back (within
@@ -219,6 +228,8 @@ private:
     void onLoadFinished(int status, const QString& detail);
     void onAttachFinished(int status, const QString& detail);
     void onTrainingFinished(int status, const QString& detail);
+    /// Starts a multi-process run through setscope-cli (startTraining with processes > 1).
+    bool launchProcessRun(const train::TrainerConfig& cfg, int processes);
     /// Starts the training job; `external` is null unless the plan needs it.
     bool launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<const data::Dataset> external);
     void onExternalLoaded(int status, const QString& detail, const train::TrainerConfig& cfg);
@@ -247,6 +258,10 @@ private:
     JobSlot m_baseline{m_retired};
     JobSlot m_fetch{m_retired};
     QString m_fetchName;
+
+    /// The current (or last) multi-process run and the folder of its configuration file.
+    std::unique_ptr<QTemporaryDir> m_processDir;
+    std::unique_ptr<ProcessRun> m_processRun;
 
     TrainingState m_trainingState = TrainingState::Idle;
     std::uint64_t m_seenSnapshotSeq = 0;

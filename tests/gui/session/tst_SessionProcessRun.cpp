@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 setscope developers
+// A local multi-process run started from the session (issue 13 §2): `setscope-cli train --nproc 2
+// --events` shown as one run -- its progress, losses and epochs through the session's signals,
+// one run in the project -- and cancelled as one.
+#include "gui/session/Session.h"
+
+#include "Builtin.h"
+#include "core/data/Dataset.h"
+#include "core/data/Synthetic.h"
+#include "core/plugin/Registry.h"
+#include "core/project/ProjectStore.h"
+#include "tests/support/TimeFactor.h"
+
+#include <QtTest/QtTest>
+
+using namespace setscope;
+using gui::Session;
+using S = gui::Session::TrainingState;
+using setscope::testing::scaledMs;
+
+namespace {
+
+train::TrainerConfig quickConfig(std::int64_t steps)
+{
+    train::TrainerConfig c;
+    c.device = "cpu";
+    c.model = "mlp";
+    c.loss = "triplet";
+    c.embeddingDim = 8;
+    c.epochs = 100000;
+    c.maxSteps = steps;
+    c.threads = 1;
+    return c;
+}
+
+QString joined(const QSignalSpy& spy)
+{
+    QStringList all;
+    for (const QList<QVariant>& args : spy)
+        all << args.at(0).toString();
+    return all.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+class TestSessionProcessRun : public QObject {
+    Q_OBJECT
+
+private:
+    plugin::Registry m_registry;
+
+    /// A session with `spec` open (in a project when `project` is not empty).
+    void open(Session& s, const QString& spec, const QString& project = {})
+    {
+        if (!project.isEmpty())
+            QVERIFY(s.openProject(project));
+        QSignalSpy changed(&s, &Session::datasetChanged);
+        s.load(spec);
+        QVERIFY(changed.wait(scaledMs(60000)));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        builtin::registerBuiltins(m_registry);
+        qputenv("SETSCOPE_CLI", SETSCOPE_CLI);
+    }
+
+    void twoProcessesAreOneRun()
+    {
+        QTemporaryDir dir;
+        Session s(m_registry);
+        const QString project = dir.filePath("p.setscope");
+        open(s, QStringLiteral("synthetic:dim=6,coarse=3,fine=2,points=40,seed=4"), project);
+        QSignalSpy finished(&s, &Session::trainingFinished);
+        QSignalSpy epochs(&s, &Session::epochMetrics);
+        QSignalSpy losses(&s, &Session::stepLoss);
+        QSignalSpy progress(&s, &Session::trainingProgress);
+        QSignalSpy messages(&s, &Session::message);
+        QSignalSpy errors(&s, &Session::error);
+        QVERIFY2(s.startTraining(quickConfig(20), 2), qPrintable(joined(errors)));
+        QCOMPARE(s.trainingState(), S::Running);
+        QVERIFY(finished.wait(scaledMs(180000)));
+        QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(job::JobStatus::Finished));
+        QCOMPARE(s.trainingState(), S::Idle);
+        const QString log = joined(messages);
+        QVERIFY2(log.contains("starting 2 ranks") && log.contains("distributed: rank 0 of 2"), qPrintable(log));
+        // One run's reports: epochs up to step 20, losses, progress to the end.
+        QVERIFY(!epochs.isEmpty() && !losses.isEmpty() && !progress.isEmpty());
+        QCOMPARE(epochs.last().at(0).value<train::EpochMetrics>().step, std::int64_t{20});
+        QCOMPARE(progress.last().at(0).toLongLong(), progress.last().at(1).toLongLong());
+        QCOMPARE(s.history().size(), static_cast<std::size_t>(epochs.size()));
+        QVERIFY(s.history().back().value("knn-accuracy").has_value());
+        // Recorded once, by rank 0, with the parts the two ranks split.
+        const auto runs = s.project()->runs();
+        QCOMPARE(runs.size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(runs.front().status), QString("finished"));
+        QVERIFY2(QString::fromStdString(runs.front().configJson).contains("\"batch_shards\":2"),
+                 runs.front().configJson.c_str());
+    }
+
+    void cancelStopsEveryProcess()
+    {
+        Session s(m_registry);
+        open(s, QStringLiteral("synthetic:dim=6,coarse=3,fine=2,points=40,seed=4"));
+        QSignalSpy finished(&s, &Session::trainingFinished);
+        QSignalSpy losses(&s, &Session::stepLoss);
+        QSignalSpy messages(&s, &Session::message);
+        QVERIFY(s.startTraining(quickConfig(100000000), 2));
+        QVERIFY(losses.wait(scaledMs(120000))); // training has begun
+        s.pauseTraining();                     // refused, with a reason
+        QCOMPARE(s.trainingState(), S::Running);
+        QVERIFY(joined(messages).contains("cannot pause"));
+        s.cancelTraining();
+        QCOMPARE(s.trainingState(), S::Stopping);
+        QVERIFY(finished.wait(scaledMs(60000)));
+        QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(job::JobStatus::Cancelled));
+        QCOMPARE(s.trainingState(), S::Idle);
+    }
+
+    void aDatasetWithoutSpecIsRefused()
+    {
+        Session s(m_registry);
+        QSignalSpy errors(&s, &Session::error);
+        // A dataset built in memory: no spec the processes could open.
+        s.setDataset(std::make_shared<const data::Dataset>(
+                         data::makeHierarchicalGaussians(data::SyntheticSpec::parse("points=20"))),
+                     QString());
+        QVERIFY(!s.startTraining(quickConfig(5), 2));
+        QVERIFY2(joined(errors).contains("open it by name or path"), qPrintable(joined(errors)));
+        QCOMPARE(s.trainingState(), S::Idle);
+    }
+};
+
+QTEST_MAIN(TestSessionProcessRun)
+#include "tst_SessionProcessRun.moc"
