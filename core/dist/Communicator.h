@@ -40,6 +40,10 @@ public:
     /// `root`'s vector to every rank (any length).
     void broadcast(std::vector<std::int64_t>& values, int root);
     virtual void barrier() = 0;
+    /// Adds `delta` to the counter `key` in the run's store, shared by every rank (not a
+    /// collective: any rank, any time); returns its value after the addition (0 before any).
+    /// For work queues: each rank takes the next item with add(key, 1) - 1.
+    virtual std::int64_t add(const std::string& key, std::int64_t delta) = 0;
 
     /// Point to point: `tag` tells messages apart.
     virtual void send(std::span<const std::int64_t> values, int dst, int tag) = 0;

@@ -26,8 +26,10 @@ bool isLoopback(const std::string& host)
 
 class GlooCommunicator final : public Communicator {
 public:
-    GlooCommunicator(const Rendezvous& r, c10::intrusive_ptr<c10d::ProcessGroupGloo> pg)
+    GlooCommunicator(const Rendezvous& r, c10::intrusive_ptr<c10d::Store> store,
+                     c10::intrusive_ptr<c10d::ProcessGroupGloo> pg)
         : m_r(r)
+        , m_store(std::move(store))
         , m_pg(std::move(pg))
     {
     }
@@ -45,6 +47,18 @@ public:
     void barrier() override
     {
         run("barrier", [&] { return m_pg->barrier(); });
+    }
+    std::int64_t add(const std::string& key, std::int64_t delta) override
+    {
+        try {
+            return m_store->add("setscope/" + key, delta);
+        } catch (const std::exception& e) {
+            std::string why = e.what();
+            if (const auto nl = why.find('\n'); nl != std::string::npos)
+                why.resize(nl);
+            throw PeerLost("rank " + std::to_string(m_r.rank) + " of " + std::to_string(m_r.worldSize) +
+                           ": the run's store failed: " + why);
+        }
     }
     void send(std::span<const std::int64_t> v, int dst, int tag) override { sendTensor(constView(v), dst, tag); }
     void send(std::span<const float> v, int dst, int tag) override { sendTensor(constView(v), dst, tag); }
@@ -117,6 +131,7 @@ private:
     }
 
     Rendezvous m_r;
+    c10::intrusive_ptr<c10d::Store> m_store;
     c10::intrusive_ptr<c10d::ProcessGroupGloo> m_pg;
 };
 
@@ -148,7 +163,7 @@ std::shared_ptr<Communicator> connectGloo(const Rendezvous& r)
         else
             opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
         auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, r.rank, r.worldSize, opts);
-        return std::make_shared<GlooCommunicator>(r, std::move(pg));
+        return std::make_shared<GlooCommunicator>(r, std::move(store), std::move(pg));
     } catch (const PeerLost&) {
         throw;
     } catch (const std::exception& e) {

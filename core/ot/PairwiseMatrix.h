@@ -121,13 +121,15 @@ std::shared_ptr<const DistanceMatrix> findCachedMatrix(const data::Dataset& data
 ///
 /// Sharded (options.comm with several ranks; docs/DISTRIBUTED.md): every rank runs its own
 /// PairwiseJob on the same dataset and options (the keys are compared first). Rank 0 alone holds
-/// the lock and the file, finds the blocks left to do and deals them out (block q of that list
-/// to rank q mod W). The ranks compute in rounds of a few blocks per thread; after each round
-/// the others send their finished blocks to rank 0, which writes them with their checksums and
-/// done bits exactly as its own (no shared file system needed). A rank that is killed loses at
-/// most its round in progress: the others fail with dist::PeerLost, and the next run recomputes
-/// only the blocks not done. A cancel on any rank cancels every rank at the end of the round.
-/// Only rank 0's job has a result(); the others finish once the matrix is complete.
+/// the lock and the file and finds the blocks left to do. The ranks go through them in rounds
+/// (16 blocks per thread of rank 0, times the ranks); within a round every rank's threads take
+/// the round's blocks one at a time from a counter in the run's store, so a faster rank takes
+/// more. After each round the other ranks send their finished blocks to rank 0, which writes
+/// them with their checksums and done bits exactly as its own (no shared file system needed).
+/// A rank that is killed loses at most its round in progress: the others fail with
+/// dist::PeerLost, and the next run recomputes only the blocks not done. A cancel on any rank
+/// cancels every rank at the end of the round. Only rank 0's job has a result(); the others
+/// finish once the matrix is complete.
 class PairwiseJob final : public job::Job {
 public:
     /// Hashes the dataset (on the calling thread: one pass over its values).

@@ -96,6 +96,22 @@ void exercise(int rank, Communicator& c)
         c.recv(std::span<float>(data), 1, 6);
         QCOMPARE(data, (std::vector<float>{1.5f, 2.5f, 3.5f}));
     }
+    // A counter in the store: each rank takes 10 tickets; together they are 1..20, none twice.
+    std::vector<std::int64_t> mine;
+    for (int k = 0; k < 10; ++k)
+        mine.push_back(c.add("tickets", 1));
+    std::vector<std::int64_t> all(20, 0);
+    for (std::int64_t t : mine) {
+        QVERIFY(t >= 1 && t <= 20);
+        all[static_cast<std::size_t>(t - 1)] = 1 + rank;
+    }
+    c.allreduceSum(std::span<double>()); // (an empty collective is a no-op)
+    std::vector<float> marks(all.begin(), all.end());
+    c.allreduceSum(std::span<float>(marks));
+    for (float m : marks) // every ticket taken by exactly one rank (1 or 2, not 0 or 3)
+        QVERIFY(m == 1.0f || m == 2.0f);
+    QCOMPARE(std::count(marks.begin(), marks.end(), 1.0f) + std::count(marks.begin(), marks.end(), 2.0f), 20);
+    QCOMPARE(std::count(marks.begin(), marks.end(), 1.0f), 10);
     c.barrier();
 }
 
