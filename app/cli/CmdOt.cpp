@@ -16,6 +16,7 @@
 #include "core/ot/PairwiseMatrix.h"
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -47,6 +48,64 @@ job::JobStatus runInterruptible(job::Job& job, job::ProgressSink& sink)
     job.wait();
     std::signal(SIGINT, previous);
     return job.status();
+}
+
+} // namespace
+
+namespace {
+
+/// emdKnnQueries() with the queries shared among the ranks (query i to rank i mod W); rank 0 gets
+/// every query's result (in order), the other ranks only their own. Results and counters are
+/// those of one process: each query's search does not depend on where it runs.
+std::vector<ot::EmdKnnResult> knnOnRanks(const RankContext& rank, const data::Dataset& ds,
+                                         const std::vector<std::int64_t>& queries, const std::vector<std::int64_t>& cands,
+                                         int k, const ot::EmdKnnOptions& options)
+{
+    if (!rank.comm)
+        return ot::emdKnnQueries(ds, queries, cands, k, options);
+    const int world = rank.comm->size(), me = rank.comm->rank();
+    std::vector<std::int64_t> mine;
+    for (std::size_t i = static_cast<std::size_t>(me); i < queries.size(); i += static_cast<std::size_t>(world))
+        mine.push_back(queries[i]);
+    const std::vector<ot::EmdKnnResult> own = ot::emdKnnQueries(ds, mine, cands, k, options);
+    // One message per rank: per query its counters, its neighbour count, then item and EMD (bits).
+    constexpr int kTagSize = 21, kTagData = 22;
+    if (me != 0) {
+        std::vector<std::int64_t> msg;
+        for (const ot::EmdKnnResult& r : own) {
+            msg.insert(msg.end(), {r.stats.candidates, r.stats.exactSolves, r.stats.prunedByWcd, r.stats.prunedByRwmd,
+                                   r.stats.speculativeSolves, static_cast<std::int64_t>(r.neighbours.size())});
+            for (const ot::EmdNeighbour& nb : r.neighbours)
+                msg.insert(msg.end(), {nb.item, std::bit_cast<std::int64_t>(nb.emd)});
+        }
+        const std::int64_t size = static_cast<std::int64_t>(msg.size());
+        rank.comm->send(std::span<const std::int64_t>(&size, 1), 0, kTagSize);
+        rank.comm->send(std::span<const std::int64_t>(msg), 0, kTagData);
+        return own;
+    }
+    std::vector<ot::EmdKnnResult> all(queries.size());
+    for (std::size_t j = 0; j < own.size(); ++j)
+        all[j * static_cast<std::size_t>(world)] = own[j];
+    for (int src = 1; src < world; ++src) {
+        std::int64_t size = 0;
+        rank.comm->recv(std::span<std::int64_t>(&size, 1), src, kTagSize);
+        std::vector<std::int64_t> msg(static_cast<std::size_t>(size));
+        rank.comm->recv(std::span<std::int64_t>(msg), src, kTagData);
+        std::size_t at = 0;
+        for (std::size_t i = static_cast<std::size_t>(src); i < queries.size(); i += static_cast<std::size_t>(world)) {
+            if (at + 6 > msg.size())
+                throw std::runtime_error("rank " + std::to_string(src) + " sent fewer kNN results than it has queries");
+            ot::EmdKnnResult& r = all[i];
+            r.stats = {msg[at], msg[at + 1], msg[at + 2], msg[at + 3], msg[at + 4]};
+            const auto n = static_cast<std::size_t>(msg[at + 5]);
+            at += 6;
+            if (at + 2 * n > msg.size())
+                throw std::runtime_error("rank " + std::to_string(src) + " sent a truncated kNN result");
+            for (std::size_t t = 0; t < n; ++t, at += 2)
+                r.neighbours.push_back({msg[at], std::bit_cast<double>(msg[at + 1])});
+        }
+    }
+    return all;
 }
 
 } // namespace
@@ -200,9 +259,15 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             bool bruteForce = false;
             std::vector<std::int64_t> queries;
             std::int64_t testQueries = 0, limit = 0;
+            int nproc = 1;
         };
         auto o = std::make_shared<Opt>();
         cmd->add_option("--dataset", o->dataset, "dataset name or path")->required();
+        cmd->add_option("--nproc", o->nproc,
+                        "share the queries among this many processes on this machine (c10d Gloo; each gets --threads "
+                        "cores/N unless given); across machines start it once per rank under torchrun or srun "
+                        "(docs/DISTRIBUTED.md). Rank 0 prints; the results are those of one process")
+            ->check(CLI::PositiveNumber);
         cmd->add_option("--k", o->k, "neighbours")->capture_default_str()->check(CLI::PositiveNumber);
         cmd->add_option("--query", o->queries, "query item (repeatable; default: the first test item)");
         cmd->add_option("--test-queries", o->testQueries, "use the first N test items as queries");
@@ -218,6 +283,16 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
                         "distance, to every candidate)")
             ->capture_default_str();
         cmd->callback([ctx, o, &rc] {
+            if (o->nproc > 1) {
+                std::vector<std::string> extra;
+                const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+                const int threads = o->threads > 0 ? o->threads : std::max(1, cores / o->nproc);
+                if (o->threads == 0)
+                    extra = {"--threads", std::to_string(threads)};
+                rc = launchLocalRanks(o->nproc, extra, threads);
+                return;
+            }
+            const RankContext rank = joinRun(); // before any work: a rank that fails later stops the others at once
             const ot::SetDistance distance = ot::parseSetDistance(o->distance);
             const bool bruteForce = o->bruteForce || distance != ot::SetDistance::Emd;
             const std::string distanceName = distance == ot::SetDistance::Emd ? "EMD" : "Chamfer";
@@ -264,8 +339,15 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             };
             const auto t0 = std::chrono::steady_clock::now();
             try {
-                const std::vector<ot::EmdKnnResult> results = ot::emdKnnQueries(*ds, queries, cands, o->k, options);
+                const std::vector<ot::EmdKnnResult> results = knnOnRanks(rank, *ds, queries, cands, o->k, options);
                 sink.finished(job::JobStatus::Finished, {}); // clears a progress bar
+                if (!rank.lead) {
+                    rc = 0; // rank 0 prints and scores
+                    control.requestCancel();
+                    watch.join();
+                    std::signal(SIGINT, previous);
+                    return;
+                }
                 for (std::size_t qi = 0; qi < queries.size(); ++qi) {
                     const std::int64_t q = queries[qi];
                     const ot::EmdKnnResult& r = results[qi];
@@ -317,19 +399,20 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             const std::string speculative = total.speculativeSolves > 0
                 ? " (+" + std::to_string(total.speculativeSolves) + " speculative)"
                 : std::string();
+            const std::string workers = (rank.comm ? std::to_string(rank.comm->size()) + " ranks x " : std::string()) +
+                                        std::to_string(threads) + (threads == 1 ? " thread" : " threads");
             if (bruteForce)
-                std::printf("brute force: %lld candidates, %lld %s, %d thread%s, %s\n",
+                std::printf("brute force: %lld candidates, %lld %s, %s, %s\n",
                             static_cast<long long>(total.candidates), static_cast<long long>(total.exactSolves),
-                            distance == ot::SetDistance::Emd ? "exact EMDs" : "Chamfer distances", threads,
-                            threads == 1 ? "" : "s", formatSeconds(s).c_str());
+                            distance == ot::SetDistance::Emd ? "exact EMDs" : "Chamfer distances", workers.c_str(),
+                            formatSeconds(s).c_str());
             else
                 std::printf("pruning: %lld candidates, %lld exact EMDs (%.1f %%)%s, %lld skipped by WCD, %lld by RWMD, "
-                            "%d thread%s, %s\n",
+                            "%s, %s\n",
                             static_cast<long long>(total.candidates), static_cast<long long>(total.exactSolves),
                             total.candidates ? 100.0 * static_cast<double>(total.exactSolves) / static_cast<double>(total.candidates) : 0.0,
                             speculative.c_str(), static_cast<long long>(total.prunedByWcd),
-                            static_cast<long long>(total.prunedByRwmd), threads, threads == 1 ? "" : "s",
-                            formatSeconds(s).c_str());
+                            static_cast<long long>(total.prunedByRwmd), workers.c_str(), formatSeconds(s).c_str());
             if (scored > 1)
                 std::printf("kNN accuracy (k=%d, distance-weighted, %s, %lld queries): %.4f\n", o->k,
                             distanceName.c_str(), static_cast<long long>(scored),

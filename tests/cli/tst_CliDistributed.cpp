@@ -237,6 +237,33 @@ private Q_SLOTS:
         QCOMPARE(readAll(cacheFile(dir.filePath("c2"))), readAll(cacheFile(dir.filePath("c1"))));
     }
 
+    void shardedEmdKnnMatchesOneProcess()
+    {
+        // 4 queries: each one's neighbours are printed; 40: the accuracy line.
+        for (const char* queries : {"4", "40"}) {
+            const QStringList args{"emd-knn", "--dataset", kDataset, "--test-queries", queries, "--k", "5"};
+            const Run one = cli(QStringList(args) << "--threads" << "1");
+            QVERIFY2(one.code == 0, qPrintable(one.err));
+            const Run two = cli(QStringList(args) << "--nproc" << "2");
+            QVERIFY2(two.code == 0, qPrintable(two.err));
+            QStringList a = one.out.split('\n'), b = two.out.split('\n');
+            QVERIFY(a.size() > 1 && a.size() == b.size());
+            // The summary line differs in its workers and time; the counts are the same.
+            const auto summary = [](const QStringList& lines) {
+                for (qsizetype i = 0; i < lines.size(); ++i)
+                    if (lines[i].startsWith("pruning:"))
+                        return i;
+                return qsizetype(-1);
+            };
+            const qsizetype sa = summary(a), sb = summary(b);
+            QVERIFY(sa >= 0 && sa == sb);
+            QVERIFY2(a[sa].contains(", 1 thread,") && b[sb].contains(", 2 ranks x 1 thread,"), qPrintable(b[sb]));
+            const auto counts = [](const QString& line) { return line.left(line.indexOf(" by RWMD") + 8); };
+            QCOMPARE(counts(b.takeAt(sb)), counts(a.takeAt(sa)));
+            QCOMPARE(b, a); // neighbours (item, EMD to 6 digits, label) and the accuracy
+        }
+    }
+
     void killedRankLeavesOnlyItsBlocksToRedo()
     {
         QTemporaryDir dir;
