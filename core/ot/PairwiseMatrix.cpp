@@ -733,8 +733,7 @@ constexpr int kTagData = 3;
 
 /// Blocks per rank and round (rank 0's choice, for every rank). The ranks wait for each other at
 /// the end of a round (for the slowest block in progress), and rank 0 writes the others' blocks
-/// only then: with 4 blocks per thread, 2 ranks on debian-descriptions (1 500 items) waited 1.9 s
-/// of 36 s; with 16, 0.6 s.
+/// only then (docs/DISTRIBUTED.md has the measurements that chose 16 over 4).
 std::int64_t blocksPerRound(int threads) { return 16 * static_cast<std::int64_t>(std::max(1, threads)); }
 
 /// Round r's blocks: the next `perRound` x world of the list. Within a round the ranks' threads
@@ -942,27 +941,56 @@ void PairwiseJob::run()
             const auto t2 = Clock::now();
             computing += std::chrono::duration<double>(t1 - t0).count();
             waiting += std::chrono::duration<double>(t2 - t1).count();
+            std::vector<std::int64_t> got; // the others' blocks of the round, in the file, not yet synced
             for (int src = 1; src < world; ++src) {
+                // The round's blocks of rank src in three messages: their count, their indices, their
+                // packed pairs one block after the other.
                 std::int64_t count = 0;
                 comm->recv(std::span<std::int64_t>(&count, 1), src, kTagCount);
-                std::vector<float> buf;
-                for (std::int64_t k = 0; k < count; ++k) {
-                    std::int64_t b = 0;
-                    comm->recv(std::span<std::int64_t>(&b, 1), src, kTagBlock);
+                if (count < 0 || count > blocks)
+                    throw std::runtime_error("rank " + std::to_string(src) + " announced " + std::to_string(count) + " blocks");
+                if (count == 0)
+                    continue;
+                std::vector<std::int64_t> ids(static_cast<std::size_t>(count));
+                comm->recv(std::span<std::int64_t>(ids), src, kTagBlock);
+                std::int64_t floats = 0;
+                for (std::int64_t b : ids) {
                     if (b < 0 || b >= blocks)
                         throw std::runtime_error("rank " + std::to_string(src) + " sent block " + std::to_string(b) +
                                                  " of a " + std::to_string(blocks) + "-block layout");
-                    buf.resize(static_cast<std::size_t>(blockPairs(starts, b, n)));
-                    comm->recv(std::span<float>(buf), src, kTagData);
-                    const std::int64_t r0 = starts[static_cast<std::size_t>(b)], r1 = starts[static_cast<std::size_t>(b) + 1];
-                    const float* p = buf.data();
-                    for (std::int64_t i = r0; i < r1; ++i) {
+                    floats += blockPairs(starts, b, n);
+                }
+                std::vector<float> buf(static_cast<std::size_t>(floats));
+                comm->recv(std::span<float>(buf), src, kTagData);
+                const float* p = buf.data();
+                for (std::int64_t b : ids) {
+                    for (std::int64_t i = starts[static_cast<std::size_t>(b)]; i < starts[static_cast<std::size_t>(b) + 1]; ++i) {
                         std::copy(p, p + (n - 1 - i), d + i * n + i + 1);
                         p += n - 1 - i;
                     }
-                    finishBlock(b);
-                    done += static_cast<std::int64_t>(buf.size());
+                    got.push_back(b);
                 }
+                done += floats;
+            }
+            if (!got.empty()) {
+                // One msync for the data of all of them (only their pages are dirty: rank 0's own
+                // blocks were synced as they finished), then their bits in one header write.
+                std::int64_t r0 = n, r1 = 0;
+                for (std::int64_t b : got) {
+                    r0 = std::min(r0, starts[static_cast<std::size_t>(b)]);
+                    r1 = std::max(r1, starts[static_cast<std::size_t>(b) + 1]);
+                }
+                m.sync(m.header().dataOffset + static_cast<std::uint64_t>(r0 * n) * sizeof(float),
+                       static_cast<std::uint64_t>((r1 - r0) * n) * sizeof(float));
+                std::vector<std::uint64_t> sums;
+                for (std::int64_t b : got)
+                    sums.push_back(m.blockChecksum(b));
+                std::lock_guard lock(headerMutex);
+                for (std::size_t k = 0; k < got.size(); ++k) {
+                    m.checksums()[got[k]] = sums[k];
+                    m.setDone(got[k], true);
+                }
+                m.syncHeader();
             }
             writing += std::chrono::duration<double>(Clock::now() - t2).count();
             report(done.load());
@@ -1064,9 +1092,12 @@ void PairwiseJob::runFollower(dist::Communicator& comm, int threads)
         {
             const std::int64_t count = static_cast<std::int64_t>(finishedBlocks.size());
             comm.send(std::span<const std::int64_t>(&count, 1), 0, kTagCount);
-            for (std::int64_t b : finishedBlocks) {
-                comm.send(std::span<const std::int64_t>(&b, 1), 0, kTagBlock);
-                comm.send(std::span<const float>(buffers.at(b)), 0, kTagData);
+            if (count > 0) {
+                std::vector<float> packed;
+                for (std::int64_t b : finishedBlocks)
+                    packed.insert(packed.end(), buffers.at(b).begin(), buffers.at(b).end());
+                comm.send(std::span<const std::int64_t>(finishedBlocks), 0, kTagBlock);
+                comm.send(std::span<const float>(packed), 0, kTagData);
             }
         }
         report(done.load());
