@@ -138,9 +138,12 @@ int runLocalRanks(const LocalLaunch& launch)
     int running = launch.ranks;
     std::chrono::steady_clock::time_point failedAt{};
     bool killed = false;
+    bool interrupted = false;
     while (running > 0) {
-        if (const int s = g_signal.exchange(0); s != 0)
+        if (const int s = g_signal.exchange(0); s != 0) {
             killAll(s);
+            interrupted = true;
+        }
         int status = 0;
         const pid_t p = ::waitpid(-1, &status, WNOHANG);
         if (p < 0 && errno != EINTR)
@@ -168,6 +171,8 @@ int runLocalRanks(const LocalLaunch& launch)
         if (code != 0 && result == 0) {
             result = code;
             failedAt = std::chrono::steady_clock::now();
+            if (interrupted)
+                continue; // the ranks were told to stop: some cancel, some see their partner go
             if (WIFSIGNALED(status))
                 std::fprintf(stderr, "setscope-cli: rank %d of %d was killed by signal %d (%s)\n", rank, launch.ranks,
                              WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -175,6 +180,10 @@ int runLocalRanks(const LocalLaunch& launch)
                 std::fprintf(stderr, "setscope-cli: rank %d of %d exited with code %d\n", rank, launch.ranks, code);
         }
     }
+    // After an interrupt the run was cancelled, whichever rank noticed first: a rank that found
+    // its partner gone (exit 1) must not make it look failed.
+    if (interrupted && result != 0)
+        return 130;
     return result;
 }
 

@@ -24,9 +24,10 @@ struct LocalLaunch {
 /// directory>/store (dist/Rendezvous.h). Rank 0's output goes to this process's stdout and
 /// stderr; the other ranks' stdout is discarded, their stderr kept (errors). SIGINT / SIGTERM
 /// of this process are passed to every rank (they run in their own process group, so a
-/// terminal's Ctrl-C reaches them once). Returns 0 when every rank exits with 0; otherwise the
-/// exit code of the first rank that failed (128 + signal when killed), after telling which
-/// rank it was on stderr. Throws std::runtime_error when a rank cannot be started.
+/// terminal's Ctrl-C reaches them once). Returns 0 when every rank exits with 0; 130 when this
+/// process was interrupted and a rank did not finish (cancelled); otherwise the exit code of the
+/// first rank that failed (128 + signal when killed), after telling which rank it was on stderr.
+/// Throws std::runtime_error when a rank cannot be started.
 int runLocalRanks(const LocalLaunch& launch);
 
 } // namespace setscope::dist

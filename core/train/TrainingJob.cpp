@@ -1558,6 +1558,10 @@ void TrainingJob::run()
             for (int part = rank * shards / world; part < (rank + 1) * shards / world; ++part) {
                 const std::size_t p0 = b * static_cast<std::size_t>(part) / static_cast<std::size_t>(shards);
                 const std::size_t p1 = b * static_cast<std::size_t>(part + 1) / static_cast<std::size_t>(shards);
+                if (p1 - p0 < 2)
+                    throw std::invalid_argument("a batch of " + std::to_string(b) + " sets cut into " + std::to_string(shards) +
+                                                " parts leaves fewer than 2 sets in a part: lower --batch-shards or raise "
+                                                "the batch size");
                 const std::vector<std::int64_t> items(batchItems.begin() + static_cast<std::ptrdiff_t>(p0),
                                                       batchItems.begin() + static_cast<std::ptrdiff_t>(p1));
                 {

@@ -170,6 +170,15 @@ private Q_SLOTS:
         QVERIFY2(d <= 1e-5, qPrintable(QString::number(d)));
     }
 
+    void partsOfFewerThanTwoSetsAreRefused()
+    {
+        QTemporaryDir dir;
+        // 4 classes x 6 = 24 sets in 16 parts: some parts get one set.
+        const Run r = cli(tripletArgs(dir.filePath("c"), 5) << "--batch-shards" << "16");
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("a batch of 24 sets cut into 16 parts leaves fewer than 2 sets in a part"), qPrintable(r.err));
+    }
+
     void ranksWithOtherSettingsAreRefused()
     {
         QTemporaryDir dir;
