@@ -1454,6 +1454,16 @@ void TrainingJob::run()
                 throw std::logic_error("sampler " + st.samplerName + " gave " + std::to_string(batches.size()) +
                                        " batches for epoch " + std::to_string(epoch) + ", announced " +
                                        std::to_string(st.perEpoch));
+            if (shards > 1) {
+                // Parts of fewer than 2 sets have no pairs: only a short last batch may have them.
+                std::size_t largest = 0;
+                for (const auto& b : batches)
+                    largest = std::max(largest, b.size());
+                if (largest < 2 * static_cast<std::size_t>(shards))
+                    throw std::invalid_argument("a batch of " + std::to_string(largest) + " sets cut into " +
+                                                std::to_string(shards) + " parts leaves fewer than 2 sets in a part: "
+                                                "lower --batch-shards or raise the batch size");
+            }
             batchesEpoch = epoch;
             batchesStage = k;
         }
@@ -1559,9 +1569,7 @@ void TrainingJob::run()
                 const std::size_t p0 = b * static_cast<std::size_t>(part) / static_cast<std::size_t>(shards);
                 const std::size_t p1 = b * static_cast<std::size_t>(part + 1) / static_cast<std::size_t>(shards);
                 if (p1 - p0 < 2)
-                    throw std::invalid_argument("a batch of " + std::to_string(b) + " sets cut into " + std::to_string(shards) +
-                                                " parts leaves fewer than 2 sets in a part: lower --batch-shards or raise "
-                                                "the batch size");
+                    continue; // the short last batch of an epoch: no pairs in this part, no gradient from it
                 const std::vector<std::int64_t> items(batchItems.begin() + static_cast<std::ptrdiff_t>(p0),
                                                       batchItems.begin() + static_cast<std::ptrdiff_t>(p1));
                 {

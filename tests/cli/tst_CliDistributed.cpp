@@ -19,6 +19,10 @@
 
 #include <QDir>
 #include <QFile>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <QTemporaryDir>
 
 #include <torch/serialize/input-archive.h>
@@ -111,6 +115,20 @@ QString cacheFile(const QString& dir)
     return f.size() == 1 ? QDir(dir).filePath(f.front()) : QString();
 }
 
+/// A TCP port nobody listens on now (bound to port 0, then released).
+int freePort()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t n = sizeof a;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
+    ::close(fd);
+    return ntohs(a.sin_port);
+}
+
 QByteArray readAll(const QString& path)
 {
     QFile f(path);
@@ -177,6 +195,33 @@ private Q_SLOTS:
         const Run r = cli(tripletArgs(dir.filePath("c"), 5) << "--batch-shards" << "16");
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("a batch of 24 sets cut into 16 parts leaves fewer than 2 sets in a part"), qPrintable(r.err));
+    }
+
+    /// torchrun's convention: its agent serves the TCPStore, every rank (rank 0 too) joins it as a
+    /// client. A PyTorch TCPStore stands in for the agent (torchrun itself, Debian's 1.13 on
+    /// Python 3.11, fails before starting any worker; docs/DISTRIBUTED.md). Skipped without
+    /// python3-torch.
+    void underTorchrunsAgentStore()
+    {
+        QProcess probe;
+        probe.start("/usr/bin/python3", {"-c", "import torch.distributed"});
+        if (!probe.waitForFinished(60000) || probe.exitCode() != 0)
+            QSKIP("python3-torch is not installed (apt-get install python3-torch)");
+        QTemporaryDir dir;
+        const QString ref = dir.filePath("ref"), agent = dir.filePath("agent");
+        const Run r1 = cli(tripletArgs(ref, 20) << "--batch-shards" << "2");
+        QVERIFY2(r1.code == 0, qPrintable(r1.err));
+        const QString port = QString::number(freePort());
+        QProcess p;
+        p.start("/usr/bin/python3", QStringList{SETSCOPE_SOURCE_DIR "/tests/cli/torchrun_agent.py", port, SETSCOPE_CLI}
+                                        << (tripletArgs(agent, 20) << "--batch-shards" << "2"));
+        QVERIFY(p.waitForFinished(setscope::testing::scaledMs(180000)));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(p.exitCode() == 0, qPrintable(err));
+        QVERIFY2(err.contains("distributed: rank 0 of 2 (torchrun, torchrun agent's TCP store 127.0.0.1:" + port + ")"),
+                 qPrintable(err));
+        const double d = maxDifference(stepFile(ref, 20), stepFile(agent, 20));
+        QVERIFY2(d <= 1e-5, qPrintable(QString::number(d)));
     }
 
     void ranksWithOtherSettingsAreRefused()
