@@ -192,12 +192,7 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
         cmd->add_option("--cache-dir", o->cacheDir, "cache folder (default ~/.cache/setscope)");
         cmd->callback([ctx, o, &rc] {
             if (o->nproc > 1) {
-                std::vector<std::string> extra;
-                const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-                const int threads = o->threads > 0 ? o->threads : std::max(1, cores / o->nproc);
-                if (o->threads == 0)
-                    extra = {"--threads", std::to_string(threads)};
-                rc = launchLocalRanks(o->nproc, extra, threads);
+                rc = launchLocalRanks(o->nproc, o->threads, {});
                 return;
             }
             const RankContext rank = joinRun(); // before any work: a rank that fails later stops the others at once
@@ -284,12 +279,7 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             ->capture_default_str();
         cmd->callback([ctx, o, &rc] {
             if (o->nproc > 1) {
-                std::vector<std::string> extra;
-                const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-                const int threads = o->threads > 0 ? o->threads : std::max(1, cores / o->nproc);
-                if (o->threads == 0)
-                    extra = {"--threads", std::to_string(threads)};
-                rc = launchLocalRanks(o->nproc, extra, threads);
+                rc = launchLocalRanks(o->nproc, o->threads, {});
                 return;
             }
             const RankContext rank = joinRun(); // before any work: a rank that fails later stops the others at once

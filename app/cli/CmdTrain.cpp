@@ -243,11 +243,7 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             std::vector<std::string> extra;
             if (cfg.batchShards == 1)
                 extra = {"--batch-shards", std::to_string(o->nproc)};
-            const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-            const int threads = cfg.threads > 0 ? cfg.threads : std::max(1, cores / o->nproc);
-            if (cfg.threads == 0)
-                extra.insert(extra.end(), {"--threads", std::to_string(threads)});
-            rc = launchLocalRanks(o->nproc, extra, threads);
+            rc = launchLocalRanks(o->nproc, cfg.threads, extra);
             return;
         }
         // A rank of a distributed run joins the others first: a rank that fails later then stops

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 namespace setscope::cli {
 
@@ -22,8 +23,12 @@ std::vector<std::string>& commandLine()
     return line;
 }
 
-int launchLocalRanks(int nproc, const std::vector<std::string>& extra, int threadsPerRank)
+int launchLocalRanks(int nproc, int threads, std::vector<std::string> extra)
 {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threadsPerRank = threads > 0 ? threads : std::max(1, cores / nproc);
+    if (threads == 0)
+        extra.insert(extra.end(), {"--threads", std::to_string(threadsPerRank)});
     if (dist::rendezvousFromEnvironment())
         throw std::invalid_argument("--nproc starts the ranks of a run on this machine, but this process is already a "
                                     "rank (WORLD_SIZE or SLURM_NTASKS is set): drop --nproc");

@@ -19,9 +19,10 @@ std::vector<std::string>& commandLine();
 
 /// `setscope-cli <command> ... --nproc N`: runs this command line again as N local ranks
 /// (dist::runLocalRanks), without --nproc and with `extra` appended (flags the ranks need, e.g.
-/// --batch-shards N); OMP_NUM_THREADS and OPENBLAS_NUM_THREADS are `threadsPerRank` unless set.
-/// Refuses when this process is already a rank. Returns the exit code.
-int launchLocalRanks(int nproc, const std::vector<std::string>& extra, int threadsPerRank);
+/// --batch-shards N). Each rank gets `threads` threads, or its share of the cores when `threads`
+/// is 0 (then also passed as --threads); OMP_NUM_THREADS and OPENBLAS_NUM_THREADS are that count
+/// unless set. Refuses when this process is already a rank. Returns the exit code.
+int launchLocalRanks(int nproc, int threads, std::vector<std::string> extra);
 
 /// This process's place in a distributed run, from the environment (dist/Rendezvous.h); a
 /// single-process run has no communicator and leads.

@@ -108,6 +108,17 @@ QProcessEnvironment rankEnv(int rank, int world, const QString& store)
     return env;
 }
 
+/// Starts ranks 0 and 1 of a run by hand (what --nproc does), each with its arguments, meeting
+/// through a file store at `store`.
+bool startTwoRanks(QProcess& p0, QProcess& p1, const QString& store, const QStringList& args0, const QStringList& args1)
+{
+    p0.setProcessEnvironment(rankEnv(0, 2, store));
+    p1.setProcessEnvironment(rankEnv(1, 2, store));
+    p0.start(SETSCOPE_CLI, args0);
+    p1.start(SETSCOPE_CLI, args1);
+    return p0.waitForStarted() && p1.waitForStarted();
+}
+
 /// The one pairwise cache file in `dir` ("" when there is none or several).
 QString cacheFile(const QString& dir)
 {
@@ -229,10 +240,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString store = dir.filePath("store");
         QProcess p0, p1;
-        p0.setProcessEnvironment(rankEnv(0, 2, store));
-        p1.setProcessEnvironment(rankEnv(1, 2, store));
-        p0.start(SETSCOPE_CLI, tripletArgs(dir.filePath("a"), 20) << "--batch-shards" << "2");
-        p1.start(SETSCOPE_CLI, tripletArgs(dir.filePath("b"), 20, 12) << "--batch-shards" << "2");
+        QVERIFY(startTwoRanks(p0, p1, store, tripletArgs(dir.filePath("a"), 20) << "--batch-shards" << "2",
+                              tripletArgs(dir.filePath("b"), 20, 12) << "--batch-shards" << "2"));
         QVERIFY(p1.waitForFinished(setscope::testing::scaledMs(120000)));
         QVERIFY(p0.waitForFinished(setscope::testing::scaledMs(120000)));
         const QString err1 = QString::fromUtf8(p1.readAllStandardError());
@@ -249,11 +258,7 @@ private Q_SLOTS:
         QStringList args = tripletArgs(ck, 1000000);
         args << "--batch-shards" << "2" << "--checkpoint-every" << "5";
         QProcess p0, p1;
-        p0.setProcessEnvironment(rankEnv(0, 2, store));
-        p1.setProcessEnvironment(rankEnv(1, 2, store));
-        p0.start(SETSCOPE_CLI, args);
-        p1.start(SETSCOPE_CLI, args);
-        QVERIFY(p0.waitForStarted() && p1.waitForStarted());
+        QVERIFY(startTwoRanks(p0, p1, store, args, args));
         // Both ranks are training once rank 0 has written a checkpoint.
         QVERIFY(setscope::testing::waitUntil([&] { return QFile::exists(stepFile(ck, 5)); }, std::chrono::seconds(120)));
         QCOMPARE(p1.state(), QProcess::Running);
@@ -326,11 +331,7 @@ private Q_SLOTS:
         const QStringList args{"emd-matrix", "--dataset", big, "--threads", "1", "--out", dir.filePath("m.npy"),
                                "--cache-dir", cache};
         QProcess p0, p1;
-        p0.setProcessEnvironment(rankEnv(0, 2, store));
-        p1.setProcessEnvironment(rankEnv(1, 2, store));
-        p0.start(SETSCOPE_CLI, args);
-        p1.start(SETSCOPE_CLI, args);
-        QVERIFY(p0.waitForStarted() && p1.waitForStarted());
+        QVERIFY(startTwoRanks(p0, p1, store, args, args));
         // Kill rank 1 once some blocks are in the file, well before the end.
         std::int64_t doneAtKill = 0, blocks = 0;
         QVERIFY(setscope::testing::waitUntil(

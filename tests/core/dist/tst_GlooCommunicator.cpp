@@ -22,16 +22,22 @@ using namespace setscope::dist;
 namespace {
 
 /// Runs `body(rank, communicator)` on two threads joined through `base` (rank and size set
-/// here); returns each rank's error message ("" when it finished).
-std::array<std::string, 2> twoRanks(Rendezvous base, const std::function<void(int, Communicator&)>& body)
+/// here), then `after(rank)` once that rank's communicator is gone; returns each rank's error
+/// message ("" when it finished).
+std::array<std::string, 2> twoRanks(Rendezvous base, const std::function<void(int, Communicator&)>& body,
+                                    const std::function<void(int)>& after = {})
 {
     auto one = [&](int rank) {
         try {
             Rendezvous r = base;
             r.rank = rank;
             r.worldSize = 2;
-            auto comm = connectGloo(r);
-            body(rank, *comm);
+            {
+                auto comm = connectGloo(r);
+                body(rank, *comm);
+            }
+            if (after)
+                after(rank);
         } catch (const std::exception& e) {
             return std::string(e.what());
         }
@@ -166,38 +172,23 @@ private Q_SLOTS:
         r.file = dir.filePath("store").toStdString();
         r.timeout = std::chrono::seconds(60);
         std::binary_semaphore gone(0);
-        std::string caught;
         auto body = [&](int rank, Communicator& c) {
             std::vector<float> f{1.0f};
             c.allreduceSum(std::span<float>(f)); // both are in
             if (rank == 1)
-                return; // leaves: its process group is destroyed when twoRanks' lambda returns
+                return; // leaves: its process group is destroyed, then it says so
             gone.acquire();
             c.allreduceSum(std::span<float>(f));
         };
-        auto one = [&](int rank) {
-            try {
-                Rendezvous x = r;
-                x.rank = rank;
-                x.worldSize = 2;
-                {
-                    auto comm = connectGloo(x);
-                    body(rank, *comm);
-                }
-                if (rank == 1)
-                    gone.release();
-            } catch (const PeerLost& e) {
-                return std::string(e.what());
-            }
-            return std::string();
-        };
         const auto t0 = std::chrono::steady_clock::now();
-        auto f0 = std::async(std::launch::async, one, 0);
-        auto f1 = std::async(std::launch::async, one, 1);
-        QCOMPARE(f1.get(), std::string());
-        caught = f0.get();
-        QVERIFY2(QString::fromStdString(caught).startsWith("rank 0 of 2: all-reduce failed: "), caught.c_str());
-        QVERIFY2(QString::fromStdString(caught).contains("another rank stopped"), caught.c_str());
+        const auto errors = twoRanks(r, body, [&](int rank) {
+            if (rank == 1)
+                gone.release();
+        });
+        QCOMPARE(errors[1], std::string());
+        const QString caught = QString::fromStdString(errors[0]);
+        QVERIFY2(caught.startsWith("rank 0 of 2: all-reduce failed: ") && caught.contains("another rank stopped"),
+                 qPrintable(caught));
         QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60));
     }
 };
