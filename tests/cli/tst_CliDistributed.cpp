@@ -13,6 +13,7 @@
 #include "CliRun.h"
 
 #include "core/ot/PairwiseMatrix.h"
+#include "tests/support/FreePort.h"
 #include "tests/support/TimeFactor.h"
 
 #include <QtTest>
@@ -20,9 +21,6 @@
 #include <QDir>
 #include <QFile>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 #include <QTemporaryDir>
 
 #include <torch/serialize/input-archive.h>
@@ -126,19 +124,6 @@ QString cacheFile(const QString& dir)
     return f.size() == 1 ? QDir(dir).filePath(f.front()) : QString();
 }
 
-/// A TCP port nobody listens on now (bound to port 0, then released).
-int freePort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t n = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-    ::close(fd);
-    return ntohs(a.sin_port);
-}
 
 QByteArray readAll(const QString& path)
 {
@@ -222,7 +207,7 @@ private Q_SLOTS:
         const QString ref = dir.filePath("ref"), agent = dir.filePath("agent");
         const Run r1 = cli(tripletArgs(ref, 20) << "--batch-shards" << "2");
         QVERIFY2(r1.code == 0, qPrintable(r1.err));
-        const QString port = QString::number(freePort());
+        const QString port = QString::number(setscope::testing::freePort());
         QProcess p;
         p.start("/usr/bin/python3", QStringList{SETSCOPE_SOURCE_DIR "/tests/cli/torchrun_agent.py", port, SETSCOPE_CLI}
                                         << (tripletArgs(agent, 20) << "--batch-shards" << "2"));

@@ -4,13 +4,11 @@
 // collectives and messages against hand-computed values, over a file store and a TCP store; a
 // rank that never comes and a rank that leaves end in PeerLost, not a hang.
 #include "core/dist/Gloo.h"
+#include "tests/support/FreePort.h"
 
 #include <QtTest>
 #include <QTemporaryDir>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <functional>
@@ -48,21 +46,6 @@ std::array<std::string, 2> twoRanks(Rendezvous base, const std::function<void(in
     return {f0.get(), f1.get()};
 }
 
-/// A TCP port nobody listens on now (bound to port 0, then released).
-int freePort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = 0;
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t n = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-    const int port = ntohs(a.sin_port);
-    ::close(fd);
-    return port;
-}
 
 void exercise(int rank, Communicator& c)
 {
@@ -141,7 +124,7 @@ private Q_SLOTS:
     {
         Rendezvous r;
         r.host = "127.0.0.1";
-        r.port = freePort();
+        r.port = setscope::testing::freePort();
         r.timeout = std::chrono::seconds(60);
         const auto errors = twoRanks(r, exercise);
         QVERIFY2(errors[0].empty() && errors[1].empty(), (errors[0] + " | " + errors[1]).c_str());
