@@ -258,14 +258,7 @@ train::TrainerConfig LabelController::retrainConfig(train::TrainerConfig base, c
     return base;
 }
 
-std::string LabelController::currentCheckpoint() const
-{
-    const train::TrainingJob* job = m_session->trainingJob();
-    if (!job)
-        return {};
-    const std::string best = job->bestCheckpoint();
-    return best.empty() ? job->lastCheckpoint() : best;
-}
+std::string LabelController::currentCheckpoint() const { return m_session->currentCheckpoint(); }
 
 bool LabelController::retrain(const train::TrainerConfig& base, const QString& labelSet)
 {

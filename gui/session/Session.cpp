@@ -78,6 +78,17 @@ std::vector<train::EpochMetrics> Session::history() const
     return job ? job->history() : std::vector<train::EpochMetrics>{};
 }
 
+std::string Session::currentCheckpoint() const
+{
+    if (m_processRun)
+        return m_processRun->lastCheckpoint().toStdString();
+    const train::TrainingJob* job = trainingJob();
+    if (!job)
+        return {};
+    const std::string best = job->bestCheckpoint();
+    return best.empty() ? job->lastCheckpoint() : best;
+}
+
 bool Session::openProject(const QString& path)
 {
     if (m_trainingState != TrainingState::Idle) {

@@ -90,6 +90,9 @@ public:
     const train::TrainingJob* trainingJob() const;
     /// Epoch metrics of the current (or last) run.
     std::vector<train::EpochMetrics> history() const;
+    /// The weights of the current (or last) run to go on from: its best.pt when it has one, else
+    /// its newest checkpoint; for a multi-process run the newest checkpoint it reported. "" when none.
+    std::string currentCheckpoint() const;
 
     /// The newest map of the open dataset (nullptr until the layout job published one).
     std::shared_ptr<const layout::Layout> layout() const { return m_layout; }

@@ -92,6 +92,9 @@ private Q_SLOTS:
         QCOMPARE(progress.last().at(0).toLongLong(), progress.last().at(1).toLongLong());
         QCOMPARE(s.history().size(), static_cast<std::size_t>(epochs.size()));
         QVERIFY(s.history().back().value("knn-accuracy").has_value());
+        // The run's newest checkpoint (in the project's folder) is where a retrain goes on from.
+        QVERIFY2(QString::fromStdString(s.currentCheckpoint()).endsWith("step-000000020.pt"), s.currentCheckpoint().c_str());
+        QVERIFY(QFile::exists(QString::fromStdString(s.currentCheckpoint())));
         // Recorded once, by rank 0, with the parts the two ranks split.
         const auto runs = s.project()->runs();
         QCOMPARE(runs.size(), std::size_t{1});
