@@ -143,8 +143,8 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     m_snapshotEvery->setSpecialValueText(tr("never"));
     m_processes = spin("processesSpin", 1, 1024, 1,
                        tr("Train data-parallel in this many processes on this machine (setscope-cli --nproc; each gets "
-                          "its share of the cores and of every batch; docs/DISTRIBUTED.md). More than one: no map "
-                          "updates and no pause during the run."));
+                          "its share of the cores and of every batch; docs/DISTRIBUTED.md). More than one: the map "
+                          "follows the run's checkpoints, written every 'Map every' steps; no pause."));
 
     // Everything that sets up a run scrolls; the plan, the buttons and the curve stay visible.
     m_form = new QWidget;

@@ -125,6 +125,7 @@ void ProcessRun::handleLine(const QByteArray& line)
         Q_EMIT epochMetrics(m);
     } else if (event == QLatin1String("checkpoint")) {
         m_lastCheckpoint = o.value(QStringLiteral("path")).toString();
+        Q_EMIT checkpointWritten(static_cast<qint64>(o.value(QStringLiteral("step")).toDouble()), m_lastCheckpoint);
     } else if (event == QLatin1String("message")) {
         Q_EMIT message(o.value(QStringLiteral("text")).toString());
     } else if (event == QLatin1String("finished")) {

@@ -45,6 +45,8 @@ Q_SIGNALS:
     void stepLoss(qint64 step, double loss);
     void epochMetrics(const setscope::train::EpochMetrics& metrics);
     void message(const QString& text);
+    /// Rank 0 wrote a checkpoint (complete, renamed into place).
+    void checkpointWritten(qint64 step, const QString& path);
     /// Once, when the process has ended: `status` a job::JobStatus value, `detail` why it failed.
     void finished(int status, const QString& detail);
 

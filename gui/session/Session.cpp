@@ -4,11 +4,13 @@
 
 #include "core/data/Dataset.h"
 #include "core/catalog/LoadJob.h"
+#include "core/job/TaskJob.h"
 #include "core/job/WorkerPriority.h"
 #include "core/fetch/FetchJob.h"
 #include "core/project/AttachJob.h"
 #include "core/project/ProjectStore.h"
 #include "core/project/RunRecorder.h"
+#include "core/train/ModelHandle.h"
 #include "core/train/RunPlan.h"
 #include "core/train/TrainingJob.h"
 #include "core/workspace/ItemText.h"
@@ -53,7 +55,7 @@ Session::~Session()
     m_timer.stop();
     // Ask everyone to stop first, so the joins (the members' destructors) overlap instead of
     // adding up.
-    for (JobSlot* s : {&m_load, &m_attach, &m_externalLoad, &m_training, &m_layoutJob, &m_baseline, &m_fetch})
+    for (JobSlot* s : {&m_load, &m_attach, &m_externalLoad, &m_training, &m_layoutJob, &m_baseline, &m_fetch, &m_processMap})
         if (s->job())
             s->job()->cancel();
     m_retired.cancelAll();
@@ -66,6 +68,8 @@ const train::TrainingJob* Session::trainingJob() const
 
 std::shared_ptr<const train::ModelHandle> Session::currentModel() const
 {
+    if (m_processRun)
+        return m_processModel;
     const train::TrainingJob* job = trainingJob();
     return job ? job->currentModel() : nullptr;
 }
@@ -401,8 +405,15 @@ bool Session::launchProcessRun(const train::TrainerConfig& config, int processes
         return false;
     }
     train::TrainerConfig cfg = config;
-    cfg.snapshotEvery = 0; // the processes take no snapshots
     auto dir = std::make_unique<QTemporaryDir>();
+    // The processes take no snapshots: the map follows checkpoints written as often instead
+    // (into the project's folder, else into this run's temporary folder).
+    if (cfg.snapshotEvery > 0) {
+        cfg.checkpointEvery = cfg.snapshotEvery;
+        if (cfg.checkpointDir.empty() && !project())
+            cfg.checkpointDir = dir->filePath(QStringLiteral("checkpoints")).toStdString();
+    }
+    cfg.snapshotEvery = 0;
     const QString file = dir->filePath(QStringLiteral("config.json"));
     {
         QFile f(file);
@@ -425,11 +436,16 @@ bool Session::launchProcessRun(const train::TrainerConfig& config, int processes
     connect(run.get(), &ProcessRun::epochMetrics, this, [this](const train::EpochMetrics& m) { Q_EMIT epochMetrics(m); });
     connect(run.get(), &ProcessRun::message, this, [this](const QString& text) { Q_EMIT message(text); });
     connect(run.get(), &ProcessRun::finished, this, [this](int status, const QString& detail) { onTrainingFinished(status, detail); });
+    connect(run.get(), &ProcessRun::checkpointWritten, this, [this](qint64, const QString& path) { mapProcessCheckpoint(path); });
     QString why;
     if (!run->start(cli, args, &why)) {
         Q_EMIT error(tr("Cannot start training: %1").arg(why));
         return false;
     }
+    m_processMap.retire();
+    m_processMapNext.clear();
+    m_processModel.reset();
+    m_processLabelSet = cfg.labelSet;
     m_processRun = std::move(run);
     m_processDir = std::move(dir);
     Q_EMIT message(tr("Training in %1 processes: %2 %3").arg(processes).arg(cli, args.join(QLatin1Char(' '))));
@@ -438,10 +454,68 @@ bool Session::launchProcessRun(const train::TrainerConfig& config, int processes
     return true;
 }
 
+void Session::mapProcessCheckpoint(const QString& path)
+{
+    if (m_processMap.running()) {
+        m_processMapNext = path; // the newest waits; older ones are passed over
+        return;
+    }
+    const auto ds = m_workspace.dataset();
+    if (!ds)
+        return;
+    struct Mapped {
+        std::shared_ptr<const train::ModelHandle> model;
+        std::shared_ptr<const job::EmbeddingSnapshot> snapshot;
+    };
+    const std::vector<std::int64_t> items = m_workspace.mapItems(m_processLabelSet, m_mapItemLimit);
+    const plugin::Registry& registry = m_registry;
+    auto job = std::make_unique<job::TaskJob<Mapped>>(
+        "mapping " + path.toStdString(), [ds, items, registry = &registry, file = path.toStdString()](job::JobControl& control, const auto&) {
+            Mapped out;
+            out.model = train::ModelHandle::fromCheckpoint(file, *registry);
+            auto snap = std::make_shared<job::EmbeddingSnapshot>();
+            snap->step = out.model->step();
+            snap->items = items;
+            snap->dim = out.model->dim();
+            snap->vectors = out.model->embed(*ds, items, &control);
+            out.snapshot = std::move(snap);
+            return out;
+        });
+    m_processMap.prepare();
+    m_processMap.on(&QtProgressSink::jobFinished, this, [this](int status, const QString& detail) {
+        auto* j = m_processMap.jobAs<job::TaskJob<Mapped>>();
+        const auto out = j ? j->result() : nullptr;
+        if (toStatus(status) == job::JobStatus::Finished && out) {
+            m_processModel = out->model;
+            m_snapshot = out->snapshot;
+            ++m_snapshotUpdates;
+            if (auto* layoutJob = m_layoutJob.jobAs<layout::LayoutJob>()) {
+                m_submittedStep = out->snapshot->step;
+                m_layoutPending = true;
+                layoutJob->submit(out->snapshot);
+            }
+            Q_EMIT snapshotChanged();
+        } else if (toStatus(status) == job::JobStatus::Failed) {
+            Q_EMIT message(tr("The map could not follow the run's checkpoint: %1").arg(detail));
+        }
+        m_processMap.retire();
+        if (!m_processMapNext.isEmpty()) {
+            const QString next = std::exchange(m_processMapNext, QString());
+            mapProcessCheckpoint(next);
+        }
+        updatePolling();
+    });
+    m_processMap.start(std::move(job));
+}
+
 bool Session::launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<const data::Dataset> external)
 {
-    m_processRun.reset(); // the last multi-process run's history gives way to this run's
-    m_processDir.reset();
+    // The last multi-process run's history and model give way to this run's (its folder stays: a
+    // fine-tuning run may start from one of its checkpoints).
+    m_processRun.reset();
+    m_processMap.retire();
+    m_processMapNext.clear();
+    m_processModel.reset();
     auto sink = std::make_unique<QtProgressSink>();
     project::TrainingRun run;
     try {

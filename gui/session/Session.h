@@ -178,9 +178,11 @@ public Q_SLOTS:
     /// `processes` > 1: a local multi-process run (docs/DISTRIBUTED.md): `setscope-cli train
     /// --nproc processes --events` with this configuration on the open dataset's spec (and the
     /// open project, which records it as one run). Its progress, losses, epochs and messages
-    /// arrive through the same signals; it has no snapshots (the map stays as it is) and no
-    /// pause; Cancel interrupts every rank. False (and error()) when the dataset has no spec
-    /// (built in memory) or setscope-cli cannot be found or started.
+    /// arrive through the same signals. Instead of snapshots the map follows its checkpoints
+    /// (written every config.snapshotEvery steps; each is loaded and its embedding of the map's
+    /// items sent to the layout, one at a time, the newest waiting) and currentModel() is the
+    /// newest mapped one. No pause; Cancel interrupts every rank. False (and error()) when the
+    /// dataset has no spec (built in memory) or setscope-cli cannot be found or started.
     bool startTraining(const setscope::train::TrainerConfig& config, int processes = 1);
     void pauseTraining();
     void resumeTraining();
@@ -233,6 +235,9 @@ private:
     void onTrainingFinished(int status, const QString& detail);
     /// Starts a multi-process run through setscope-cli (startTraining with processes > 1).
     bool launchProcessRun(const train::TrainerConfig& cfg, int processes);
+    /// Embeds the map's items with checkpoint `path` of the multi-process run on a worker (or
+    /// queues it while one is embedded); then the map follows it.
+    void mapProcessCheckpoint(const QString& path);
     /// Starts the training job; `external` is null unless the plan needs it.
     bool launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<const data::Dataset> external);
     void onExternalLoaded(int status, const QString& detail, const train::TrainerConfig& cfg);
@@ -260,11 +265,15 @@ private:
     JobSlot m_layoutJob{m_retired};
     JobSlot m_baseline{m_retired};
     JobSlot m_fetch{m_retired};
+    JobSlot m_processMap{m_retired}; ///< embeds a multi-process run's checkpoint for the map
     QString m_fetchName;
 
     /// The current (or last) multi-process run and the folder of its configuration file.
     std::unique_ptr<QTemporaryDir> m_processDir;
     std::unique_ptr<ProcessRun> m_processRun;
+    std::string m_processLabelSet;                        ///< its label set (the map's classes)
+    QString m_processMapNext;                             ///< a checkpoint waiting for the map job
+    std::shared_ptr<const train::ModelHandle> m_processModel; ///< the weights of its newest mapped checkpoint
 
     TrainingState m_trainingState = TrainingState::Idle;
     std::uint64_t m_seenSnapshotSeq = 0;

@@ -10,6 +10,7 @@
 #include "core/data/Synthetic.h"
 #include "core/plugin/Registry.h"
 #include "core/project/ProjectStore.h"
+#include "core/train/ModelHandle.h"
 #include "tests/support/TimeFactor.h"
 
 #include <QtTest/QtTest>
@@ -79,7 +80,10 @@ private Q_SLOTS:
         QSignalSpy progress(&s, &Session::trainingProgress);
         QSignalSpy messages(&s, &Session::message);
         QSignalSpy errors(&s, &Session::error);
-        QVERIFY2(s.startTraining(quickConfig(20), 2), qPrintable(joined(errors)));
+        QSignalSpy snapshots(&s, &Session::snapshotChanged);
+        train::TrainerConfig cfg = quickConfig(20);
+        cfg.snapshotEvery = 5; // the map follows checkpoints of steps 5, 10, 15, 20
+        QVERIFY2(s.startTraining(cfg, 2), qPrintable(joined(errors)));
         QCOMPARE(s.trainingState(), S::Running);
         QVERIFY(finished.wait(scaledMs(180000)));
         QCOMPARE(finished.at(0).at(0).toInt(), static_cast<int>(job::JobStatus::Finished));
@@ -95,6 +99,13 @@ private Q_SLOTS:
         // The run's newest checkpoint (in the project's folder) is where a retrain goes on from.
         QVERIFY2(QString::fromStdString(s.currentCheckpoint()).endsWith("step-000000020.pt"), s.currentCheckpoint().c_str());
         QVERIFY(QFile::exists(QString::fromStdString(s.currentCheckpoint())));
+        // The map followed the checkpoints: the last one (step 20) is mapped, its model current.
+        QTRY_VERIFY_WITH_TIMEOUT(s.snapshot() && s.snapshot()->step == 20, scaledMs(60000));
+        QVERIFY(!snapshots.isEmpty());
+        QCOMPARE(s.snapshot()->dim, 8);
+        QCOMPARE(s.snapshot()->vectors.size(), s.snapshot()->items.size() * 8);
+        QVERIFY(s.currentModel() && s.currentModel()->step() == 20);
+        QTRY_VERIFY_WITH_TIMEOUT(s.layout() && s.layout()->sourceStep == 20, scaledMs(60000));
         // Recorded once, by rank 0, with the parts the two ranks split.
         const auto runs = s.project()->runs();
         QCOMPARE(runs.size(), std::size_t{1});
