@@ -482,10 +482,15 @@ void Session::mapProcessCheckpoint(const QString& path)
             return out;
         });
     m_processMap.prepare();
-    m_processMap.on(&QtProgressSink::jobFinished, this, [this](int status, const QString& detail) {
+    // The dataset as loaded: a label edit replaces dataset() by a copy with the same items, opening
+    // another dataset replaces this one.
+    const auto source = m_workspace.sourceDataset();
+    m_processMap.on(&QtProgressSink::jobFinished, this, [this, source](int status, const QString& detail) {
         auto* j = m_processMap.jobAs<job::TaskJob<Mapped>>();
         const auto out = j ? j->result() : nullptr;
-        if (toStatus(status) == job::JobStatus::Finished && out) {
+        if (m_workspace.sourceDataset() != source) {
+            // Another dataset was opened meanwhile: this map is not its map.
+        } else if (toStatus(status) == job::JobStatus::Finished && out) {
             m_processModel = out->model;
             m_snapshot = out->snapshot;
             ++m_snapshotUpdates;
