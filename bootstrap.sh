@@ -21,7 +21,7 @@ shift || true
 # The sanitizer builds: the options are handled in cmake/SetscopeSanitizers.cmake. TSan builds
 # only core and the test folders it runs (no GUI, no benchmarks); ASan builds everything but
 # the benchmarks, which no test runs.
-tsan_tests='^(job_|train_|layout_|ot_pairwise$|fetch_)'
+tsan_tests='^(job_|train_|layout_|ot_pairwise$|fetch_|dist_|cli_distributed$)'
 case "$cmd" in
   asan)
     BUILD_DIR="${BUILD_DIR:-build-asan}"
@@ -30,7 +30,7 @@ case "$cmd" in
   tsan)
     BUILD_DIR="${BUILD_DIR:-build-tsan}"
     config=(-DSETSCOPE_SANITIZE=thread -DSETSCOPE_BUILD_BENCH=OFF -DSETSCOPE_BUILD_GUI=OFF
-            "-DSETSCOPE_TEST_DIRS_REGEX=^core/(job|train|layout|ot|fetch)")
+            "-DSETSCOPE_TEST_DIRS_REGEX=^(core/(job|train|layout|ot|fetch|dist)|cli$)")
     ;;
   *)
     BUILD_DIR="${BUILD_DIR:-build}"
