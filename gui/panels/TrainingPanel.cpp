@@ -771,7 +771,12 @@ void TrainingPanel::updateEnabled()
     const bool idle = m_state == S::Idle;
     m_start->setEnabled(idle && m_hasDataset && m_planOk);
     m_start->setToolTip(m_planOk ? QString() : m_planText);
-    m_pause->setEnabled(m_state == S::Running || m_state == S::Paused);
+    // A multi-process run cannot pause (Session::pauseTraining); the field is locked while it runs.
+    const bool processes = m_processes->value() > 1;
+    m_pause->setEnabled((m_state == S::Running || m_state == S::Paused) && !processes);
+    m_pause->setToolTip(processes ? tr("A multi-process run cannot pause: the other processes would wait on it "
+                                       "until their timeout. Cancel it and resume from its last checkpoint.")
+                                  : QString());
     m_pause->setText(m_state == S::Paused ? tr("Resume") : tr("Pause"));
     m_cancel->setEnabled(m_state == S::Running || m_state == S::Paused);
     m_form->setEnabled(idle);

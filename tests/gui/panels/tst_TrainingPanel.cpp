@@ -426,6 +426,22 @@ private Q_SLOTS:
         }
     }
 
+    void pauseIsOffForAMultiProcessRun()
+    {
+        TrainingPanel p(m_registry);
+        p.setDataset(m_ds.get());
+        auto* pause = child<QPushButton>(p, "pauseButton");
+        p.setTrainingState(Session::TrainingState::Running);
+        QVERIFY(pause->isEnabled());
+        p.setTrainingState(Session::TrainingState::Idle);
+        child<QSpinBox>(p, "processesSpin")->setValue(2);
+        QCOMPARE(p.processes(), 2);
+        p.setTrainingState(Session::TrainingState::Running);
+        QVERIFY(!pause->isEnabled());
+        QVERIFY(pause->toolTip().contains("cannot pause"));
+        QVERIFY(child<QPushButton>(p, "cancelButton")->isEnabled());
+    }
+
     void cudaIsDisabledWhenUnavailable()
     {
         TrainingPanel p(m_registry);
