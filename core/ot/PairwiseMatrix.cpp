@@ -477,14 +477,15 @@ private:
 };
 
 /// Solves the pairs of `blocks` (rows starts[b] .. starts[b + 1] - 1, columns j > i) on
-/// `threads` threads, handing each value to store(b, i, j, d) and each finished block to
-/// finished(b) (on the worker; the caller locks what it shares). The workers take the blocks in
+/// `threads` threads, writing row i's pairs to row(b, i)[j - i - 1] (the n - 1 - i slots after
+/// the diagonal) and handing each finished block to finished(b) (on the worker; the caller
+/// locks what it shares). The workers take the blocks in
 /// turn, or, with `take`, those whose index in `blocks` take() gives (shared with other ranks;
 /// an index past the end stops). `done` counts the pairs; `report` is called from this thread
 /// about every 100 ms while they run. The first error stops every worker and is rethrown here.
 void computeBlocks(const data::Dataset& ds, const PairwiseOptions& o, job::JobControl& control,
                    const std::vector<std::int64_t>& starts, const std::vector<std::int64_t>& blocks, int threadCount,
-                   const std::function<void(std::int64_t, std::int64_t, std::int64_t, float)>& store,
+                   const std::function<float*(std::int64_t, std::int64_t)>& row,
                    const std::function<void(std::int64_t)>& finished, std::atomic<std::int64_t>& done,
                    std::atomic<std::int64_t>& computed, const std::function<void(std::int64_t)>& report,
                    const std::function<std::int64_t()>& take = {})
@@ -509,12 +510,13 @@ void computeBlocks(const data::Dataset& ds, const PairwiseOptions& o, job::JobCo
             const std::int64_t b = blocks[q];
             for (std::int64_t i = starts[static_cast<std::size_t>(b)]; i < starts[static_cast<std::size_t>(b) + 1]; ++i) {
                 w.setRow(i);
+                float* out = row(b, i);
                 for (std::int64_t j = i + 1; j < n; ++j) {
                     if (stop.load(std::memory_order_relaxed))
                         return;
                     control.checkpoint();
                     try {
-                        store(b, i, j, static_cast<float>(w.distance(j)));
+                        out[j - i - 1] = static_cast<float>(w.distance(j));
                     } catch (const OtError& e) {
                         throw OtError("items " + std::to_string(i) + " and " + std::to_string(j) + ": " + e.what());
                     }
@@ -573,11 +575,6 @@ std::int64_t blockPairs(const std::vector<std::int64_t>& starts, std::int64_t b,
     return pairsOfRows(n, starts[static_cast<std::size_t>(b)], starts[static_cast<std::size_t>(b) + 1]);
 }
 
-/// Offset of pair (i, j) in its block's packed rows (block rows from r0).
-std::int64_t packedOffset(std::int64_t r0, std::int64_t i, std::int64_t j, std::int64_t n)
-{
-    return pairsOfRows(n, r0, i) + (j - i - 1);
-}
 
 } // namespace
 
@@ -905,13 +902,13 @@ void PairwiseJob::run()
         m.syncHeader();
     };
     float* d = m.data();
-    const auto store = [d, n](std::int64_t, std::int64_t i, std::int64_t j, float v) { d[i * n + j] = v; };
+    const auto row = [d, n](std::int64_t, std::int64_t i) { return d + i * n + i + 1; };
     std::atomic<std::int64_t> done{reusedPairs};
     const auto report = [&](std::int64_t now) { reportProgress(now, total, what); };
 
     if (comm) {
-        // The layout and the blocks left to every rank; block pending[q] is rank q mod W's.
-        // The round size and a name for this run's counters in the store.
+        // The layout, the blocks left, the round size and a name for this run's counters in the
+        // store, to every rank.
         std::vector<std::int64_t> layout = starts, todo = pending,
                                   per{blocksPerRound(threads), static_cast<std::int64_t>(std::random_device{}() >> 1)};
         comm->broadcast(layout, 0);
@@ -927,7 +924,7 @@ void PairwiseJob::run()
             const auto t0 = Clock::now();
             const std::string counter = "pairwise/" + std::to_string(per[1]) + "/" + std::to_string(round);
             try {
-                computeBlocks(ds, m_options, control(), starts, roundBlocks(pending, round, per[0], world), threads, store,
+                computeBlocks(ds, m_options, control(), starts, roundBlocks(pending, round, per[0], world), threads, row,
                               finishBlock, done, st.pairsComputed, report, [&] { return comm->add(counter, 1) - 1; });
             } catch (const job::Cancelled&) {
                 cancelled = true;
@@ -1006,7 +1003,7 @@ void PairwiseJob::run()
                       "receiving and writing theirs", computing, waiting, writing);
         reportMessage(line);
     } else {
-        computeBlocks(ds, m_options, control(), starts, pending, threads, store, finishBlock, done, st.pairsComputed, report);
+        computeBlocks(ds, m_options, control(), starts, pending, threads, row, finishBlock, done, st.pairsComputed, report);
     }
 
     if (!m.header().complete) {
@@ -1070,16 +1067,16 @@ void PairwiseJob::runFollower(dist::Communicator& comm, int threads)
             const std::string counter = "pairwise/" + std::to_string(per[1]) + "/" + std::to_string(round);
             for (std::int64_t b : blocks) // the buffers of every block this rank may take
                 buffers[b].resize(static_cast<std::size_t>(blockPairs(starts, b, n)));
-            const auto store = [&](std::int64_t b, std::int64_t i, std::int64_t j, float v) {
+            const auto row = [&](std::int64_t b, std::int64_t i) {
                 // Each block's buffer is written by one worker only; the map is not resized meanwhile.
-                buffers.at(b)[static_cast<std::size_t>(packedOffset(starts[static_cast<std::size_t>(b)], i, j, n))] = v;
+                return buffers.at(b).data() + pairsOfRows(n, starts[static_cast<std::size_t>(b)], i);
             };
             const auto finished = [&](std::int64_t b) {
                 std::lock_guard lock(buffersMutex);
                 finishedBlocks.push_back(b);
             };
             try {
-                computeBlocks(ds, m_options, control(), starts, blocks, threads, store, finished, done, st.pairsComputed,
+                computeBlocks(ds, m_options, control(), starts, blocks, threads, row, finished, done, st.pairsComputed,
                               report, [&] { return comm.add(counter, 1) - 1; });
             } catch (const job::Cancelled&) {
                 cancelled = true;
