@@ -19,6 +19,15 @@ namespace setscope::dist {
 
 namespace {
 
+/// The first line of a c10d error (c10::Error appends a backtrace to its message).
+std::string firstLine(const std::exception& e)
+{
+    std::string why = e.what();
+    if (const auto nl = why.find('\n'); nl != std::string::npos)
+        why.resize(nl);
+    return why;
+}
+
 bool isLoopback(const std::string& host)
 {
     return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
@@ -53,9 +62,7 @@ public:
         try {
             return m_store->add("setscope/" + key, delta);
         } catch (const std::exception& e) {
-            std::string why = e.what();
-            if (const auto nl = why.find('\n'); nl != std::string::npos)
-                why.resize(nl);
+            const std::string why = firstLine(e);
             throw PeerLost("rank " + std::to_string(m_r.rank) + " of " + std::to_string(m_r.worldSize) +
                            ": the run's store failed: " + why);
         }
@@ -120,9 +127,7 @@ private:
             auto work = start();
             work->wait();
         } catch (const std::exception& e) {
-            std::string why = e.what();
-            if (const auto nl = why.find('\n'); nl != std::string::npos) // c10::Error appends a backtrace
-                why.resize(nl);
+            const std::string why = firstLine(e);
             throw PeerLost("rank " + std::to_string(m_r.rank) + " of " + std::to_string(m_r.worldSize) + ": " + what +
                            " failed: " + why + " (another rank stopped, or did not answer within " +
                            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(m_r.timeout).count()) +
@@ -167,9 +172,7 @@ std::shared_ptr<Communicator> connectGloo(const Rendezvous& r)
     } catch (const PeerLost&) {
         throw;
     } catch (const std::exception& e) {
-        std::string why = e.what();
-        if (const auto nl = why.find('\n'); nl != std::string::npos)
-            why.resize(nl);
+        const std::string why = firstLine(e);
         throw PeerLost(r.describe() + ": cannot join the run: " + why);
     }
 }
