@@ -219,7 +219,7 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             if (!rank.lead) { // rank 0 writes the matrix and reports
                 if (st == job::JobStatus::Failed)
                     std::fprintf(stderr, "setscope-cli: %s\n", job.error().c_str());
-                rc = st == job::JobStatus::Finished ? 0 : st == job::JobStatus::Cancelled ? 130 : 1;
+                rc = exitCode(st);
                 return;
             }
             const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -331,14 +331,8 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             try {
                 const std::vector<ot::EmdKnnResult> results = knnOnRanks(rank, *ds, queries, cands, o->k, options);
                 sink.finished(job::JobStatus::Finished, {}); // clears a progress bar
-                if (!rank.lead) {
-                    rc = 0; // rank 0 prints and scores
-                    control.requestCancel();
-                    watch.join();
-                    std::signal(SIGINT, previous);
-                    return;
-                }
-                for (std::size_t qi = 0; qi < queries.size(); ++qi) {
+                for (std::size_t qi = 0; rank.lead && qi < queries.size(); ++qi) { // rank 0 prints and scores
+
                     const std::int64_t q = queries[qi];
                     const ot::EmdKnnResult& r = results[qi];
                     total.candidates += r.stats.candidates;
@@ -383,6 +377,10 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             std::signal(SIGINT, previous);
             if (rc == 130)
                 return;
+            if (!rank.lead) {
+                rc = 0;
+                return;
+            }
             const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             // The counts are those of the serial search whatever the thread count; speculative
             // solves (threads that ran ahead of it, then not needed) are extra work.

@@ -169,12 +169,14 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
 
     cmd->callback([ctx, o, cmd, itemValues, &rc] {
         train::TrainerConfig cfg = o->cfg;
+        nlohmann::json fileKeys = nlohmann::json::object(); // what --config sets
         if (!o->configFile.empty()) {
             std::ifstream in(o->configFile);
             if (!in)
                 throw std::runtime_error("cannot read config " + o->configFile);
             nlohmann::json j = nlohmann::json::parse(in, nullptr, true, true);
             train::TrainerConfig fromFile = train::TrainerConfig::fromJson(j);
+            fileKeys = j;
             // Flags given on the command line override the file.
             const nlohmann::json flags = cfg.toJson();
             nlohmann::json merged = fromFile.toJson();
@@ -217,13 +219,8 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         if (!cfg.resumeFrom.empty()) {
             // The settings --nproc chooses (the parts of a batch, the threads of a rank) follow the
             // checkpoint unless given: a run resumes on another number of ranks as it was.
-            nlohmann::json fromFile;
-            if (!o->configFile.empty()) {
-                std::ifstream in(o->configFile);
-                fromFile = nlohmann::json::parse(in, nullptr, false, true);
-            }
-            const bool givenShards = cmd->count("--batch-shards") > 0 || (fromFile.is_object() && fromFile.contains("batch_shards"));
-            const bool givenThreads = cmd->count("--threads") > 0 || (fromFile.is_object() && fromFile.contains("threads"));
+            const bool givenShards = cmd->count("--batch-shards") > 0 || fileKeys.contains("batch_shards");
+            const bool givenThreads = cmd->count("--threads") > 0 || fileKeys.contains("threads");
             if (!givenShards || !givenThreads) {
                 const train::TrainerConfig stored = train::checkpointConfig(cfg.resumeFrom);
                 if (!givenShards)
@@ -344,7 +341,7 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         if (!rank.lead) {
             if (job.status() == job::JobStatus::Failed)
                 std::fprintf(stderr, "setscope-cli: %s\n", job.error().c_str());
-            rc = job.status() == job::JobStatus::Finished ? 0 : job.status() == job::JobStatus::Cancelled ? 130 : 1;
+            rc = exitCode(job.status());
             return;
         }
         if (!job.lastCheckpoint().empty())
@@ -358,11 +355,7 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             else
                 std::printf("final: kNN accuracy %.4f\n", fin);
         }
-        switch (job.status()) {
-        case job::JobStatus::Finished: rc = 0; break;
-        case job::JobStatus::Cancelled: rc = 130; break;
-        default: rc = 1; break;
-        }
+        rc = exitCode(job.status());
     });
 }
 

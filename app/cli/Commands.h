@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
+#include "core/job/ProgressSink.h"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
@@ -12,6 +14,10 @@ namespace setscope::cli {
 struct CliContext;
 
 /// Each command adds its subcommand to `app`; its callback stores its exit code in `rc`.
+/// The exit code of a command whose job ended with `status`: 0 finished, 130 cancelled (as an
+/// interrupted shell command), 1 failed.
+int exitCode(job::JobStatus status);
+
 /// The context is created lazily (registry + plugins) by `ctx()`.
 using ContextFn = std::function<CliContext&()>;
 

@@ -13,6 +13,15 @@
 #include <iostream>
 #include <optional>
 
+int setscope::cli::exitCode(setscope::job::JobStatus status)
+{
+    switch (status) {
+    case setscope::job::JobStatus::Finished: return 0;
+    case setscope::job::JobStatus::Cancelled: return 130;
+    default: return 1;
+    }
+}
+
 int main(int argc, char** argv)
 {
     // Before anything else: libgomp has read its wait policy already, so this may re-execute.
