@@ -10,6 +10,7 @@
 #include "core/ot/PointSet.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 #include <random>
@@ -130,6 +131,44 @@ std::vector<MetricValue> computeEmdMse(const MetricInput& in, const sdk::OptionV
              "mean (EMD - " + std::string(mo.distance == EmbeddingDistance::SquaredEuclidean ? "||f_i - f_j||^2" : "||f_i - f_j||") +
                  ")^2 over " + std::to_string(r.pairs) + (r.sampled ? " sampled" : "") + " pairs " + queriesWhat(in) +
                  ", mean EMD " + fmt(r.meanEmd) + " (seed 001 Table 8)"}};
+}
+
+/// Mean Euclidean distance over the pairs of the scored items (all, or a seeded sample).
+std::vector<MetricValue> computeSpread(const MetricInput& in, const sdk::OptionValues& o)
+{
+    const auto n = static_cast<std::int64_t>(in.queries.size());
+    const std::int64_t maxPairs = o.integer("max-pairs");
+    const std::int64_t all = n * (n - 1) / 2;
+    const std::int64_t cols = in.embedding.cols;
+    const auto dist = [&](std::int64_t a, std::int64_t b) {
+        const float* x = in.embedding.data + in.queries[static_cast<std::size_t>(a)] * cols;
+        const float* y = in.embedding.data + in.queries[static_cast<std::size_t>(b)] * cols;
+        double s = 0.0;
+        for (std::int64_t k = 0; k < cols; ++k)
+            s += (double(x[k]) - double(y[k])) * (double(x[k]) - double(y[k]));
+        return std::sqrt(s);
+    };
+    double sum = 0.0;
+    std::int64_t pairs = 0;
+    const bool sampled = maxPairs > 0 && all > maxPairs;
+    if (!sampled) {
+        for (std::int64_t a = 0; a < n; ++a)
+            for (std::int64_t b = a + 1; b < n; ++b, ++pairs)
+                sum += dist(a, b);
+    } else {
+        std::mt19937_64 rng(static_cast<std::uint64_t>(o.integer("seed")));
+        std::uniform_int_distribution<std::int64_t> pick(0, n - 1);
+        while (pairs < maxPairs) {
+            const std::int64_t a = pick(rng), b = pick(rng);
+            if (a != b) {
+                sum += dist(a, b);
+                ++pairs;
+            }
+        }
+    }
+    return {{"spread", pairs ? sum / static_cast<double>(pairs) : 0.0,
+             "mean ||f_i - f_j|| over " + std::to_string(pairs) + (sampled ? " sampled" : "") + " pairs " + queriesWhat(in) +
+                 " (0: every item at one point; unit vectors spread uniformly: about 1.41)"}};
 }
 
 std::vector<MetricValue> computeKde(const MetricInput& in, const sdk::OptionValues& o)
@@ -381,6 +420,11 @@ void registerBuiltinMetrics(MetricRegistry& r)
             sdk::OptionSpec::integer("iterations", 25, 1, 100000, "Lloyd iterations per run"),
             sdk::OptionSpec::integer("seed", 1234, 0, 2147483647, "seed of the k-means initialisation")},
            false, computeNmi});
+    r.add({"spread", "mean Euclidean distance between the scored items' embeddings: how bunched the map is (a start "
+                     "that semi-hard mining cannot leave is bunched, docs/LOSSES.md)",
+           {sdk::OptionSpec::integer("max-pairs", 20000, 0, 1e12, "sample this many pairs when there are more (0 = all)"),
+            sdk::OptionSpec::integer("seed", 1, 0, 9.0e15, "seed of the pair sample")},
+           false, computeSpread});
     r.add({"emd-mse", "mean squared error of the embedding distance against exact EMD (seed 001 Table 8)",
            {distanceOption(),
             sdk::OptionSpec::integer("max-pairs", 10000, 0, 1e12, "sample this many pairs when there are more (0 = all)"),
@@ -508,7 +552,14 @@ std::string describeMetric(const std::string& name, const MetricRegistry& regist
         {"emd-seconds", "seconds the epoch's steps spent on exact EMDs (apart from the step time)"},
         {"emd-solved", "exact EMDs the epoch's steps solved"},
         {"emd-cached", "exact EMDs the epoch's steps read from a cached pairwise matrix"},
-        {"padding-share", "padded slots / all slots of the epoch's batches"}};
+        {"padding-share", "padded slots / all slots of the epoch's batches"},
+        {"step-seconds", "wall seconds of the epoch's optimizer steps (evaluation not included)"},
+        {"augment-seconds", "seconds the epoch's steps spent augmenting sets"},
+        {"collate-seconds", "seconds the epoch's steps spent padding sets into batches and moving them to the device"},
+        {"forward-seconds", "seconds the epoch's steps spent in the encoder's forward pass"},
+        {"loss-seconds", "seconds the epoch's steps spent in the loss: mining, its terms (and seed 004's metric solve)"},
+        {"backward-seconds", "seconds the epoch's steps spent in the backward pass"},
+        {"optimizer-seconds", "seconds the epoch's steps spent in the optimizer's update"}};
     if (const auto it = run.find(name); it != run.end())
         return it->second;
     const auto at = name.find('@');

@@ -1321,6 +1321,13 @@ void TrainingJob::run()
 
     double stepEmdSeconds = 0.0;
     double epochAllreduceSeconds = 0.0;
+    // Where an epoch's steps spend their time (docs/BENCHMARKS.md "step profile"): wall seconds
+    // of each phase, summed over the epoch's steps. On a GPU the phases are timed as the host
+    // issues them (kernels run asynchronously), so only their sum is exact there.
+    struct PhaseSeconds {
+        double augment = 0, collate = 0, forward = 0, loss = 0, backward = 0, optimizer = 0, steps = 0;
+    } epochPhases;
+    const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     double epochEmdSeconds = 0.0;
     std::int64_t epochEmdSolved = 0, epochEmdCached = 0;
     std::int64_t epochRealSlots = 0, epochSlots = 0;
@@ -1360,8 +1367,10 @@ void TrainingJob::run()
                             loss ? metricProjection(*loss, enc->outputDim()) : torch::Tensor());
             // kNN accuracy, both Recall@K (the papers' share of the class, seed 000 Table II /
             // seed 001 Table 9, and "at least one") and precision@K, by their registry names.
-            for (const eval::MetricValue& v :
-                 eval::evaluateMetrics(ds, all.data(), dim, cfg.labelSet, eval::standardMetrics(), &control()))
+            // spread: how bunched the map is (a start semi-hard mining cannot leave, docs/LOSSES.md).
+            eval::MetricRequest standard = eval::standardMetrics();
+            standard.metrics.push_back("spread");
+            for (const eval::MetricValue& v : eval::evaluateMetrics(ds, all.data(), dim, cfg.labelSet, standard, &control()))
                 m.values.emplace_back(v.name, v.value);
             if (!extra.empty()) {
                 eval::MetricRequest request;
@@ -1398,6 +1407,15 @@ void TrainingJob::run()
             m.values.emplace_back("allreduce-seconds", epochAllreduceSeconds);
         if (epochSlots > 0 && !bestRow)
             m.values.emplace_back("padding-share", 1.0 - static_cast<double>(epochRealSlots) / static_cast<double>(epochSlots));
+        if (epochPhases.steps > 0 && !bestRow) {
+            m.values.emplace_back("step-seconds", epochPhases.steps);
+            m.values.emplace_back("augment-seconds", epochPhases.augment);
+            m.values.emplace_back("collate-seconds", epochPhases.collate);
+            m.values.emplace_back("forward-seconds", epochPhases.forward);
+            m.values.emplace_back("loss-seconds", epochPhases.loss);
+            m.values.emplace_back("backward-seconds", epochPhases.backward);
+            m.values.emplace_back("optimizer-seconds", epochPhases.optimizer);
+        }
         m.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
         {
             std::lock_guard lock(m_mutex);
@@ -1412,6 +1430,26 @@ void TrainingJob::run()
                   (validation.empty() ? std::string("no validation split")
                                       : std::to_string(validation.size()) + " validation items") +
                   ", device " + device.str() + ", " + threads + ", OpenMP waiting " + util::openMpWaitPolicy());
+    if (step == 0 && cfg.evaluateEachEpoch) {
+        // How bunched the start is: semi-hard mining cannot leave a start whose distances are all
+        // ~0 (docs/LOSSES.md, "WSSET: the printed form and the authors' code").
+        const std::vector<std::int64_t> probe(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(pool.size(), 256)));
+        const int dim = static_cast<int>(enc->outputDim());
+        const std::vector<float> z = embedItems(*enc, ds, probe, device, &control());
+        double sum = 0.0;
+        std::int64_t pairs = 0;
+        for (std::size_t a = 0; a < probe.size(); ++a)
+            for (std::size_t b = a + 1; b < probe.size(); ++b, ++pairs) {
+                double d2 = 0.0;
+                for (int k = 0; k < dim; ++k) {
+                    const double diff = double(z[a * dim + k]) - double(z[b * dim + k]);
+                    d2 += diff * diff;
+                }
+                sum += std::sqrt(d2);
+            }
+        reportMessage("initial embedding: mean pairwise distance " + std::to_string(pairs ? sum / double(pairs) : 0.0) +
+                      " over the first " + std::to_string(probe.size()) + " training items (spread)");
+    }
     if (cfg.snapshotEvery > 0)
         publishSnapshot(step);
 
@@ -1486,6 +1524,7 @@ void TrainingJob::run()
             }
             // Augmentations work on the sets, before collation.
             std::vector<sdk::AugmentedSet> views;
+            const auto tAugment = Clock::now();
             if (augmentation) {
                 const std::vector<sdk::SetRef> refs = nn::setRefs(sds, items);
                 const sdk::AugmentationBatch ab{refs, transport.get()};
@@ -1494,6 +1533,7 @@ void TrainingJob::run()
                     views.push_back(augmentation->augment(ab, static_cast<std::int64_t>(i),
                                                           mixSeed(cfg.seed, static_cast<std::uint64_t>(step), offset + i)));
             }
+            epochPhases.augment += since(tAugment);
             auto viewBatch = [&] {
                 std::vector<sdk::SetRef> refs;
                 for (const sdk::AugmentedSet& v : views)
@@ -1502,12 +1542,16 @@ void TrainingJob::run()
             };
             // An augmentation that the loss does not compare against (nor encodes keys of) replaces the input.
             const bool viewApart = needs.augmentedView || needs.momentumKeys;
+            auto tPhase = Clock::now();
             const sdk::SetBatch batch = augmentation && !viewApart ? viewBatch() : nn::collate(sds, items, device);
             epochRealSlots += batch.mask.sum().item<std::int64_t>();
             epochSlots += batch.mask.numel();
+            epochPhases.collate += since(tPhase);
 
             sdk::LossContext lctx;
+            tPhase = Clock::now();
             lctx.embeddings = enc->forward(batch);
+            epochPhases.forward += since(tPhase);
             lctx.items = torch::tensor(items, torch::kLong).to(device);
             lctx.labels = st.supervised ? nn::collateLabels(st.labels.empty() ? labels : st.labels, items, device)
                                         : torch::full({static_cast<std::int64_t>(items.size())}, -1,
@@ -1521,7 +1565,10 @@ void TrainingJob::run()
             }
             if (viewApart) {
                 // The keys of a run without augmentation are the sets' own.
+                tPhase = Clock::now();
                 const sdk::SetBatch vb = augmentation ? viewBatch() : batch;
+                epochPhases.collate += since(tPhase);
+                tPhase = Clock::now();
                 if (needs.augmentedView)
                     lctx.augmented = enc->forward(vb);
                 if (needs.momentumKeys) {
@@ -1534,6 +1581,7 @@ void TrainingJob::run()
                         lctx.keys = enc->forward(vb);
                     }
                 }
+                epochPhases.forward += since(tPhase);
             }
             stepEmdSeconds += transport ? transport->seconds() : 0.0;
             epochEmdSeconds += transport ? transport->seconds() : 0.0;
@@ -1542,6 +1590,7 @@ void TrainingJob::run()
                 epochEmdCached += transport->cached();
             }
             sdk::LossOutput out;
+            tPhase = Clock::now();
             if (affinityLoss) {
                 std::vector<float> w = affinitySampler->batchAffinity(items);
                 const auto b = static_cast<std::int64_t>(items.size());
@@ -1549,13 +1598,17 @@ void TrainingJob::run()
             } else {
                 out = loss->forward(lctx);
             }
+            epochPhases.loss += since(tPhase);
+            tPhase = Clock::now();
             if (scale == 1.0)
                 out.loss.backward();
             else
                 (out.loss * scale).backward();
+            epochPhases.backward += since(tPhase);
             return out.loss.item<double>();
         };
 
+        const auto tStep = Clock::now();
         opt->zero_grad();
         stepEmdSeconds = 0.0;
         double stepLossSum = 0.0;
@@ -1590,10 +1643,13 @@ void TrainingJob::run()
             for (std::size_t g = 0; g < opt->param_groups().size(); ++g)
                 opt->param_groups()[g].options().set_lr(baseLr[g] * f);
         }
+        const auto tOptimizer = Clock::now();
         loss->afterBackward(opt->param_groups().front().options().get_lr()); // seed 004: L's Stiefel step
         opt->step();
+        epochPhases.optimizer += since(tOptimizer);
         if (keyEnc)
             keyEnc->update(*enc); // θ_k <- m θ_k + (1 - m) θ_q
+        epochPhases.steps += since(tStep);
         lastLoss = stepLoss;
         epochLossSum += lastLoss;
         ++epochLossCount;
@@ -1630,6 +1686,7 @@ void TrainingJob::run()
             epochAllreduceSeconds = 0.0;
             epochEmdSolved = epochEmdCached = 0;
             epochRealSlots = epochSlots = 0;
+            epochPhases = {};
         }
         if ((cfg.checkpointEvery > 0 && step % cfg.checkpointEvery == 0) || (cfg.checkpointEvery == 0 && epochEnd) ||
             step == total)

@@ -72,7 +72,8 @@ void TestMetrics::builtinNamesAndOptions()
         sdk::OptionValues::resolve(d.options, {}, "metric " + d.name);
     }
     QCOMPARE(got, (std::vector<std::string>{"knn-accuracy", "recall-hit", "recall-class", "precision",
-                                            "neighbourhood-purity", "ndcg", "csl", "nmi", "emd-mse", "kde-discrepancy"}));
+                                            "neighbourhood-purity", "ndcg", "csl", "nmi", "spread", "emd-mse",
+                                            "kde-discrepancy"}));
     QVERIFY(r.require("emd-mse").needsExactEmd);
     QVERIFY(r.require("kde-discrepancy").needsExactEmd);
     QVERIFY(!r.require("recall-class").needsExactEmd);
@@ -141,8 +142,11 @@ void TestMetrics::testVsTrainHandSolved()
     // No metric named: every one that needs neither exact EMD nor coarse labels.
     QCOMPARE(names(v), (std::vector<std::string>{"knn-accuracy", "recall-hit@1", "recall-hit@2", "recall-class@1",
                                                   "recall-class@2", "precision@1", "precision@2", "neighbourhood-purity",
-                                                  "csl-average", "csl-total", "nmi"}));
+                                                  "csl-average", "csl-total", "nmi", "spread"}));
     const auto m = byName(v);
+    // Spread: the mean of |0.1-0.3| 0.2, |0.1-5.1| 5, |0.1-2.5| 2.4, |0.3-5.1| 4.8, |0.3-2.5| 2.2,
+    // |5.1-2.5| 2.6 over the six pairs of the test split.
+    QVERIFY(std::abs(m.at("spread") - 17.2 / 6) < 1e-6); // float32 inputs
     QCOMPARE(m.at("knn-accuracy"), 0.75);
     QCOMPARE(m.at("recall-hit@1"), 0.75);
     QCOMPARE(m.at("recall-hit@2"), 0.75);
