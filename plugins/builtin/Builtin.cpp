@@ -180,7 +180,8 @@ void registerBuiltins(sdk::Registrar& r)
                              [make](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return make(s); }};
     };
     r.addLoss(lossInfo("wsset",
-                       "WSSET: EMD-nearest positive, semi-hard negative weighted by exp(-EMD/2(cσ)²) (seed 001 Eq. 4-5); "
+                       "WSSET: EMD-nearest positive, semi-hard negative weighted by w(a,n) (seed 000 Eq. 2-3, seed 001 "
+                       "Eq. 4-5), as printed (form paper) or as the authors' code runs it (form authors); "
                        "augmented-term adds the PointSwap term of Eq. 7",
                        losses::SelfSupervisedTripletLoss::schema(),
                        [](const sdk::LossSpec& s) { return std::make_shared<losses::SelfSupervisedTripletLoss>(s); }));

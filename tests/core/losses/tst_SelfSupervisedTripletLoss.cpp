@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
@@ -26,7 +27,24 @@ struct RefOptions {
     double c = 7;
     double q = 100;
     bool augmented = false;
+    // The parts of the authors' form (vistec-AI/WSSET loss.py), each on its own.
+    bool squared = false;      ///< exp(-EMD² / 2(cσ)²)
+    bool rowSigma = false;     ///< σ of the anchor's row, self included
+    bool weightedNeg = false;  ///< semi-hard on w·d, the positive's w·d too
+    bool matrixPct = false;    ///< percentile over the B x B matrix, tfp's nearest rank
 };
+
+/// tfp.stats.percentile's default (nearest) on a plain list: sorted from the largest down,
+/// the value at round-half-even((n - 1)(1 - q/100)).
+double tfpNearest(std::vector<double> v, double q)
+{
+    std::sort(v.begin(), v.end(), std::greater<>());
+    const double pos = double(v.size() - 1) * (1 - q / 100);
+    double r = std::floor(pos);
+    if (pos - r > 0.5 || (pos - r == 0.5 && std::fmod(r, 2.0) != 0.0))
+        r += 1;
+    return v[std::size_t(r)];
+}
 
 struct RefResult {
     double loss = 0;
@@ -57,11 +75,30 @@ RefResult referenceLoss(const Matrix& e, const Matrix& aug, const Matrix& emd, c
     const double rank = o.q / 100.0 * double(pairs.size() - 1);
     const std::size_t lo = std::size_t(rank);
     const std::size_t hi = std::min(lo + 1, pairs.size() - 1);
-    const double threshold = pairs[lo] + (rank - double(lo)) * (pairs[hi] - pairs[lo]);
+    double threshold = pairs[lo] + (rank - double(lo)) * (pairs[hi] - pairs[lo]);
+    if (o.matrixPct) {
+        std::vector<double> all;
+        for (const auto& row : emd)
+            all.insert(all.end(), row.begin(), row.end());
+        threshold = tfpNearest(all, o.q);
+    }
+    const auto sigmaOf = [&](std::size_t a) {
+        if (!o.rowSigma)
+            return sigma;
+        double m = 0, v = 0;
+        for (double x : emd[a])
+            m += x;
+        m /= double(b);
+        for (double x : emd[a])
+            v += (x - m) * (x - m);
+        return std::sqrt(v / double(b));
+    };
     const auto weight = [&](std::size_t a, std::size_t n) {
-        if (!o.weighted || !(sigma > 0) || !std::isfinite(sigma))
+        const double s = sigmaOf(a);
+        if (!o.weighted || !(s > 0) || !std::isfinite(s))
             return 1.0;
-        return std::exp(-emd[a][n] / (2 * (o.c * sigma) * (o.c * sigma)));
+        const double e = o.squared ? emd[a][n] * emd[a][n] : emd[a][n];
+        return std::exp(-e / (2 * (o.c * s) * (o.c * s)));
     };
     double sum = 0;
     for (std::size_t a = 0; a < b; ++a) {
@@ -71,21 +108,22 @@ RefResult referenceLoss(const Matrix& e, const Matrix& aug, const Matrix& emd, c
                 p = j;
         if (o.q < 100 && !(emd[a][p] < threshold))
             continue;
-        std::vector<double> d(b);
+        std::vector<double> d(b), ranked(b);
         std::vector<bool> cand(b);
         for (std::size_t n = 0; n < b; ++n) {
             d[n] = losstest::sqDist(e[a], e[n]);
+            ranked[n] = o.weightedNeg ? weight(a, n) * d[n] : d[n];
             cand[n] = n != a && n != p;
         }
         const double dap = d[p];
-        const auto n = std::size_t(losstest::bruteSemiHard(d, dap, cand));
+        const auto n = std::size_t(losstest::bruteSemiHard(ranked, ranked[p], cand));
         const double t1 = std::max(0.0, dap - weight(a, n) * d[n] + o.margin);
         sum += t1;
         r.active += t1 > 0;
         ++r.terms;
         if (o.augmented) {
             const double daa = losstest::sqDist(e[a], aug[a]);
-            const auto n2 = std::size_t(losstest::bruteSemiHard(d, daa, cand));
+            const auto n2 = std::size_t(losstest::bruteSemiHard(ranked, daa, cand));
             const double t2 = std::max(0.0, daa - weight(a, n2) * d[n2] + o.margin);
             sum += t2;
             r.active += t2 > 0;
@@ -145,6 +183,11 @@ private Q_SLOTS:
     void handSolvedSset();
     void handSolvedWsset();
     void positivePercentileHandSolved();
+    void rowSigmaHandSolved();
+    void squaredExponentHandSolved();
+    void weightedNegativesHandSolved();
+    void percentileOfMatrixHandSolved();
+    void formsResolveTheirParts();
     void augmentedTermMeanIsOverTwoNHat();
     void sigmaZeroOrNonFiniteGivesUnitWeights();
     void tooSmallBatchGivesZero();
@@ -232,6 +275,149 @@ void TestSelfSupervisedTripletLoss::positivePercentileHandSolved()
     }
 }
 
+void TestSelfSupervisedTripletLoss::rowSigmaHandSolved()
+{
+    // σ of each anchor's row of kEmd, self included (population):
+    //  row 0: 0 1 3 2, mean 1.5, variance 5/4;   row 1: 1 0 4 5, mean 2.5, variance 17/4;
+    //  row 2: 3 4 0 6, mean 3.25, variance 18.75/4; row 3: 2 5 6 0, mean 3.25, variance 22.75/4.
+    // Negatives as in handSolvedTriplets (3, 2, 1, 1) with EMDs 2, 4, 4, 5; c = 1.
+    const double var[] = {5.0 / 4, 17.0 / 4, 18.75 / 4, 22.75 / 4};
+    const double negEmd[] = {2, 4, 4, 5};
+    auto loss = make({{"c", "1"}, {"sigma", "row"}});
+    QVERIFY(loss.rowSigma() && !loss.squaredExponent() && !loss.weightedNegatives());
+    const auto t = loss.mine(context(kEmb, kEmd));
+    QCOMPARE(vecOf(t.negative), (std::vector<std::int64_t>{3, 2, 1, 1}));
+    double w[4];
+    for (int a = 0; a < 4; ++a) {
+        QVERIFY(std::abs(t.anchorSigma[a].item<double>() - std::sqrt(var[a])) < 1e-12);
+        w[a] = std::exp(-negEmd[a] / (2 * var[a]));
+        QVERIFY2(std::abs(t.weight[a].item<double>() - w[a]) < 1e-6, qPrintable(QString::number(a)));
+    }
+    // Terms: a0 4 - 2 w0 + .1, a1 4 - 5 w1 + .1, a2 1 - 5 w2 + .1, a3 2 - 2 w3 + .1 (each >= 0 here).
+    const double want = ((4 - 2 * w[0] + .1) + (4 - 5 * w[1] + .1) + std::max(0.0, 1 - 5 * w[2] + .1) +
+                         (2 - 2 * w[3] + .1)) / 4;
+    QVERIFY2(std::abs(loss.forward(context(kEmb, kEmd)).loss.item<double>() - want) < 1e-5,
+             qPrintable(QString("want %1").arg(want)));
+}
+
+void TestSelfSupervisedTripletLoss::squaredExponentHandSolved()
+{
+    // σ of the batch: 2σ² = 2 * 17.5/6; the negatives' EMDs 2, 4, 4, 5 enter squared.
+    const double denom = 2 * 17.5 / 6;
+    auto loss = make({{"c", "1"}, {"exponent", "emd-squared"}});
+    QVERIFY(loss.squaredExponent() && !loss.rowSigma());
+    const auto t = loss.mine(context(kEmb, kEmd));
+    const double w[] = {std::exp(-4 / denom), std::exp(-16 / denom), std::exp(-16 / denom), std::exp(-25 / denom)};
+    for (int a = 0; a < 4; ++a)
+        QVERIFY2(std::abs(t.weight[a].item<double>() - w[a]) < 1e-6, qPrintable(QString::number(a)));
+    // Doubling every EMD: the printed weight exp(-EMD / 2(cσ)²) changes (σ doubles, EMD doubles:
+    // the exponent halves), the squared one does not (it depends on EMD / σ only).
+    Matrix twice = kEmd;
+    for (auto& r : twice)
+        for (double& v : r)
+            v *= 2;
+    const auto t2 = loss.mine(context(kEmb, twice));
+    QVERIFY(torch::allclose(t.weight, t2.weight, 1e-6, 1e-7));
+    const auto printed = make({{"c", "1"}});
+    QVERIFY(!torch::allclose(printed.mine(context(kEmb, kEmd)).weight, printed.mine(context(kEmb, twice)).weight, 1e-3, 1e-3));
+}
+
+void TestSelfSupervisedTripletLoss::weightedNegativesHandSolved()
+{
+    // 1-D embeddings 0, 1, √2, √3: d(0,1) = 1, d(0,2) = 2, d(0,3) = 3. EMDs: anchor 0's positive is
+    // 1 (EMD 1), EMD(0,2) = 6, EMD(0,3) = 2; the other pairs 3 4 5. The pairs' σ² = 17.5/6 as in
+    // kEmd, c = 1, exponent EMD: w01 = e^{-1/5.833}, w02 = e^{-6/5.833}, w03 = e^{-2/5.833}.
+    //  plain:    the closest candidate farther than d(0,1) = 1 is 2 (d = 2): term 1 - 2 w02 + .1
+    //  weighted: w·d = 0.842 (p), 0.715 (2), 2.129 (3): only 3 is farther, term 1 - 3 w03 + .1 < 0
+    const Matrix emb = {{0, 0}, {1, 0}, {std::sqrt(2.0), 0}, {std::sqrt(3.0), 0}};
+    const Matrix emd = {{0, 1, 6, 2}, {1, 0, 3, 4}, {6, 3, 0, 5}, {2, 4, 5, 0}};
+    const double denom = 2 * 17.5 / 6;
+    const double w02 = std::exp(-6 / denom);
+    const auto plain = make({{"c", "1"}}).mine(context(emb, emd));
+    const auto weighted = make({{"c", "1"}, {"negatives", "weighted"}}).mine(context(emb, emd));
+    QCOMPARE(plain.negative[0].item<std::int64_t>(), std::int64_t(2));
+    QCOMPARE(weighted.negative[0].item<std::int64_t>(), std::int64_t(3));
+    QVERIFY(std::abs(plain.weight[0].item<double>() - w02) < 1e-6);
+    QVERIFY(std::abs(weighted.weight[0].item<double>() - std::exp(-2 / denom)) < 1e-6);
+    // The whole loss against the scalar reference (both choices).
+    for (bool wn : {false, true}) {
+        const RefResult want = referenceLoss(emb, {}, emd, {.weighted = true, .c = 1, .weightedNeg = wn});
+        const auto got = make({{"c", "1"}, {"negatives", wn ? "weighted" : "plain"}}).forward(context(emb, emd));
+        QVERIFY(std::abs(got.loss.item<double>() - want.loss) < 1e-5);
+        QCOMPARE(got.activeTerms, want.active);
+    }
+    // Row 0's own terms, by hand: active with plain mining, zero with weighted.
+    QVERIFY(1 - 2 * w02 + 0.1 > 0 && 1 - 3 * std::exp(-2 / denom) + 0.1 < 0);
+}
+
+void TestSelfSupervisedTripletLoss::percentileOfMatrixHandSolved()
+{
+    // kEmd's 16 entries sorted: 0 0 0 0 1 1 2 2 3 3 4 4 5 5 6 6. tfp's nearest rank of q, counted
+    // from the largest: round-half-even(15 (1 - q/100)).
+    //  q = 20: 12 from the top = 0 -> nothing is strictly below: no anchor kept.
+    //  q = 40: 9 from the top = 2 -> positives' EMDs 1, 1, 3, 2: anchors 0 and 1 kept.
+    //  q = 70: 4.5 -> 4 (to even) from the top (6 6 5 5 4 ...) = 4: every anchor kept.
+    // Over the pairs (interpolated), q = 40 gives 3: anchors 0, 1 and 3.
+    struct Case {
+        const char* q;
+        const char* of;
+        double threshold;
+        std::vector<std::int64_t> kept;
+    };
+    const Case cases[] = {
+        {"20", "matrix", 0, {0, 0, 0, 0}},
+        {"40", "matrix", 2, {1, 1, 0, 0}},
+        {"70", "matrix", 4, {1, 1, 1, 1}},
+        {"40", "pairs", 3, {1, 1, 0, 1}},
+    };
+    for (const Case& c : cases) {
+        auto loss = make({{"weighted", "false"}, {"positive-percentile", c.q}, {"percentile-of", c.of}});
+        const auto t = loss.mine(context(kEmb, kEmd));
+        QVERIFY2(t.threshold == c.threshold, c.q);
+        QVERIFY2(vecOf(t.anchor) == c.kept, c.q);
+        const auto out = loss.forward(context(kEmb, kEmd, {}, true));
+        QCOMPARE(out.terms, std::int64_t(std::count(c.kept.begin(), c.kept.end(), 1)));
+        out.loss.backward();
+    }
+}
+
+void TestSelfSupervisedTripletLoss::formsResolveTheirParts()
+{
+    const auto paper = make({});
+    QCOMPARE(paper.form(), std::string("paper"));
+    QCOMPARE(paper.c(), 7.0);
+    QCOMPARE(paper.positivePercentile(), 100.0);
+    QVERIFY(!paper.squaredExponent() && !paper.rowSigma() && !paper.weightedNegatives() && !paper.percentileOfMatrix());
+    auto authors = make({{"form", "authors"}});
+    QCOMPARE(authors.c(), 12.0);
+    QCOMPARE(authors.positivePercentile(), 20.0);
+    QVERIFY(authors.squaredExponent() && authors.rowSigma() && authors.weightedNegatives() && authors.percentileOfMatrix());
+    // A part given explicitly wins over the form.
+    const auto mixed = make({{"form", "authors"}, {"c", "7"}, {"sigma", "batch"}, {"positive-percentile", "100"}});
+    QCOMPARE(mixed.c(), 7.0);
+    QVERIFY(!mixed.rowSigma() && mixed.squaredExponent() && mixed.weightedNegatives());
+    QCOMPARE(mixed.positivePercentile(), 100.0);
+    QVERIFY(make({{"exponent", "emd-squared"}}).squaredExponent());
+    QVERIFY(!make({{"form", "authors"}, {"negatives", "plain"}}).weightedNegatives());
+    // The authors' form is the sum of its parts.
+    const RefOptions ref{.weighted = true, .margin = 0.1, .c = 12, .q = 20, .squared = true, .rowSigma = true,
+                         .weightedNeg = true, .matrixPct = true};
+    int compared = 0;
+    for (int trial = 0; trial < 20; ++trial) {
+        torch::manual_seed(300 + trial);
+        const std::int64_t b = 12;
+        const Matrix emb = losstest::matrixOf(torch::nn::functional::normalize(
+            torch::randn({b, 3}), torch::nn::functional::NormalizeFuncOptions().dim(1)));
+        const Matrix emd = losstest::matrixOf(losstest::tensorOf(losstest::randomEmd(b, 0.2, 2.0)));
+        const RefResult want = referenceLoss(emb, {}, emd, ref);
+        const auto got = authors.forward(context(emb, emd));
+        QVERIFY2(std::abs(got.loss.item<double>() - want.loss) < 1e-5, qPrintable(QString::number(trial)));
+        QCOMPARE(got.terms, want.terms);
+        compared += want.terms > 0;
+    }
+    QVERIFY(compared > 5); // the filter keeps some anchors: the comparison was not 0 == 0 throughout
+}
+
 void TestSelfSupervisedTripletLoss::augmentedTermMeanIsOverTwoNHat()
 {
     // Views shifted by (0, 0.5): d(a,a') = 0.25; every second term is 0 (n' at distance >= 1:
@@ -303,17 +489,23 @@ void TestSelfSupervisedTripletLoss::matchesScalarReference_data()
     QTest::addColumn<double>("c");
     QTest::addColumn<double>("q");
     QTest::addColumn<bool>("augmented");
+    QTest::addColumn<QString>("parts"); // extra options: s = sigma row, x = emd-squared, w = weighted negatives, m = matrix
     std::vector<std::string> devices{"cpu"};
     if (torch::cuda::is_available())
         devices.push_back("cuda:0");
     for (const std::string& d : devices) {
         const QString dev = QString::fromStdString(d);
-        QTest::newRow(qPrintable(dev + " sset")) << dev << false << 7.0 << 100.0 << false;
-        QTest::newRow(qPrintable(dev + " wsset c=0.5")) << dev << true << 0.5 << 100.0 << false;
-        QTest::newRow(qPrintable(dev + " wsset c=7")) << dev << true << 7.0 << 100.0 << false;
-        QTest::newRow(qPrintable(dev + " wsset+aug c=0.5")) << dev << true << 0.5 << 100.0 << true;
-        QTest::newRow(qPrintable(dev + " wsset+aug q=60")) << dev << true << 0.4 << 60.0 << true;
-        QTest::newRow(qPrintable(dev + " sset+aug q=35")) << dev << false << 7.0 << 35.0 << true;
+        QTest::newRow(qPrintable(dev + " sset")) << dev << false << 7.0 << 100.0 << false << "";
+        QTest::newRow(qPrintable(dev + " wsset c=0.5")) << dev << true << 0.5 << 100.0 << false << "";
+        QTest::newRow(qPrintable(dev + " wsset c=7")) << dev << true << 7.0 << 100.0 << false << "";
+        QTest::newRow(qPrintable(dev + " wsset+aug c=0.5")) << dev << true << 0.5 << 100.0 << true << "";
+        QTest::newRow(qPrintable(dev + " wsset+aug q=60")) << dev << true << 0.4 << 60.0 << true << "";
+        QTest::newRow(qPrintable(dev + " sset+aug q=35")) << dev << false << 7.0 << 35.0 << true << "";
+        QTest::newRow(qPrintable(dev + " row sigma")) << dev << true << 0.5 << 100.0 << false << "s";
+        QTest::newRow(qPrintable(dev + " squared")) << dev << true << 0.5 << 100.0 << false << "x";
+        QTest::newRow(qPrintable(dev + " weighted negatives")) << dev << true << 0.5 << 100.0 << true << "w";
+        QTest::newRow(qPrintable(dev + " matrix q=60")) << dev << false << 7.0 << 60.0 << false << "m";
+        QTest::newRow(qPrintable(dev + " authors+aug c=0.7")) << dev << true << 0.7 << 70.0 << true << "sxwm";
     }
 }
 
@@ -324,12 +516,22 @@ void TestSelfSupervisedTripletLoss::matchesScalarReference()
     QFETCH(double, c);
     QFETCH(double, q);
     QFETCH(bool, augmented);
+    QFETCH(QString, parts);
     const torch::Device dev(device.toStdString());
+    RefOptions ref{weighted, 0.3, c, q, augmented};
+    ref.rowSigma = parts.contains('s');
+    ref.squared = parts.contains('x');
+    ref.weightedNeg = parts.contains('w');
+    ref.matrixPct = parts.contains('m');
     auto loss = make({{"weighted", weighted ? "true" : "false"},
                       {"c", std::to_string(c)},
                       {"positive-percentile", std::to_string(q)},
                       {"augmented-term", augmented ? "true" : "false"},
-                      {"margin", "0.3"}});
+                      {"margin", "0.3"},
+                      {"sigma", ref.rowSigma ? "row" : "batch"},
+                      {"exponent", ref.squared ? "emd-squared" : "emd"},
+                      {"negatives", ref.weightedNeg ? "weighted" : "plain"},
+                      {"percentile-of", ref.matrixPct ? "matrix" : "pairs"}});
     int nonZero = 0;
     for (int trial = 0; trial < 25; ++trial) {
         torch::manual_seed(2000 + trial);
@@ -341,7 +543,7 @@ void TestSelfSupervisedTripletLoss::matchesScalarReference()
         // The reference reads exactly the float32 values the loss reads.
         const Matrix emb = losstest::matrixOf(e), aug = losstest::matrixOf(a);
         const Matrix emd = losstest::matrixOf(losstest::tensorOf(losstest::randomEmd(b, 0.2, 2.0)));
-        const RefResult want = referenceLoss(emb, aug, emd, {weighted, 0.3, c, q, augmented});
+        const RefResult want = referenceLoss(emb, aug, emd, ref);
         const auto got = loss.forward(toDevice(context(emb, emd, aug), dev));
         QCOMPARE(got.loss.device(), dev);
         QVERIFY2(std::abs(got.loss.item<double>() - want.loss) < 1e-5,
@@ -382,7 +584,7 @@ void TestSelfSupervisedTripletLoss::options()
         for (char ch : o.name)
             QVERIFY2((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-', o.name.c_str());
     }
-    QCOMPARE(int(schema.size()), 5);
+    QCOMPARE(int(schema.size()), 10);
     const auto def = make({});
     QVERIFY(def.weighted());
     QCOMPARE(def.margin(), 0.1);
@@ -396,8 +598,9 @@ void TestSelfSupervisedTripletLoss::options()
     QVERIFY(!make({{"weighted", "0"}}).weighted());
 
     const std::map<std::string, std::string> bad[] = {
-        {{"margin", "-0.1"}}, {{"c", "0"}}, {{"c", "-1"}}, {{"positive-percentile", "100.5"}},
-        {{"positive-percentile", "-1"}}, {{"weighted", "maybe"}}, {{"alpha", "0.1"}}, {{"margin", "nan"}},
+        {{"margin", "-0.1"}}, {{"c", "-1"}}, {{"positive-percentile", "100.5"}}, {{"positive-percentile", "-2"}},
+        {{"positive-percentile", "-0.5"}}, {{"weighted", "maybe"}}, {{"alpha", "0.1"}}, {{"margin", "nan"}},
+        {{"form", "code"}}, {{"sigma", "col"}}, {{"exponent", "emd3"}}, {{"negatives", "hard"}}, {{"percentile-of", "all"}},
     };
     for (const auto& given : bad)
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, make(given));
