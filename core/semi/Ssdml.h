@@ -17,13 +17,13 @@
 ///     items  = samplePartition(labels, N_p, rng)          // all labelled + N_p unlabelled
 ///     z      = the network's features of `items` (the l2-normalised layer just before L)
 ///     mined  = minePartition(z, labels of items, items)   // kNN graph, propagation, triplets
-///     for a few epochs over mined.triplets (mini-batches of T_b triplets, seed 004: 100):
-///       step 3: fix θ_z, update L on the batch: AngularLoss::stepMetric (Riemannian
-///               step + retraction on the Stiefel manifold; Euclidean SGD for "w/o orth")
+///     for partition-epochs epochs over mined.triplets (mini-batches of T_b triplets, seed 004: 100):
+///       step 3: fix θ_z, solve L on the batch: AngularLoss's conjugate gradient on the Stiefel
+///               manifold (10 iterations, as the paper's Manopt CGD; flat CG for "w/o orth")
 ///       step 4: fix L, update θ_z by SGD through the angular loss (seed 004 Eq. 3)
-/// The paper runs 10 epochs per partition of N_p = 9 000 unlabelled items (MNIST, CIFAR-10)
-/// and learns L with Manopt's conjugate gradient (10 iterations) where we take plain
-/// Riemannian gradient steps; docs/SSDML.md lists such choices.
+/// The paper runs 10 epochs per partition of N_p = 9 000 unlabelled items (MNIST, CIFAR-10),
+/// at most 50 epochs, and keeps the best model on a 15 % validation split; docs/SSDML.md lists
+/// where setscope differs.
 namespace setscope::semi {
 
 /// Dataset items of one partition X_L ∪ X_U^(p): every labelled item (label >= 0), in

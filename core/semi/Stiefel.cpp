@@ -6,7 +6,10 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 namespace setscope::semi {
 
@@ -86,6 +89,82 @@ double orthogonalityError(const torch::Tensor& l)
     torch::NoGradGuard noGrad;
     const torch::Tensor e = l.t().matmul(l) - torch::eye(l.size(1), l.options());
     return e.abs().max().item<double>();
+}
+
+namespace {
+
+double frobenius(const torch::Tensor& a, const torch::Tensor& b) { return (a * b).sum().item<double>(); }
+
+} // namespace
+
+ConjugateGradientResult conjugateGradient(torch::Tensor& l, const MetricObjective& f,
+                                          const ConjugateGradientOptions& options)
+{
+    torch::NoGradGuard noGrad;
+    ConjugateGradientResult r;
+    const bool manifold = options.onManifold;
+    const auto project = [&](const torch::Tensor& at, const torch::Tensor& v) {
+        return manifold ? riemannianGradient(at, v) : v;
+    };
+    const auto evaluate = [&](const torch::Tensor& at) {
+        ++r.costEvaluations;
+        auto [cost, euclidean] = f(at);
+        if (!euclidean.defined() || euclidean.sizes() != at.sizes())
+            throw std::invalid_argument("conjugate gradient: the objective's gradient must have L's shape");
+        return std::make_pair(cost, project(at, euclidean.to(at.dtype())));
+    };
+    const auto retract = [&](const torch::Tensor& at, const torch::Tensor& step) {
+        return manifold ? retractQr(at + step) : at + step;
+    };
+
+    torch::Tensor x = l.detach().clone();
+    auto [cost, grad] = evaluate(x);
+    r.initialCost = cost;
+    torch::Tensor dir = -grad;
+    double gradNorm = std::sqrt(frobenius(grad, grad));
+    double nextInitial = 0.0; // the adaptive line search's memory (0: none yet)
+    for (int it = 0; it < options.maxIterations && gradNorm > options.minGradNorm; ++it) {
+        double slope = frobenius(grad, dir);
+        if (slope >= 0) { // not a descent direction: restart with the negative gradient
+            dir = -grad;
+            slope = -gradNorm * gradNorm;
+        }
+        const double dirNorm = std::sqrt(frobenius(dir, dir));
+        double t = nextInitial > 0 ? nextInitial : 1.0 / dirNorm;
+        torch::Tensor candidate;
+        double candidateCost = 0;
+        torch::Tensor candidateGrad;
+        int tries = 0;
+        bool accepted = false;
+        for (; tries <= 10; ++tries) {
+            candidate = retract(x, t * dir);
+            std::tie(candidateCost, candidateGrad) = evaluate(candidate);
+            if (candidateCost <= cost + 0.5 * t * slope) {
+                accepted = true;
+                break;
+            }
+            t *= 0.5;
+        }
+        if (!accepted)
+            break; // no step decreases f enough: stay (Manopt: alpha = 0)
+        nextInitial = tries == 0 ? 2.0 * t : t;
+        // Transport the old gradient and direction to the new point; modified Hestenes-Stiefel.
+        const torch::Tensor oldGrad = project(candidate, grad);
+        const torch::Tensor oldDir = project(candidate, dir);
+        const torch::Tensor diff = candidateGrad - oldGrad;
+        const double denom = frobenius(diff, oldDir);
+        const double beta = denom != 0.0 ? std::max(0.0, frobenius(candidateGrad, diff) / denom) : 0.0;
+        x = candidate;
+        cost = candidateCost;
+        grad = candidateGrad;
+        dir = -grad + beta * oldDir;
+        gradNorm = std::sqrt(frobenius(grad, grad));
+        ++r.iterations;
+    }
+    r.finalCost = cost;
+    r.gradNorm = gradNorm;
+    l.copy_(x);
+    return r;
 }
 
 } // namespace setscope::semi

@@ -322,7 +322,7 @@ sdk::SamplerInfo ssdmlPartitionSamplerInfo()
                                  "(at most all of them)"),
              OptionSpec::integer("partition-size", 9000, 1, 1 << 30,
                                  "unlabelled items drawn into each partition (seed 004: 9000)"),
-             OptionSpec::integer("partition-epochs", 1, 1, 1 << 20,
+             OptionSpec::integer("partition-epochs", 10, 1, 1 << 20,
                                  "epochs over one partition before the next is drawn (seed 004: 10)"),
              OptionSpec::choice("affinity", "heat", {"none", "binary", "heat", "density", "propagated"},
                                 "edge weights W of the partition's kNN graph: none (SERAPH), binary, heat (LRML), "

@@ -152,7 +152,7 @@ sdk::SamplerInfo ssdmlTripletSamplerInfo()
             {OptionSpec::integer("batch-triplets", 100, 1, 1 << 20, "triplets per batch (seed 004: 100)"),
              OptionSpec::integer("partition-size", 9000, 1, 1 << 30,
                                  "unlabelled items drawn into each partition (seed 004: 9000)"),
-             OptionSpec::integer("partition-epochs", 1, 1, 1 << 20,
+             OptionSpec::integer("partition-epochs", 10, 1, 1 << 20,
                                  "epochs over one partition's triplets before the next partition is drawn and "
                                  "mined (seed 004: 10)"),
              OptionSpec::integer("k", 10, 2, 1000, "neighbours of the kNN graph (seed 004: 10; 50 for CUB / Cars)"),

@@ -1024,6 +1024,13 @@ void TrainingJob::run()
         }
         std::vector<torch::Tensor> trainable = enc->parameters();
         const std::vector<torch::Tensor> ownUpdate = loss->selfUpdatedParameters(); // the loss steps these itself
+        // A loss that solves its own parameters inside forward() (seed 004's L by conjugate
+        // gradient) would solve them on each rank's parts apart: they would drift between ranks.
+        if (m_comm && !ownUpdate.empty() && ps.lossOptions.values().count("metric-solver") &&
+            ps.lossOptions.text("metric-solver") == "cg")
+            throw std::invalid_argument("loss " + ps.stage.loss + " solves its metric L on each batch (metric-solver cg): "
+                                        "it cannot run on several ranks; run it in one process, or with "
+                                        "--metric-solver step");
         for (const torch::Tensor& p : loss->parameters())
             if (std::none_of(ownUpdate.begin(), ownUpdate.end(), [&](const torch::Tensor& q) { return q.is_same(p); }))
                 trainable.push_back(p);

@@ -56,6 +56,7 @@ private Q_SLOTS:
     void moduleReadsTripletLayout();
     void moduleOptions();
     void moduleStepsTheMetric();
+    void moduleSolvesTheMetricWithTheNetworkFixed();
 };
 
 void TestAngularLoss::handComputedIdentity()
@@ -143,7 +144,8 @@ void TestAngularLoss::largeMarginsDoNotOverflow()
 
 void TestAngularLoss::moduleReadsTripletLayout()
 {
-    semi::AngularLoss loss(specOf(2, {{"alpha", "45"}}));
+    // The step solver: L keeps its value through forward() and receives a gradient.
+    semi::AngularLoss loss(specOf(2, {{"alpha", "45"}, {"metric-dim", "2"}, {"metric-solver", "step"}}));
     loss.to(torch::kFloat64);
     QCOMPARE(loss.metric().sizes(), (torch::IntArrayRef{2, 2}));
     // l == d starts at the identity: the module's loss is the hand-computed one.
@@ -173,7 +175,13 @@ void TestAngularLoss::moduleOptions()
     QCOMPARE(defaults.alpha(), 40.0);
     QVERIFY(defaults.orthogonal());
     QCOMPARE(defaults.update(), semi::MetricUpdate::Qr);
-    QCOMPARE(defaults.metric().sizes(), (torch::IntArrayRef{128, 128}));
+    // Seed 004: L(128 → 64), solved by 10 conjugate-gradient iterations per batch.
+    QCOMPARE(defaults.metric().sizes(), (torch::IntArrayRef{128, 64}));
+    QVERIFY(defaults.conjugateGradientSolver());
+    QCOMPARE(defaults.metricIterations(), 10);
+    QCOMPARE(semi::AngularLoss(specOf(64)).metric().sizes(), (torch::IntArrayRef{64, 32}));
+    QCOMPARE(semi::AngularLoss(specOf(1)).metric().sizes(), (torch::IntArrayRef{1, 1}));
+    QCOMPARE(semi::AngularLoss(specOf(8, {{"metric-dim", "8"}})).metric().sizes(), (torch::IntArrayRef{8, 8}));
     semi::AngularLoss narrow(specOf(128, {{"metric-dim", "64"}, {"retraction", "cayley"}, {"seed", "5"}}));
     QCOMPARE(narrow.metric().sizes(), (torch::IntArrayRef{128, 64}));
     QCOMPARE(narrow.update(), semi::MetricUpdate::Cayley);
@@ -196,7 +204,8 @@ void TestAngularLoss::moduleStepsTheMetric()
 {
     torch::manual_seed(9);
     for (const bool orthogonal : {true, false}) {
-        semi::AngularLoss loss(specOf(6, {{"metric-dim", "3"}, {"orthogonal", orthogonal ? "true" : "false"}}));
+        semi::AngularLoss loss(specOf(6, {{"metric-dim", "3"}, {"orthogonal", orthogonal ? "true" : "false"},
+                                          {"metric-solver", "step"}}));
         loss.to(torch::kFloat64);
         const torch::Tensor z = torch::randn({30, 6}, torch::kFloat64);
         sdk::LossContext ctx;
@@ -212,6 +221,41 @@ void TestAngularLoss::moduleStepsTheMetric()
         } else {
             QVERIFY(torch::allclose(loss.metric(), before - 0.05 * g, 0, 1e-15));
         }
+    }
+}
+
+void TestAngularLoss::moduleSolvesTheMetricWithTheNetworkFixed()
+{
+    // Algorithm 1 with the cg solver: forward() first solves L on the batch (step 3), then
+    // returns the loss under that L, whose gradient reaches the embeddings only (step 4).
+    torch::manual_seed(21);
+    for (const bool orthogonal : {true, false}) {
+        semi::AngularLoss loss(specOf(6, {{"metric-dim", "3"}, {"orthogonal", orthogonal ? "true" : "false"}}));
+        loss.to(torch::kFloat64);
+        const torch::Tensor z = torch::randn({60, 6}, torch::kFloat64).requires_grad_();
+        const auto t = z.detach().reshape({20, 3, 6});
+        const torch::Tensor before = loss.metric().detach().clone();
+        const double costBefore =
+            semi::angularLoss(t.select(1, 0), t.select(1, 1), t.select(1, 2), before, 40).item<double>();
+        sdk::LossContext ctx;
+        ctx.embeddings = z;
+        const sdk::LossOutput out = loss.forward(ctx);
+        const semi::ConjugateGradientResult& r = loss.lastSolve();
+        QVERIFY(r.iterations >= 1 && r.iterations <= 10);
+        QVERIFY(std::abs(r.initialCost - costBefore) < 1e-12);
+        // The returned loss is the cost at the solved L, and lower than at the start.
+        QVERIFY(std::abs(out.loss.item<double>() - r.finalCost) < 1e-10);
+        QVERIFY2(r.finalCost < costBefore - 1e-3, qPrintable(QString("%1 -> %2").arg(costBefore).arg(r.finalCost)));
+        const torch::Tensor t2 = loss.metric().detach();
+        QVERIFY(std::abs(semi::angularLoss(t.select(1, 0), t.select(1, 1), t.select(1, 2), t2, 40).item<double>() -
+                         r.finalCost) < 1e-10);
+        if (orthogonal)
+            QVERIFY(semi::orthogonalityError(loss.metric()) < 1e-12);
+        out.loss.backward();
+        QVERIFY(z.grad().defined() && z.grad().abs().sum().item<double>() > 0);
+        QVERIFY(!loss.metric().grad().defined()); // L is fixed in step 4
+        loss.afterBackward(0.1);                 // and the cg solver does not step it again
+        QVERIFY(torch::equal(loss.metric().detach(), t2));
     }
 }
 

@@ -2,7 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 // The metric L on the Stiefel manifold: the Riemannian steps keep LᵀL = I over many random
 // steps, the Euclidean "w/o orth" step does not (so the check can fail), the QR retraction
-// is the sign-fixed, continuous one, and a small step descends.
+// is the sign-fixed, continuous one, a small step descends, and the conjugate-gradient solver
+// reaches known optima (the top eigenvectors on the manifold, a quadratic's minimiser off it).
 #include "core/semi/AngularLoss.h"
 #include "core/semi/Stiefel.h"
 
@@ -39,6 +40,8 @@ private Q_SLOTS:
     void qrRetractionIsSignFixedAndContinuous();
     void smallStepDescends_data();
     void smallStepDescends();
+    void conjugateGradientFindsTheTopEigenvectors();
+    void conjugateGradientFlatFindsTheMinimiser();
     void badInput();
 };
 
@@ -139,6 +142,61 @@ void TestStiefel::smallStepDescends()
     semi::metricStep(l, l.grad(), 1e-3, semi::metricUpdateFromName(update.toStdString()));
     const double f1 = semi::angularLoss(a, p, n, l, 40).item<double>();
     QVERIFY2(f1 < f0.item<double>(), qPrintable(QString("%1 -> %2").arg(f0.item<double>()).arg(f1)));
+}
+
+void TestStiefel::conjugateGradientFindsTheTopEigenvectors()
+{
+    // max tr(Lᵀ A L) over LᵀL = I (L 12 x 3) is the sum of A's 3 largest eigenvalues, reached
+    // by L spanning their eigenvectors (Ky Fan). We minimise f(L) = -tr(Lᵀ A L), ∂f/∂L = -2 A L.
+    torch::manual_seed(5);
+    const torch::Tensor b = torch::randn({12, 12}, kDouble);
+    const torch::Tensor a = b.matmul(b.t()) / 12.0;
+    const auto [values, vectors] = torch::linalg_eigh(a, "L"); // ascending
+    const double best = values.slice(0, 9, 12).sum().item<double>();
+    const semi::MetricObjective f = [&](const torch::Tensor& l) {
+        return std::make_pair(-l.t().matmul(a).matmul(l).trace().item<double>(), -2.0 * a.matmul(l));
+    };
+    const torch::Tensor start = semi::initialOrthogonal(12, 3, 4, kDouble);
+    // Ten iterations (what a batch gets) lower the cost and stay on the manifold.
+    torch::Tensor l10 = start.clone();
+    const semi::ConjugateGradientResult r10 = semi::conjugateGradient(l10, f);
+    QCOMPARE(r10.iterations, 10);
+    QVERIFY(r10.finalCost < r10.initialCost);
+    QVERIFY(semi::orthogonalityError(l10) < 1e-12);
+    // Run to convergence: the optimum, and the subspace of the top eigenvectors.
+    torch::Tensor l = start.clone();
+    semi::ConjugateGradientOptions o;
+    o.maxIterations = 500;
+    o.minGradNorm = 1e-10;
+    const semi::ConjugateGradientResult r = semi::conjugateGradient(l, f, o);
+    QVERIFY2(std::abs(-r.finalCost - best) < 1e-8, qPrintable(QString("%1 vs %2").arg(-r.finalCost).arg(best)));
+    QVERIFY(r.gradNorm < 1e-6);
+    QVERIFY(semi::orthogonalityError(l) < 1e-12);
+    const torch::Tensor top = vectors.slice(1, 9, 12);
+    // The projector onto span(L) equals the one onto the top eigenvectors.
+    QVERIFY((l.matmul(l.t()) - top.matmul(top.t())).abs().max().item<double>() < 1e-6);
+}
+
+void TestStiefel::conjugateGradientFlatFindsTheMinimiser()
+{
+    // In flat space ("w/o orth"), f(L) = ||L - B||² has its minimum 0 at L = B, off the manifold.
+    torch::manual_seed(6);
+    const torch::Tensor target = 3.0 * torch::randn({5, 2}, kDouble);
+    const semi::MetricObjective f = [&](const torch::Tensor& l) {
+        return std::make_pair((l - target).pow(2).sum().item<double>(), 2.0 * (l - target));
+    };
+    torch::Tensor l = semi::initialOrthogonal(5, 2, 1, kDouble);
+    semi::ConjugateGradientOptions o;
+    o.onManifold = false;
+    o.maxIterations = 200;
+    o.minGradNorm = 1e-10;
+    const semi::ConjugateGradientResult r = semi::conjugateGradient(l, f, o);
+    QVERIFY(r.finalCost < 1e-12);
+    QVERIFY((l - target).abs().max().item<double>() < 1e-6);
+    // A gradient of the wrong shape is refused.
+    const semi::MetricObjective bad = [](const torch::Tensor&) { return std::make_pair(0.0, torch::zeros({2, 2})); };
+    torch::Tensor l2 = semi::initialOrthogonal(5, 2, 1, kDouble);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, semi::conjugateGradient(l2, bad));
 }
 
 void TestStiefel::badInput()

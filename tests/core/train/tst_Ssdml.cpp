@@ -197,7 +197,7 @@ void TestSsdml::improvesNmiAndRecall()
     // L square (l = d): orthogonal, it keeps distances, so the scores of the encoder's output
     // are those of the learned metric. (With l < d they are not: the loss ignores the
     // directions outside L's columns; docs/SSDML.md.)
-    frozen.lossOptions["metric-dim"] = c.lossOptions["metric-dim"] = "0";
+    frozen.lossOptions["metric-dim"] = c.lossOptions["metric-dim"] = "16";
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<train::EpochMetrics> before, after;
     {
