@@ -92,7 +92,9 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
     cmd->add_option("--config", o->configFile, "trainer config JSON (keys as stored with runs); flags override it");
     cmd->add_option("--recipe", c.recipe, "a method of the papers: ours, ours+ps, ours+pd, ours+pm, sset, approx-emd, cont, "
                                           "exemplar, tl, ce, int, ext (see `setscope-cli plugins`)");
-    cmd->add_option("--model", c.model, "encoder: mlp, deepsets, selfattn or a plugin's")->capture_default_str();
+    cmd->add_option("--model", c.model,
+                    "encoder: mlp, deepsets, selfattn or a plugin's (default: mlp for vectors and images; selfattn, "
+                    "deepsets for --recipe exemplar, on a dataset of sets)");
     cmd->add_option("--loss", c.loss, "without a recipe: the loss (default triplet)");
     cmd->add_option("--augmentation", c.augmentation, "without a recipe: pointswap, pointdrop, pointmixup (default none)");
     cmd->add_option("--sampler", c.sampler,
@@ -101,7 +103,10 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
     cmd->add_option("--optimizer", c.optimizer, "adam, adamw, sgd")->capture_default_str();
     cmd->add_option("--schedule", c.schedule, "learning-rate schedule within each stage: constant | cosine")
         ->capture_default_str();
-    cmd->add_option("--preset", c.preset, "paper: Adam lr 1e-5, β 0.9/0.999, ε 1e-7, batches of 64 (below explicit flags)");
+    cmd->add_option("--preset", c.preset,
+                    "defaults below explicit flags. paper: Adam lr 1e-5, β 0.9/0.999, ε 1e-7, batches of 64; cpu: Adam lr "
+                    "1e-4, batches of 32, selfattn at 2 layers, 4 heads, ff 256, rho 256 (the default on a dataset of sets "
+                    "when --model is not given)");
     cmd->add_option("--label-fraction", c.labelFraction,
                     "share of the training labels supervised stages use (semi-supervised: 0.01 .. 0.1)")
         ->capture_default_str();
@@ -252,10 +257,23 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         }
         if (o->events)
             o->baseline = false;
-        if (rank.lead)
-            std::fprintf(stderr, "plan: %s\n", plan.describe().c_str());
-
         auto ds = context.openDataset(o->dataset);
+        // A dataset of sets trains the set encoder unless --model says otherwise (issue 28 §5):
+        // the MLP sees only the set's mean, which for centred point clouds is the same point.
+        train::RunPlan shown = plan;
+        if (!ds->isVectorDataset() && cmd->count("--model") == 0 && !fileKeys.contains("model")) {
+            const train::DatasetDefaults d =
+                train::datasetDefaults(true, cfg.recipe, train::resolveDevice(cfg.device).rfind("cuda", 0) == 0);
+            cfg.model = d.model;
+            if (cmd->count("--preset") == 0 && !fileKeys.contains("preset"))
+                cfg.preset = d.preset;
+            shown = train::planRun(cfg, context.registry);
+            if (rank.lead)
+                std::fprintf(stderr, "a dataset of sets: model %s%s (--model and --preset choose others)\n",
+                             cfg.model.c_str(), cfg.preset.empty() ? "" : (", preset " + cfg.preset).c_str());
+        }
+        if (rank.lead)
+            std::fprintf(stderr, "plan: %s\n", shown.describe().c_str());
         std::shared_ptr<const data::Dataset> external;
         if (plan.needsExternal)
             external = context.openDataset(cfg.externalDataset);

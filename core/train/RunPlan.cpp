@@ -16,6 +16,23 @@ namespace {
 const std::map<std::string, std::string> kPaperOptimizer{{"lr", "1e-05"}, {"beta1", "0.9"}, {"beta2", "0.999"},
                                                          {"eps", "1e-07"}};
 constexpr const char* kPaperBatch = "64";
+/// The cpu preset (docs/BENCHMARKS.md "step profile"): the authors' run.sh learning rate and
+/// batch, and a self-attention encoder small enough for thousands of steps an hour on 2 cores.
+const std::map<std::string, std::string> kCpuOptimizer{{"lr", "0.0001"}, {"beta1", "0.9"}, {"beta2", "0.999"},
+                                                       {"eps", "1e-07"}};
+constexpr const char* kCpuBatch = "32";
+const std::map<std::string, std::string> kCpuSelfAttention{{"layers", "2"}, {"heads", "4"}, {"ff", "256"}, {"rho", "256"}};
+
+const std::map<std::string, std::string>& presetOptimizer(const std::string& preset)
+{
+    static const std::map<std::string, std::string> none;
+    return preset == "paper" ? kPaperOptimizer : preset == "cpu" ? kCpuOptimizer : none;
+}
+
+const char* presetBatch(const std::string& preset)
+{
+    return preset == "paper" ? kPaperBatch : preset == "cpu" ? kCpuBatch : nullptr;
+}
 
 /// `base` with `over` on top, keeping only keys `schema` declares when `onlyDeclared`.
 std::map<std::string, std::string> layered(const std::map<std::string, std::string>& base,
@@ -88,9 +105,35 @@ std::string RunPlan::describe() const
     return s;
 }
 
-RunPlan planRun(const TrainerConfig& cfg, const plugin::Registry& registry)
+std::map<std::string, std::string> presetModelOptions(const std::string& preset, const sdk::EncoderInfo& model)
 {
-    cfg.validate();
+    std::map<std::string, std::string> out;
+    if (preset == "cpu" && model.name == "selfattn")
+        for (const auto& [k, v] : kCpuSelfAttention)
+            if (sdk::findOption(model.options, k))
+                out[k] = v;
+    return out;
+}
+
+TrainerConfig applyPreset(TrainerConfig cfg, const plugin::Registry& registry)
+{
+    if (const sdk::EncoderInfo* model = registry.encoder(cfg.model))
+        for (const auto& [k, v] : presetModelOptions(cfg.preset, *model))
+            cfg.modelOptions.emplace(k, v); // what was given stays
+    return cfg;
+}
+
+DatasetDefaults datasetDefaults(bool setsDataset, const std::string& recipe, bool cuda)
+{
+    if (!setsDataset)
+        return {"", "mlp", ""};
+    return {"ours", recipe == "exemplar" ? "deepsets" : "selfattn", cuda ? "paper" : "cpu"};
+}
+
+RunPlan planRun(const TrainerConfig& given, const plugin::Registry& registry)
+{
+    given.validate();
+    const TrainerConfig cfg = applyPreset(given, registry);
     RunPlan plan;
     plan.encoder = &registry.requireEncoder(cfg.model);
     plan.modelOptions = sdk::OptionValues::resolve(plan.encoder->options, cfg.modelOptions, "model " + cfg.model);
@@ -99,8 +142,7 @@ RunPlan planRun(const TrainerConfig& cfg, const plugin::Registry& registry)
         plan.optimizer->options,
         // The preset sets what the optimizer declares (SGD has no betas); what the user gives
         // is checked in full.
-        layered(layered({}, cfg.preset == "paper" ? kPaperOptimizer : std::map<std::string, std::string>{},
-                        plan.optimizer->options, /*onlyDeclared=*/true),
+        layered(layered({}, presetOptimizer(cfg.preset), plan.optimizer->options, /*onlyDeclared=*/true),
                 cfg.optimizerOptions, plan.optimizer->options, /*onlyDeclared=*/false),
         "optimizer " + cfg.optimizer);
     plan.validationFraction = cfg.effectiveValidationFraction();
@@ -171,8 +213,8 @@ sdk::OptionValues resolveSamplerOptions(const sdk::SamplerInfo& sampler, const P
                                         const TrainerConfig& cfg)
 {
     std::map<std::string, std::string> given;
-    if (cfg.preset == "paper" && sdk::findOption(sampler.options, "batch-size"))
-        given["batch-size"] = kPaperBatch;
+    if (const char* batch = presetBatch(cfg.preset); batch && sdk::findOption(sampler.options, "batch-size"))
+        given["batch-size"] = batch;
     for (const auto& [k, v] : stage.samplerGiven)
         if (sdk::findOption(sampler.options, k) || !stage.stage.sampler.empty())
             given[k] = v;

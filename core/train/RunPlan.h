@@ -49,6 +49,26 @@ struct RunPlan {
 /// selected item declares, or a value its schema refuses. Torch-free.
 RunPlan planRun(const TrainerConfig& config, const plugin::Registry& registry);
 
+/// The model options `preset` sets for `model` (those its schema declares): the cpu preset's
+/// smaller self-attention encoder; empty for other presets and models.
+std::map<std::string, std::string> presetModelOptions(const std::string& preset, const sdk::EncoderInfo& model);
+
+/// `config` with its preset's model options written into modelOptions where not given, so
+/// that the recorded config (runs, checkpoints) names the encoder it built. planRun() and
+/// TrainingJob apply it; applying it twice changes nothing.
+TrainerConfig applyPreset(TrainerConfig config, const plugin::Registry& registry);
+
+/// What a user who opens a dataset and presses Start gets (issue 28 §5): for a dataset of
+/// sets (documents, graphs, point clouds) the papers' method, recipe `ours` with the
+/// self-attention set encoder (DeepSets for `exemplar`, as seed 001) and the `cpu` preset
+/// (`paper` when training on CUDA); for plain vectors and images the MLP, no preset.
+struct DatasetDefaults {
+    std::string recipe; ///< "ours" for sets, "" (the supervised triplet loss) for vectors
+    std::string model;
+    std::string preset;
+};
+DatasetDefaults datasetDefaults(bool setsDataset, const std::string& recipe, bool cuda);
+
 /// Resolves a sampler's options for a stage (the preset's batch size, then what was given).
 sdk::OptionValues resolveSamplerOptions(const sdk::SamplerInfo& sampler, const PlannedStage& stage,
                                         const TrainerConfig& config);

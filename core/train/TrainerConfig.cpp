@@ -172,8 +172,8 @@ void TrainerConfig::validate() const
         fail("validation_fraction must be below 0.9 (< 0: the default)");
     if (schedule != "constant" && schedule != "cosine")
         fail("schedule must be constant or cosine, not '" + schedule + "'");
-    if (!preset.empty() && preset != "paper")
-        fail("preset must be \"\" or paper, not '" + preset + "'");
+    if (!preset.empty() && preset != "paper" && preset != "cpu")
+        fail("preset must be \"\", paper or cpu, not '" + preset + "'");
     if (!recipe.empty() && (!loss.empty() || !augmentation.empty() || !sampler.empty()))
         fail("recipe '" + recipe + "' names its own loss, augmentation and sampler; give their options instead of "
              "loss/augmentation/sampler (or drop the recipe)");

@@ -35,8 +35,12 @@ struct TrainerConfig {
     std::map<std::string, std::string> optimizerOptions;
     /// Learning-rate schedule within each stage: constant | cosine (to 0 at the stage's end).
     std::string schedule = "constant";
-    /// "" or "paper": the papers' defaults (Adam lr 1e-5, β 0.9/0.999, ε 1e-7, batches of 64;
-    /// seed 000 §VI-A, seed 001 §6.2.2) below anything given explicitly.
+    /// "", "paper" or "cpu", below anything given explicitly (applyPreset(), RunPlan.h):
+    ///  paper: the papers' defaults (Adam lr 1e-5, β 0.9/0.999, ε 1e-7, batches of 64; seed 000
+    ///         §VI-A, seed 001 §6.2.2);
+    ///  cpu:   what trains on a few CPU cores (docs/BENCHMARKS.md "step profile"): Adam lr 1e-4,
+    ///         β 0.9/0.999, ε 1e-7, batches of 32 (the authors' run.sh), and the self-attention
+    ///         encoder at 2 layers, 4 heads, feed-forward 256 and ρ 256 (the authors' ρ).
     std::string preset;
     std::string labelSet = "fine";     ///< which labels supervise the supervised stages and score the runs
     /// Share of the training pool's labels that supervised stages may use (semi-supervised

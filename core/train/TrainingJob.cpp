@@ -528,7 +528,7 @@ TrainingJob::TrainingJob(std::shared_ptr<const data::Dataset> dataset, TrainerCo
                          const plugin::Registry& registry, std::shared_ptr<const data::Dataset> external)
     : m_dataset(std::move(dataset))
     , m_external(std::move(external))
-    , m_config(std::move(config))
+    , m_config(applyPreset(std::move(config), registry)) // the recorded config names the encoder it builds
     , m_registry(registry)
 {
     m_config.validate();

@@ -106,10 +106,12 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     m_schedule = combo("scheduleCombo", tr("Learning rate within each stage: constant, or cosine down to 0 at the "
                                            "stage's end"));
     m_schedule->addItems({QStringLiteral("constant"), QStringLiteral("cosine")});
-    m_preset = combo("presetCombo", tr("paper: the papers' defaults (Adam lr 1e-5, β 0.9/0.999, ε 1e-7, batches of "
-                                       "64) below anything set here"));
+    m_preset = combo("presetCombo", tr("Defaults below anything set here. paper: the papers' (Adam lr 1e-5, β "
+                                       "0.9/0.999, ε 1e-7, batches of 64); cpu: what trains on a few CPU cores (Adam "
+                                       "lr 1e-4, batches of 32, the set encoder at 2 layers, 4 heads, feed-forward 256)"));
     m_preset->addItem(tr("none"), QString());
     m_preset->addItem(QStringLiteral("paper"), QStringLiteral("paper"));
+    m_preset->addItem(QStringLiteral("cpu"), QStringLiteral("cpu"));
     m_labelSet = combo("labelSetCombo", tr("The labels that supervise the supervised stages and score the run"));
     m_labelFraction = new QDoubleSpinBox;
     m_labelFraction->setObjectName(QStringLiteral("labelFractionSpin"));
@@ -154,6 +156,11 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     m_formLayout = new QFormLayout(run);
     m_formLayout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_formLayout->addRow(tr("Method"), m_method);
+    // What the chosen method is, with its paper and equation (the recipe's description).
+    m_methodAbout = new QLabel;
+    m_methodAbout->setObjectName(QStringLiteral("methodAbout"));
+    m_methodAbout->setWordWrap(true);
+    m_formLayout->addRow(QString(), m_methodAbout);
     m_formLayout->addRow(tr("Loss"), m_loss);
     m_formLayout->addRow(tr("Augmentation"), m_augmentation);
     m_formLayout->addRow(tr("Sampler"), m_sampler);
@@ -318,6 +325,12 @@ TrainingPanel::OptionMap TrainingPanel::baselineOf(const std::string& kind, cons
         return {}; // a broken schema: planRun says so in the plan line
     }
     const std::string preset = str(m_preset->currentData().toString());
+    if (kind == "model" && !preset.empty()) {
+        if (const sdk::EncoderInfo* model = m_registry.encoder(item))
+            for (const auto& [k, v] : train::presetModelOptions(preset, *model))
+                out[k] = v;
+        return out;
+    }
     if (preset.empty() || (kind != "optimizer" && kind != "sampler"))
         return out;
     // The preset's values come from the planner itself, so the form shows what a run uses.
@@ -567,6 +580,8 @@ void TrainingPanel::selectionChanged()
 void TrainingPanel::updateCustomRows()
 {
     const bool custom = isCustom();
+    m_methodAbout->setText(custom ? tr("custom: the loss, augmentation and sampler chosen below")
+                                  : descriptionOf("recipe", recipeName()));
     m_formLayout->setRowVisible(m_loss, custom);
     m_formLayout->setRowVisible(m_augmentation, custom);
     m_formLayout->setRowVisible(m_sampler, custom);
@@ -727,6 +742,27 @@ void TrainingPanel::setConfig(const train::TrainerConfig& c)
 void TrainingPanel::setDataset(const data::Dataset* dataset)
 {
     refreshLabelSets(dataset);
+    if (dataset && dataset->size() > 0) {
+        const int kind = dataset->isVectorDataset() ? 0 : 1;
+        if (kind != m_defaultsKind) {
+            m_defaultsKind = kind;
+            const bool cuda = m_device->currentText() == QStringLiteral("cuda");
+            const train::DatasetDefaults d = train::datasetDefaults(kind == 1, std::string(), cuda);
+            train::TrainerConfig c = config();
+            c.recipe = d.recipe;
+            c.recipeOptions.clear();
+            c.model = d.model;
+            c.modelOptions.clear();
+            c.preset = d.preset;
+            c.loss = d.recipe.empty() ? std::string("triplet") : std::string();
+            c.augmentation.clear();
+            c.sampler.clear();
+            c.lossOptions.clear();
+            c.augmentationOptions.clear();
+            c.samplerOptions.clear();
+            setConfig(c);
+        }
+    }
     resetRun();
     updatePlan();
 }

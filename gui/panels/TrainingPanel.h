@@ -66,7 +66,11 @@ public:
     /// Selects `name` in the Labels box when the dataset has that label set (a retrain with an
     /// edited set shows which labels supervise it). Returns whether it is there.
     bool selectLabelSet(const QString& name);
-    /// Fills the label-set choice; Start needs a dataset.
+    /// Fills the label-set choice; Start needs a dataset. When the kind of dataset changes (or
+    /// with the first one), the method, model and preset become that kind's defaults
+    /// (train::datasetDefaults: the papers' `ours` with the set encoder and the cpu preset for
+    /// documents, graphs and point clouds; the MLP with the triplet loss for vectors and
+    /// images); a dataset of the same kind keeps what the user chose.
     void setDataset(const data::Dataset* dataset);
     /// The label-set choice only (the same dataset with new label sets: a label edit); the
     /// run shown is kept.
@@ -148,6 +152,8 @@ private:
 
     const plugin::Registry& m_registry;
     bool m_hasDataset = false;
+    QLabel* m_methodAbout = nullptr; ///< the chosen recipe's description: its paper and equation
+    int m_defaultsKind = -1; ///< the dataset kind whose defaults are shown: -1 none yet, 0 vectors, 1 sets
     bool m_planOk = false;
     QString m_planText;
     bool m_building = false;

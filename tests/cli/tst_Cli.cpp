@@ -29,6 +29,7 @@ private Q_SLOTS:
     void infoPathOptions();
     void fetchFromLocalFixturePackages();
     void trainPrintsEpochLines();
+    void setsTrainTheSetEncoderByDefault();
     void openMpWaitsPassivelyUnlessTold();
     void trainResumeChecksTheConfiguration();
     void trainRejectsUnavailableCuda();
@@ -432,6 +433,28 @@ void TestCli::projectRecordsRunsAndSuppliesLabels()
     // The first run's last row, every named value by its short name.
     QVERIFY2(show.out.contains(QRegularExpression(R"(  epoch 2: mean-loss [-0-9.e]+ seconds [-0-9.e]+ kNN [0-9.e-]+ R@1 [0-9.e-]+ )")),
              qPrintable(show.out));
+}
+
+void TestCli::setsTrainTheSetEncoderByDefault()
+{
+    // On a dataset of sets a recipe of the papers trains the self-attention set encoder at the
+    // cpu preset unless --model says otherwise (issue 28 §5); on vectors the MLP stays.
+    const QString sets = "synthetic:dim=2,coarse=2,fine=2,points=32,set=5";
+    const QStringList common{"train", "--dataset", sets, "--recipe", "ours", "--epochs", "1", "--max-steps", "2",
+                             "--no-baseline", "--threads", "1"};
+    Run r = cli(common);
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("a dataset of sets: model selfattn, preset cpu"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("training selfattn with recipe ours"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("random batches of 32"), qPrintable(r.err)); // the preset's batch
+    r = cli(QStringList(common) << "--model" << "deepsets");
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(!r.err.contains("a dataset of sets"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("training deepsets"), qPrintable(r.err));
+    r = cli({"train", "--dataset", "synthetic:dim=2,coarse=2,fine=2,points=8", "--epochs", "1", "--max-steps", "1",
+             "--no-baseline", "--threads", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("training mlp"), qPrintable(r.err));
 }
 
 void TestCli::emdOnePairWithFlows()

@@ -75,6 +75,7 @@ private Q_SLOTS:
     void lossOptionGoesOnlyWhereDeclared();
     void samplerOptionsOfMultiStageRecipes();
     void paperPreset();
+    void cpuPresetAndDatasetDefaults();
     void errors_data();
     void errors();
     void applyItemOptionsDistributes();
@@ -340,6 +341,56 @@ void TestRunPlan::paperPreset()
     c.optimizerOptions = {{"eps", "1e-8"}};
     const QString e2 = errorOf([&] { train::planRun(c, m_registry); });
     QVERIFY2(e2.contains("optimizer sgd has no option 'eps'"), qPrintable(e2));
+}
+
+void TestRunPlan::cpuPresetAndDatasetDefaults()
+{
+    // The cpu preset: the authors' lr and batch (run.sh: 1e-4, 32), the paper's betas and eps,
+    // and the small self-attention encoder, below anything given.
+    train::TrainerConfig c = recipeConfig("ours");
+    c.model = "selfattn";
+    c.preset = "cpu";
+    train::RunPlan plan = train::planRun(c, m_registry);
+    QCOMPARE(plan.optimizerOptions.real("lr"), 1e-4);
+    QCOMPARE(plan.optimizerOptions.real("eps"), 1e-7);
+    QCOMPARE(train::resolveSamplerOptions(*plan.stages[0].sampler, plan.stages[0], c).integer("batch-size"),
+             std::int64_t(32));
+    QCOMPARE(plan.modelOptions.integer("layers"), std::int64_t(2));
+    QCOMPARE(plan.modelOptions.integer("heads"), std::int64_t(4));
+    QCOMPARE(plan.modelOptions.integer("ff"), std::int64_t(256));
+    QCOMPARE(plan.modelOptions.integers("rho"), (std::vector<std::int64_t>{256}));
+    // The recipe ours runs WSSET in the authors' form (docs/LOSSES.md); --form paper overrides.
+    QCOMPARE(plan.stages[0].lossOptions.text("form"), std::string("authors"));
+    c.lossOptions = {{"form", "paper"}};
+    QCOMPARE(train::planRun(c, m_registry).stages[0].lossOptions.text("form"), std::string("paper"));
+    c.lossOptions.clear();
+    // Given model options stay; applyPreset writes the rest, once.
+    c.modelOptions = {{"layers", "3"}};
+    const train::TrainerConfig applied = train::applyPreset(c, m_registry);
+    QCOMPARE(applied.modelOptions.at("layers"), std::string("3"));
+    QCOMPARE(applied.modelOptions.at("heads"), std::string("4"));
+    QCOMPARE(train::applyPreset(applied, m_registry).modelOptions, applied.modelOptions);
+    QCOMPARE(train::planRun(c, m_registry).modelOptions.integer("layers"), std::int64_t(3));
+    // Other encoders and presets: nothing.
+    c.model = "deepsets";
+    QVERIFY(train::applyPreset(c, m_registry).modelOptions == c.modelOptions);
+    c.model = "selfattn";
+    c.preset = "paper";
+    c.modelOptions.clear();
+    QVERIFY(train::applyPreset(c, m_registry).modelOptions.empty());
+    c.preset = "laptop";
+    QVERIFY(!errorOf([&] { train::planRun(c, m_registry); }).isEmpty());
+
+    // What a dataset's kind opens with.
+    const train::DatasetDefaults sets = train::datasetDefaults(true, "", false);
+    QCOMPARE(sets.recipe, std::string("ours"));
+    QCOMPARE(sets.model, std::string("selfattn"));
+    QCOMPARE(sets.preset, std::string("cpu"));
+    QCOMPARE(train::datasetDefaults(true, "exemplar", false).model, std::string("deepsets")); // seed 001 §7.1
+    QCOMPARE(train::datasetDefaults(true, "ours", true).preset, std::string("paper"));
+    const train::DatasetDefaults vectors = train::datasetDefaults(false, "", false);
+    QVERIFY(vectors.recipe.empty() && vectors.preset.empty());
+    QCOMPARE(vectors.model, std::string("mlp"));
 }
 
 void TestRunPlan::errors_data()

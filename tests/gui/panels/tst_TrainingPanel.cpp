@@ -119,6 +119,60 @@ private Q_SLOTS:
         QCOMPARE(labels->currentText(), QStringLiteral("fine"));
     }
 
+    void defaultsFollowTheDatasetKind()
+    {
+        // A dataset of sets (documents, graphs, point clouds) opens with the papers' method:
+        // recipe ours, the self-attention set encoder, the cpu preset; vectors and images keep
+        // the MLP with the triplet loss (issue 28 §5). A second dataset of the same kind keeps
+        // what the user chose.
+        data::DatasetBuilder b("sets under test");
+        b.setDimension(2);
+        b.defineLabelSet("fine", {"a", "b"});
+        const float v[6] = {0, 0, 1, 0, 0, 1};
+        const float w[3] = {1, 1, 1};
+        for (std::size_t i = 0; i < 8; ++i) {
+            const std::size_t item = b.addItem(v, w, 2 + i % 2, i < 6 ? sdk::Split::Train : sdk::Split::Test);
+            b.setLabel("fine", item, static_cast<std::int32_t>(i % 2));
+        }
+        const data::Dataset sets = b.finish();
+        QVERIFY(!sets.isVectorDataset());
+
+        TrainingPanel p(m_registry);
+        p.setDataset(&sets);
+        train::TrainerConfig c = p.config();
+        QCOMPARE(c.recipe, std::string("ours"));
+        QCOMPARE(c.model, std::string("selfattn"));
+        QCOMPARE(c.preset, std::string("cpu"));
+        QVERIFY(c.loss.empty());
+        QCOMPARE(child<QComboBox>(p, "methodCombo")->currentData().toString(), QStringLiteral("ours"));
+        // The method's paper and equation are on the panel, and the encoder's editors show the preset.
+        QVERIFY2(child<QLabel>(p, "methodAbout")->text().contains(QStringLiteral("Eq.")),
+                 qPrintable(child<QLabel>(p, "methodAbout")->text()));
+        QCOMPARE(child<QSpinBox>(p, "opt.model.selfattn.layers")->value(), 2);
+        QCOMPARE(child<QSpinBox>(p, "opt.model.selfattn.heads")->value(), 4);
+        QVERIFY(c.modelOptions.empty()); // the preset's, not written out
+        QVERIFY2(p.configValid(), qPrintable(p.planText()));
+        QVERIFY2(p.planText().startsWith(QStringLiteral("self-supervised (wsset")), qPrintable(p.planText()));
+        // What the run builds: the preset's encoder, recorded explicitly.
+        const train::TrainerConfig applied = train::applyPreset(c, m_registry);
+        QCOMPARE(applied.modelOptions.at("layers"), std::string("2"));
+        QCOMPARE(applied.modelOptions.at("ff"), std::string("256"));
+
+        // The user's choice survives another dataset of sets.
+        choose(p, "modelCombo", "deepsets");
+        p.setDataset(&sets);
+        QCOMPARE(p.config().model, std::string("deepsets"));
+
+        // Vectors: back to the MLP and the supervised triplet loss, no preset.
+        p.setDataset(m_ds.get());
+        c = p.config();
+        QVERIFY(c.recipe.empty());
+        QCOMPARE(c.loss, std::string("triplet"));
+        QCOMPARE(c.model, std::string("mlp"));
+        QVERIFY(c.preset.empty());
+        QVERIFY(p.configValid());
+    }
+
     void defaultsAreTheTrainerDefaults()
     {
         TrainingPanel p(m_registry);
