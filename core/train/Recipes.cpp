@@ -23,8 +23,10 @@ RecipeStage selfSupervised(const std::string& method, const std::string& contAug
     s.labels = StageLabels::None;
     if (method == "ours") {
         s.loss = "wsset";
+        s.lossOptions["form"] = "authors"; // the form that learns (docs/LOSSES.md); --form paper runs Eq. 3 as printed
     } else if (method == "ours+ps" || method == "ours+pd" || method == "ours+pm") {
         s.loss = "wsset";
+        s.lossOptions["form"] = "authors";
         s.lossOptions["augmented-term"] = "true";
         s.augmentation = method == "ours+ps" ? "pointswap" : method == "ours+pd" ? "pointdrop" : "pointmixup";
     } else if (method == "sset") {
@@ -65,7 +67,8 @@ OptionSpec pretrainOption()
 std::vector<sdk::RecipeInfo> builtinRecipes()
 {
     std::vector<sdk::RecipeInfo> r;
-    r.push_back(single("ours", "WSSET: EMD-nearest positive, semi-hard negative, EMD-weighted (seed 001 Eq. 4-5); no labels"));
+    r.push_back(single("ours", "WSSET (seed 000 Eq. 2-3, seed 001 Eq. 4-5): EMD-nearest positive, semi-hard negative, "
+                               "EMD-weighted, as the authors' code runs it (--form paper: as printed); no labels"));
     r.push_back(single("ours+ps", "WSSET + the PointSwap view of each anchor as second positive (seed 001 Eq. 6-7)"));
     r.push_back(single("ours+pd", "WSSET + a PointDrop view of each anchor as second positive"));
     r.push_back(single("ours+pm", "WSSET + a PointMixup view of each anchor as second positive"));
