@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 
 namespace setscope::cli {
@@ -18,8 +19,19 @@ void addInfoCommand(CLI::App& app, ContextFn ctx, int& rc)
     auto* cmd = app.add_subcommand("info", "Describe a dataset: items, dimension, splits, set sizes, labels per class");
     auto spec = std::make_shared<std::string>();
     cmd->add_option("dataset", *spec, "a dataset name (fashion-mnist, synthetic[:opts]) or a path")->required();
-    cmd->callback([ctx, spec, &rc] {
+    auto sizesFile = std::make_shared<std::string>();
+    cmd->add_option("--sizes", *sizesFile,
+                    "also write every item's set size, one per line in item order, to this file (what "
+                    "bench/nn/steps_per_hour.sh gives the padded reference)");
+    cmd->callback([ctx, spec, sizesFile, &rc] {
         const auto ds = ctx().openDataset(*spec);
+        if (!sizesFile->empty()) {
+            std::ofstream out(*sizesFile);
+            for (std::size_t i = 0; i < ds->size(); ++i)
+                out << ds->setSize(i) << '\n';
+            if (!out.flush())
+                throw std::runtime_error("cannot write " + *sizesFile);
+        }
         std::printf("dataset      %s\n", ds->name().c_str());
         const auto& files = ds->sourceFiles();
         for (std::size_t f = 0; f < files.size() && f < 5; ++f)

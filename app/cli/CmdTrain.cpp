@@ -211,6 +211,24 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
             if (cmd->count("--" + name) > 0)
                 given[name] = value;
         CliContext& context = ctx();
+        // A dataset of sets trains the set encoder unless --model says otherwise (issue 28 §5):
+        // the MLP sees only the set's mean, which for centred point clouds is the same point.
+        // Decided before the item options are handed out, so that --layers and the like reach it.
+        std::shared_ptr<const data::Dataset> opened;
+        std::string setsDefaults;
+        if (cmd->count("--model") == 0 && !fileKeys.contains("model")) {
+            opened = context.openDataset(o->dataset);
+            if (!opened->isVectorDataset()) {
+                const train::DatasetDefaults d =
+                    train::datasetDefaults(true, cfg.recipe, train::resolveDevice(cfg.device).rfind("cuda", 0) == 0);
+                cfg.model = d.model;
+                if (cmd->count("--preset") == 0 && !fileKeys.contains("preset"))
+                    cfg.preset = d.preset;
+                setsDefaults = "a dataset of sets: model " + cfg.model +
+                               (cfg.preset.empty() ? std::string() : ", preset " + cfg.preset) +
+                               " (--model and --preset choose others)";
+            }
+        }
         train::applyItemOptions(cfg, given, context.registry);
         if (cfg.recipe.empty() && cfg.loss.empty())
             cfg.loss = "triplet"; // recorded as what runs
@@ -257,23 +275,12 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         }
         if (o->events)
             o->baseline = false;
-        auto ds = context.openDataset(o->dataset);
-        // A dataset of sets trains the set encoder unless --model says otherwise (issue 28 §5):
-        // the MLP sees only the set's mean, which for centred point clouds is the same point.
-        train::RunPlan shown = plan;
-        if (!ds->isVectorDataset() && cmd->count("--model") == 0 && !fileKeys.contains("model")) {
-            const train::DatasetDefaults d =
-                train::datasetDefaults(true, cfg.recipe, train::resolveDevice(cfg.device).rfind("cuda", 0) == 0);
-            cfg.model = d.model;
-            if (cmd->count("--preset") == 0 && !fileKeys.contains("preset"))
-                cfg.preset = d.preset;
-            shown = train::planRun(cfg, context.registry);
-            if (rank.lead)
-                std::fprintf(stderr, "a dataset of sets: model %s%s (--model and --preset choose others)\n",
-                             cfg.model.c_str(), cfg.preset.empty() ? "" : (", preset " + cfg.preset).c_str());
+        if (rank.lead) {
+            if (!setsDefaults.empty())
+                std::fprintf(stderr, "%s\n", setsDefaults.c_str());
+            std::fprintf(stderr, "plan: %s\n", plan.describe().c_str());
         }
-        if (rank.lead)
-            std::fprintf(stderr, "plan: %s\n", shown.describe().c_str());
+        auto ds = opened ? std::move(opened) : context.openDataset(o->dataset);
         std::shared_ptr<const data::Dataset> external;
         if (plan.needsExternal)
             external = context.openDataset(cfg.externalDataset);

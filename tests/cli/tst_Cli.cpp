@@ -447,6 +447,10 @@ void TestCli::setsTrainTheSetEncoderByDefault()
     QVERIFY2(r.err.contains("a dataset of sets: model selfattn, preset cpu"), qPrintable(r.err));
     QVERIFY2(r.err.contains("training selfattn with recipe ours"), qPrintable(r.err));
     QVERIFY2(r.err.contains("random batches of 32"), qPrintable(r.err)); // the preset's batch
+    // The set encoder's own flags reach it without --model.
+    r = cli(QStringList(common) << "--layers" << "1");
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("a dataset of sets: model selfattn"), qPrintable(r.err));
     r = cli(QStringList(common) << "--model" << "deepsets");
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(!r.err.contains("a dataset of sets"), qPrintable(r.err));
