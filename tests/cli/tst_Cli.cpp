@@ -30,6 +30,7 @@ private Q_SLOTS:
     void fetchFromLocalFixturePackages();
     void trainPrintsEpochLines();
     void setsTrainTheSetEncoderByDefault();
+    void ssdmlReportsTheMinedTripletsClasses();
     void openMpWaitsPassivelyUnlessTold();
     void trainResumeChecksTheConfiguration();
     void trainRejectsUnavailableCuda();
@@ -459,6 +460,25 @@ void TestCli::setsTrainTheSetEncoderByDefault()
              "--no-baseline", "--threads", "1"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains("training mlp"), qPrintable(r.err));
+}
+
+void TestCli::ssdmlReportsTheMinedTripletsClasses()
+{
+    Run r;
+    // SSDML says how its mined triplets fare by the full labels: with every item labelled and
+    // every item's 10 nearest of its own class (4 fine classes 4σ apart, 40 train items each),
+    // every mined positive is of the anchor's class, and so is nearly every "negative" (the
+    // less similar half of the same neighbourhood: docs/SSDML.md).
+    r = cli({"train", "--dataset", "synthetic:dim=8,coarse=2,fine=2,points=60", "--recipe", "ssdml",
+             "--labels-per-class", "40", "--model", "mlp", "--embedding-dim", "16", "--epochs", "1", "--max-steps", "1",
+             "--no-baseline", "--threads", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const auto shares = QRegularExpression(R"(mined triplets by the labels of 'fine': positive of the anchor's class )"
+                                           R"(([0-9.]+), negative ([0-9.]+))")
+                            .match(r.err);
+    QVERIFY2(shares.hasMatch(), qPrintable(r.err));
+    QCOMPARE(shares.captured(1).toDouble(), 1.0);
+    QVERIFY(shares.captured(2).toDouble() > 0.9);
 }
 
 void TestCli::emdOnePairWithFlows()
