@@ -247,7 +247,9 @@ private Q_SLOTS:
     void mappingEditorDerivesAndRederives()
     {
         openProject(QStringLiteral("derive.setscope"));
-        const data::LabelSet& fine = m_session->dataset()->requireLabelSet("fine");
+        // Held here: deriving a set replaces the session's dataset, and `fine` must outlive that.
+        const std::shared_ptr<const data::Dataset> before = m_session->dataset();
+        const data::LabelSet& fine = before->requireLabelSet("fine");
         QCOMPARE(fine.numClasses(), 8);
         {
             gui::MappingEditorDialog d(*m_labels, m_session->dataset(), QStringLiteral("pairs"));
