@@ -68,6 +68,7 @@ nlohmann::json TrainerConfig::toJson() const
         {"snapshot_every", snapshotEvery},
         {"snapshot_items", snapshotItems},
         {"evaluate_each_epoch", evaluateEachEpoch},
+        {"evaluate_every", evaluateEvery},
     };
 }
 
@@ -91,6 +92,7 @@ TrainerConfig TrainerConfig::fromJson(const nlohmann::json& j)
         "label_set", "label_fraction", "validation_fraction", "external_dataset", "epochs", "max_steps",
         "embedding_dim", "seed", "device", "emd_cache", "threads", "batch_shards", "checkpoint_dir", "checkpoint_every",
         "resume_from", "resume_overrides", "init_from", "snapshot_every", "snapshot_items", "evaluate_each_epoch",
+        "evaluate_every",
         // stored before recipes; read into item options below
         "margin", "batch_classes", "batch_per_class", "learning_rate", "weight_decay"};
     for (const auto& [k, v] : j.items())
@@ -132,6 +134,7 @@ TrainerConfig TrainerConfig::fromJson(const nlohmann::json& j)
         c.snapshotEvery = j.value("snapshot_every", c.snapshotEvery);
         c.snapshotItems = j.value("snapshot_items", c.snapshotItems);
         c.evaluateEachEpoch = j.value("evaluate_each_epoch", c.evaluateEachEpoch);
+        c.evaluateEvery = j.value("evaluate_every", c.evaluateEvery);
         // Configurations stored before recipes (runs and checkpoints of earlier versions).
         if (j.contains("margin") && j.at("margin").get<double>() >= 0)
             c.lossOptions.emplace("margin", numberText(j.at("margin")));
@@ -187,6 +190,8 @@ void TrainerConfig::validate() const
         fail("checkpoint_every and snapshot_every must be >= 0");
     if (snapshotItems < 0)
         fail("snapshot_items must be 0 (every item) or more");
+    if (evaluateEvery < 1)
+        fail("evaluate_every must be at least 1 (epochs between evaluations)");
     for (const std::string& f : resumeOverrides) {
         if (kStructuralFields.count(f))
             fail("resume override '" + f + "' is not possible: a checkpoint's weights fit only the model, "

@@ -88,6 +88,10 @@ struct TrainerConfig {
     std::int64_t snapshotEvery = 50;   ///< steps between EmbeddingSnapshots (0 = none)
     int snapshotItems = 0;             ///< items in a snapshot: 0 = every item; else a stratified subset (test split first)
     bool evaluateEachEpoch = true;     ///< kNN accuracy and Recall@K after each epoch
+    /// Evaluate every this many epochs of a stage (and always after a stage's last epoch); 1 =
+    /// every epoch. For runs whose epochs are a step or two (a few labels), where evaluating
+    /// would cost more than training. The best-validation model is chosen among evaluated epochs.
+    int evaluateEvery = 1;
 
     /// The validation share this run uses (validationFraction resolved).
     double effectiveValidationFraction() const;
@@ -123,7 +127,7 @@ struct ConfigDifference {
 ///  - free: epochs and max_steps (extending a run is the point of resuming), device (a run
 ///    may move between machines; numerics then differ anyway), emd_cache (float32 cached
 ///    EMDs against float64 solved ones: the last bits differ), checkpoint_dir,
-///    checkpoint_every, snapshot_every, snapshot_items, evaluate_each_epoch (they do not
+///    checkpoint_every, snapshot_every, snapshot_items, evaluate_each_epoch, evaluate_every (they do not
 ///    change the weights).
 std::vector<ConfigDifference> resumeDifferences(const TrainerConfig& checkpoint, const TrainerConfig& run);
 

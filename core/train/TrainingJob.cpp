@@ -720,7 +720,7 @@ void checkSameRun(dist::Communicator& comm, const TrainerConfig& cfg, const data
 {
     nlohmann::json mine = cfg.toJson();
     for (const char* k : {"checkpoint_dir", "checkpoint_every", "snapshot_every", "snapshot_items", "evaluate_each_epoch",
-                          "device", "resume_from", "resume_overrides", "init_from"})
+                          "evaluate_every", "device", "resume_from", "resume_overrides", "init_from"})
         mine.erase(k);
     mine["dataset_hash"] = ds.contentHash();
     // The labels the run reads (a project's edited labels are not in every dataset's hash).
@@ -1380,15 +1380,16 @@ void TrainingJob::run()
     };
 
     // `extra`: the stage's metrics besides the standard ones (sdk::RecipeStage::metrics).
+    // `scored`: whether this row is evaluated (evaluate_every; a stage's last epoch always is).
     auto evaluateEpoch = [&](int epoch, double meanLoss, const std::string& stageName, bool finalStage,
-                             const std::vector<std::string>& extra) {
+                             const std::vector<std::string>& extra, bool scored) {
         EpochMetrics m;
         m.epoch = epoch;
         m.step = step;
         m.meanLoss = meanLoss;
         m.stage = stageName;
         const bool bestRow = !finalStage && stageName.rfind("best", 0) == 0;
-        if (cfg.evaluateEachEpoch && ls) {
+        if (cfg.evaluateEachEpoch && ls && scored) {
             reportProgress(step, total, "evaluating epoch " + std::to_string(epoch));
             int dim = static_cast<int>(enc->outputDim());
             // The space the loss measures: z L for seed 004's metric, else z.
@@ -1718,8 +1719,9 @@ void TrainingJob::run()
             const double mean = epochLossCount ? epochLossSum / static_cast<double>(epochLossCount) : 0.0;
             epochLossSum = 0.0;
             epochLossCount = 0;
+            const bool stageEnd = step == total || step >= st.firstStep + st.steps;
             evaluateEpoch(static_cast<int>(globalEpoch), mean, st.plan->stage.name, k + 1 == stages.size(),
-                          st.plan->stage.metrics);
+                          st.plan->stage.metrics, stageEnd || (epoch + 1) % cfg.evaluateEvery == 0);
             // The EMD and padding figures of a row are its epoch's.
             epochEmdSeconds = 0.0;
             epochAllreduceSeconds = 0.0;
@@ -1741,7 +1743,7 @@ void TrainingJob::run()
         reportMessage("best validation kNN " + std::to_string(best.validation) + " at epoch " + std::to_string(best.epoch) +
                       (best.path.empty() ? std::string() : " (" + best.path + ")"));
         evaluateEpoch(best.epoch, 0.0, "best (epoch " + std::to_string(best.epoch) + ")", false,
-                      stages.back().plan->stage.metrics);
+                      stages.back().plan->stage.metrics, true);
     }
     if (!best.path.empty()) {
         std::lock_guard lock(m_mutex);

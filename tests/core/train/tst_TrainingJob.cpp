@@ -80,6 +80,7 @@ private Q_SLOTS:
     void initTestCase();
     void trainsAndLearns_data();
     void trainsAndLearns();
+    void evaluateEveryScoresChosenEpochs();
     void cancelStopsAtTheNextStep();
     void pauseAndResume();
     void checkpointResumeIsIdentical();
@@ -133,6 +134,31 @@ void TestTrainingJob::trainsAndLearns()
     QVERIFY(last.value("recall-hit@1") && last.value("recall-hit@8"));
     QVERIFY(*last.value("recall-hit@8") >= *last.value("recall-hit@1"));
     QCOMPARE(last.step, job.totalSteps());
+}
+
+// evaluate_every = 3 over 7 epochs: epochs 3 and 6 are scored, and 7, the stage's last; every
+// epoch still reports its loss. Any other value is refused.
+void TestTrainingJob::evaluateEveryScoresChosenEpochs()
+{
+    auto ds = dataset();
+    train::TrainerConfig c = quickConfig();
+    c.epochs = 7;
+    c.evaluateEvery = 3;
+    RecordingSink sink;
+    train::TrainingJob job(ds, c, m_registry);
+    QCOMPARE(job.runHere(&sink), job::JobStatus::Finished);
+    QCOMPARE(int(sink.epochs.size()), 7);
+    std::vector<int> scored;
+    for (const train::EpochMetrics& e : sink.epochs) {
+        QVERIFY(e.meanLoss > 0.0);
+        if (e.value("knn-accuracy"))
+            scored.push_back(e.epoch);
+    }
+    QCOMPARE(scored, (std::vector<int>{3, 6, 7}));
+    QCOMPARE(train::TrainerConfig::fromJson(c.toJson()).evaluateEvery, 3);
+    nlohmann::json j = c.toJson();
+    j["evaluate_every"] = 0;
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, train::TrainerConfig::fromJson(j));
 }
 
 // Cancel is counted, not timed: requested from the job's own report after step k, the job
