@@ -41,7 +41,7 @@ def main():
     grid = list(range(a.every, last + 1, a.every))
     if not grid or grid[-1] != last:
         grid.append(last)
-    print("| run | step 0 | " + " | ".join(str(s) for s in grid) + " | stages |")
+    print("| run | first evaluation | " + " | ".join(str(s) for s in grid) + " | stages |")
     print("|---|---|" + "---|" * len(grid) + "---|")
     for label, log in runs:
         pts = points(log)
