@@ -98,6 +98,14 @@ Dataset Dataset::withLabelSet(LabelSet ls) &&
     if (ls.labels.size() != size())
         throw std::invalid_argument("label set '" + ls.name + "' has " + std::to_string(ls.labels.size()) +
                                     " labels for " + std::to_string(size()) + " items");
+    // Every reader indexes the class names with a label: one from a project file or another
+    // process is checked here, whatever path it came by.
+    const auto classes = static_cast<std::int64_t>(ls.classNames.size());
+    for (std::size_t i = 0; i < ls.labels.size(); ++i)
+        if (ls.labels[i] < -1 || ls.labels[i] >= classes)
+            throw std::invalid_argument("label set '" + ls.name + "': item " + std::to_string(i) + " has the label " +
+                                        std::to_string(ls.labels[i]) + ", which is neither -1 nor a class id in [0, " +
+                                        std::to_string(classes) + ")");
     auto it = std::find_if(m_labelSets.begin(), m_labelSets.end(), [&](const LabelSet& l) { return l.name == ls.name; });
     if (it != m_labelSets.end())
         *it = std::move(ls);

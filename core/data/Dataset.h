@@ -88,7 +88,9 @@ public:
     const LabelSet* labelSet(const std::string& name) const;
     /// Like labelSet() but throws std::invalid_argument naming the available sets.
     const LabelSet& requireLabelSet(const std::string& name) const;
-    /// A copy of this dataset with `ls` added or replacing the set of the same name.
+    /// A copy of this dataset with `ls` added or replacing the set of the same name. Throws
+    /// std::invalid_argument, naming the first bad item, when `ls` has not one label per item or
+    /// a label is neither -1 nor a class id (< classNames.size()).
     Dataset withLabelSet(LabelSet ls) const&;
     /// The same without a copy: this dataset's storage moves into the result.
     Dataset withLabelSet(LabelSet ls) &&;

@@ -409,6 +409,44 @@ LabelSetInfo requireLabelSet(const Connection& c, std::int64_t labelSetId)
     return *info;
 }
 
+/// The label set's name, for messages ("" when it has none).
+std::string labelSetName(const Connection& c, std::int64_t labelSetId)
+{
+    Statement s(c, "SELECT name FROM label_sets WHERE id = ?1");
+    s.bindInt(1, labelSetId);
+    return s.step() ? s.text(0) : std::string();
+}
+
+/// "label set 'fine' (id 3)", what a message calls a label set.
+std::string describeLabelSet(const Connection& c, std::int64_t labelSetId)
+{
+    return "label set '" + labelSetName(c, labelSetId) + "' (id " + std::to_string(labelSetId) + ")";
+}
+
+/// Why the class ids of a label set are not 0 .. count - 1 (what every reader of the class
+/// names assumes: the name of class k is the k-th), or "" when they are.
+std::string classIdProblem(const Connection& c, std::int64_t labelSetId)
+{
+    Statement s(c, "SELECT count(*), min(class_id), max(class_id) FROM label_classes WHERE label_set_id = ?1");
+    s.bindInt(1, labelSetId);
+    if (!s.step() || s.integer(0) == 0)
+        return {};
+    const std::int64_t n = s.integer(0), lo = s.integer(1), hi = s.integer(2);
+    if (lo == 0 && hi == n - 1)
+        return {};
+    return "its " + std::to_string(n) + " classes have ids " + std::to_string(lo) + " .. " + std::to_string(hi) +
+           ", not 0 .. " + std::to_string(n - 1);
+}
+
+/// A label is -1 (unlabelled) or a class id of a set of `classes` classes.
+bool labelInRange(std::int64_t label, std::int64_t classes) { return label >= -1 && label < classes; }
+
+std::string labelRangeProblem(std::int64_t item, std::int64_t label, std::int64_t classes)
+{
+    return "item " + std::to_string(item) + " has the label " + std::to_string(label) +
+           ", which is neither -1 nor a class id in [0, " + std::to_string(classes) + ")";
+}
+
 bool datasetExists(const Connection& c, std::int64_t id)
 {
     Statement s(c, "SELECT 1 FROM datasets WHERE id = ?1");
@@ -781,6 +819,49 @@ std::vector<std::string> ProjectStore::integrityProblems() const
             problems.push_back("edit " + std::to_string(s.integer(0)) + " records " + std::to_string(s.integer(1)) +
                                " changes but stores " + std::to_string(s.integer(2)));
     }
+    {
+        // Every label set's class ids and labels (what labels() refuses), and every edit's items
+        // and labels (what undo and redo would write).
+        std::vector<std::int64_t> ids;
+        {
+            Statement s(c, "SELECT id FROM label_sets ORDER BY id");
+            while (s.step())
+                ids.push_back(s.integer(0));
+        }
+        for (const std::int64_t id : ids) {
+            const std::optional<LabelSetInfo> info = labelSetInfo(c, id);
+            if (!info)
+                continue; // a missing dataset: foreign_key_check reports it
+            if (const std::string why = classIdProblem(c, id); !why.empty())
+                problems.push_back(describeLabelSet(c, id) + ": " + why);
+            Statement s(c, "SELECT labels FROM label_sets WHERE id = ?1");
+            s.bindInt(1, id);
+            if (!s.step())
+                continue;
+            const std::string bytes = s.blob(0);
+            std::int64_t bad = 0;
+            for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+                const std::int32_t label = decodeLabel(reinterpret_cast<const unsigned char*>(bytes.data()) + i);
+                if (!labelInRange(label, info->classes) && bad++ == 0)
+                    problems.push_back(describeLabelSet(c, id) + ": " +
+                                       labelRangeProblem(static_cast<std::int64_t>(i / 4), label, info->classes));
+            }
+            if (bad > 1)
+                problems.push_back(describeLabelSet(c, id) + ": " + std::to_string(bad) +
+                                   " items in all have labels outside its classes");
+            Statement e(c, "SELECT ec.edit_id, ec.item, ec.old_label, ec.new_label FROM edit_changes ec "
+                           "JOIN edits e ON e.id = ec.edit_id WHERE e.label_set_id = ?1 AND "
+                           "(ec.item >= ?2 OR ec.old_label >= ?3 OR ec.new_label >= ?3 OR ec.old_label < -1 OR "
+                           "ec.new_label < -1) ORDER BY ec.edit_id, ec.item LIMIT 10");
+            e.bindInt(1, id).bindInt(2, info->items).bindInt(3, info->classes);
+            while (e.step())
+                problems.push_back("edit " + std::to_string(e.integer(0)) + " of " + describeLabelSet(c, id) +
+                                   " changes item " + std::to_string(e.integer(1)) + " from " +
+                                   std::to_string(e.integer(2)) + " to " + std::to_string(e.integer(3)) + ", outside its " +
+                                   std::to_string(info->items) + " items or " + std::to_string(info->classes) +
+                                   " classes");
+        }
+    }
     tx.commit();
     return problems;
 }
@@ -954,9 +1035,18 @@ std::vector<std::int32_t> ProjectStore::labels(std::int64_t labelSetId) const
     if (static_cast<std::int64_t>(bytes.size()) != info.items * 4)
         c.fail("the project file is damaged: " + std::to_string(bytes.size() / 4) + " labels stored for " +
                std::to_string(info.items) + " items");
+    // A file from elsewhere may hold any integer here, and every reader indexes the class names
+    // with it (the map's hover card and search, the substructure report): refused as a whole,
+    // the first bad item named, before anyone uses it.
+    if (const std::string why = classIdProblem(c, labelSetId); !why.empty())
+        c.fail("the project file is damaged: " + describeLabelSet(c, labelSetId) + ": " + why);
     std::vector<std::int32_t> out(static_cast<std::size_t>(info.items));
-    for (std::size_t i = 0; i < out.size(); ++i)
+    for (std::size_t i = 0; i < out.size(); ++i) {
         out[i] = decodeLabel(reinterpret_cast<const unsigned char*>(bytes.data()) + 4 * i);
+        if (!labelInRange(out[i], info.classes))
+            c.fail("the project file is damaged: " + describeLabelSet(c, labelSetId) + ": " +
+                   labelRangeProblem(static_cast<std::int64_t>(i), out[i], info.classes));
+    }
     return out;
 }
 
@@ -1068,6 +1158,11 @@ bool replayEdit(Connection& c, std::int64_t labelSetId, bool forward)
             if (item < 0 || item >= info.items)
                 c.fail("the project file is damaged: edit " + std::to_string(editId) + " names item " +
                        std::to_string(item) + " of " + std::to_string(info.items));
+            // Undo writes the old labels, redo the new ones: both must be labels of this set.
+            for (const std::int64_t label : {s.integer(1), s.integer(2)})
+                if (!labelInRange(label, info.classes))
+                    c.fail("the project file is damaged: edit " + std::to_string(editId) + " of " +
+                           describeLabelSet(c, labelSetId) + ": " + labelRangeProblem(item, label, info.classes));
             const std::int32_t expected = forward ? oldLabel : newLabel;
             const std::int32_t current = blob.get(item);
             if (current != expected)

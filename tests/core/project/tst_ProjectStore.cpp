@@ -119,6 +119,8 @@ private Q_SLOTS:
     void badFiles_data();
     void badFiles();
     void missingFolderIsAnError();
+    void labelValuesFromElsewhereAreChecked_data();
+    void labelValuesFromElsewhereAreChecked();
     void threadsShareOneStore();
     void twoProcessesWriteAtOnce();
     void killDuringEdits();
@@ -753,6 +755,84 @@ void TestProjectStore::badFiles()
     QCOMPARE(QDir(m_dir->path()).entryList(QDir::Files), filesBefore);
     // Refused again the same way (the first attempt did not "repair" it into something else).
     QVERIFY(projectError([&] { ProjectStore::open(str(path)); }) == msg);
+}
+
+// Issue 29 §3: a project file from elsewhere may store any integer as a label or a class id;
+// every reader indexes the class names with them. Each tampered file below opens (its header
+// and tables are sound), but reading the label set refuses it with the item or the class ids
+// named, integrityProblems() reports it, and nothing in the file changes.
+void TestProjectStore::labelValuesFromElsewhereAreChecked_data()
+{
+    QTest::addColumn<QString>("sql");
+    QTest::addColumn<QString>("expect");   // what labels() (or undo, for the edit) says
+    QTest::addColumn<QString>("integrity"); // what integrityProblems() says
+    QTest::addColumn<bool>("viaUndo");
+    const QString item0 = "item 0 has the label %1, which is neither -1 nor a class id in [0, 10)";
+    QTest::newRow("first label 0x7ffffff0 (the issue's file)")
+        << "UPDATE label_sets SET labels = X'f0ffff7f' || substr(labels, 5)" << item0.arg(2147483632)
+        << "label set 'fine' (id 1): " + item0.arg(2147483632) << false;
+    QTest::newRow("label 10, one past the classes")
+        << "UPDATE label_sets SET labels = X'0a000000' || substr(labels, 5)" << item0.arg(10)
+        << "label set 'fine' (id 1): " + item0.arg(10) << false;
+    QTest::newRow("label -2 at item 1796")
+        << "UPDATE label_sets SET labels = substr(labels, 1, 7184) || X'feffffff'"
+        << "item 1796 has the label -2, which is neither -1 nor a class id in [0, 10)"
+        << "label set 'fine' (id 1): item 1796 has the label -2" << false;
+    QTest::newRow("class ids 0 .. 8 and 12")
+        << "UPDATE label_classes SET class_id = 12 WHERE class_id = 9"
+        << "label set 'fine' (id 1): its 10 classes have ids 0 .. 12, not 0 .. 9"
+        << "label set 'fine' (id 1): its 10 classes have ids 0 .. 12, not 0 .. 9" << false;
+    QTest::newRow("an edit whose undo writes 99")
+        << "UPDATE edit_changes SET old_label = 99 WHERE item = 3"
+        << "edit 1 of label set 'fine' (id 1): item 3 has the label 99, which is neither -1 nor a class id in [0, 10)"
+        << "edit 1 of label set 'fine' (id 1) changes item 3 from 99 to 5" << true;
+    QTest::newRow("an edit of item 5000 of 1797")
+        << "UPDATE edit_changes SET item = 5000 WHERE item = 3"
+        << "edit 1 names item 5000 of 1797" << "changes item 5000 from 3 to 5, outside its 1797 items" << true;
+}
+
+void TestProjectStore::labelValuesFromElsewhereAreChecked()
+{
+    QFETCH(QString, sql);
+    QFETCH(QString, expect);
+    QFETCH(QString, integrity);
+    QFETCH(bool, viaUndo);
+    const QString path = file("elsewhere.setscope");
+    std::int64_t ls = 0;
+    {
+        auto store = ProjectStore::open(str(path));
+        const auto ds = store->addDataset("digits", "/data/digits", "d1g1t5", 1797);
+        std::vector<std::string> classes;
+        for (int k = 0; k < 10; ++k)
+            classes.push_back(std::to_string(k));
+        Labels labels(1797);
+        for (int i = 0; i < 1797; ++i)
+            labels[static_cast<std::size_t>(i)] = i % 10;
+        ls = store->createLabelSet(ds, "fine", classes, labels);
+        store->applyEdit(ls, {{3, 5}}, "item 3 is a five");
+        QVERIFY(store->integrityProblems().empty());
+    }
+    QVERIFY(rawSql(path, sql.toUtf8().constData()));
+    const QByteArray before = fileBytes(path);
+
+    auto store = ProjectStore::open(str(path)); // header and tables are sound
+    const auto msg = projectError([&] {
+        if (viaUndo)
+            store->undo(ls);
+        else
+            (void)store->labels(ls);
+    });
+    QVERIFY2(msg, "no ProjectError");
+    qInfo("%s", msg->c_str());
+    QVERIFY2(msg->find(str(path)) == 0, msg->c_str());
+    QVERIFY2(msg->find(str(expect)) != std::string::npos, msg->c_str());
+    const std::vector<std::string> problems = store->integrityProblems();
+    QString all;
+    for (const std::string& p : problems)
+        all += QString::fromStdString(p) + "\n";
+    QVERIFY2(all.contains(integrity), qPrintable(all));
+    store.reset();
+    QCOMPARE(fileBytes(path), before); // nothing saved was changed or lost
 }
 
 void TestProjectStore::missingFolderIsAnError()
