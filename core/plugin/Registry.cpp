@@ -8,7 +8,9 @@
 #include <setscope/sdk/Plugin.h>
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <grp.h>
+#include <link.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -238,13 +240,61 @@ std::optional<std::string> unsafePluginLocation(const std::string& path)
     return std::nullopt;
 }
 
+namespace {
+
+/// Closes a file descriptor when it goes out of scope.
+struct Fd {
+    int fd = -1;
+    ~Fd()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
+};
+
+bool sameFile(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+} // namespace
+
 const LoadedPlugin& Registry::loadPlugin(const std::string& path)
 {
-    if (const auto why = unsafePluginLocation(path))
-        throw PluginError("plugin " + path + " refused: " + *why);
-    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // The path is resolved once, the file opened there (no symlink at the end, and none left
+    // in the resolved path), the resolved path checked, and exactly that file loaded: dlopen
+    // of the path as given would resolve its symlinks again, and a symlink in a folder others
+    // can write to could be pointed elsewhere between the check and the load (issue 29 §6).
+    if (!fs::path(path).is_absolute())
+        throw PluginError("plugin " + path + " refused: " + *unsafePluginLocation(path));
+    std::error_code ec;
+    const fs::path real = fs::canonical(fs::path(path), ec);
+    if (ec)
+        throw PluginError("plugin " + path + " cannot be loaded: " + ec.message());
+    const std::string shown = real == fs::path(path) ? path : path + " (" + real.string() + ")";
+    Fd file{::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
+    struct stat opened {};
+    if (file.fd < 0 || ::fstat(file.fd, &opened) != 0)
+        throw PluginError("plugin " + shown + " cannot be opened: " + std::strerror(errno));
+    if (!S_ISREG(opened.st_mode))
+        throw PluginError("plugin " + shown + " refused: not a regular file");
+    if (const auto why = unsafePluginLocation(real.string()))
+        throw PluginError("plugin " + shown + " refused: " + *why);
+    // The checked path must still name the file opened before the check (only this user or
+    // root could have changed it: every folder on it was found writable by nobody else).
+    struct stat checked {};
+    if (::lstat(real.c_str(), &checked) != 0 || !S_ISREG(checked.st_mode) || !sameFile(opened, checked))
+        throw PluginError("plugin " + shown + " refused: the file changed while it was checked");
+    void* h = dlopen(real.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h)
-        throw PluginError("plugin " + path + " cannot be loaded: " + str(dlerror()));
+        throw PluginError("plugin " + shown + " cannot be loaded: " + str(dlerror()));
+    // And what the loader mapped is that file (not another object loaded earlier by that name).
+    {
+        link_map* map = nullptr;
+        struct stat mapped {};
+        if (dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_name || ::stat(map->l_name, &mapped) != 0 ||
+            !sameFile(opened, mapped)) {
+            dlclose(h);
+            throw PluginError("plugin " + shown + " refused: the loaded object is not the file that was checked");
+        }
+    }
     auto infoFn = reinterpret_cast<sdk::PluginInfoFn>(dlsym(h, sdk::kPluginInfoSymbol));
     auto regFn = reinterpret_cast<sdk::PluginRegisterFn>(dlsym(h, sdk::kPluginRegisterSymbol));
     if (!infoFn || !regFn) {

@@ -11,7 +11,9 @@
 
 #include <QtTest>
 
+#include <atomic>
 #include <fstream>
+#include <thread>
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -36,6 +38,7 @@ private Q_SLOTS:
     void refusesNonPlugins();
     void directoryScanReportsAndContinues();
     void pluginFoldersOthersCanWriteAreRefused();
+    void theFileCheckedIsTheFileLoaded();
     void unknownNamesListAlternatives();
 };
 
@@ -402,6 +405,59 @@ void TestRegistry::pluginFoldersOthersCanWriteAreRefused()
     QVERIFY2(QString::fromStdString(refused[0]).contains("'relative/plugins' ignored: a relative path"), refused[0].c_str());
     QVERIFY2(QString::fromStdString(refused[1]).contains("'' ignored: an empty entry would be the working directory"),
              refused[1].c_str());
+}
+
+// Issue 29 §6: a plugin named through a symlink in a folder others can write to. Its target
+// is swapped, as fast as a thread can, between a plugin in a safe folder and one in a folder
+// every user can write to (a plugin of another ABI, so that loading it shows in the message).
+// Each load must either load the safe plugin or refuse the unsafe folder: the file that passed
+// the check is the file loaded. The loader checked the resolved path and then dlopen()ed the
+// symlink, which resolved again: some attempts loaded the unsafe file, whose code then ran
+// (its constructors, its info function: "refused plugin ... ABI 999").
+void TestRegistry::theFileCheckedIsTheFileLoaded()
+{
+    QTemporaryDir tmp;
+    const auto mode = [](const QString& p, mode_t m) { return ::chmod(p.toLocal8Bit().constData(), m) == 0; };
+    QVERIFY(QDir().mkpath(tmp.filePath("safe")) && QDir().mkpath(tmp.filePath("open")));
+    const QString good = tmp.filePath("safe/plugin.so"), bad = tmp.filePath("open/plugin.so");
+    QVERIFY(QFile::copy(GOOD_PLUGIN, good) && QFile::copy(BAD_ABI_PLUGIN, bad));
+    QVERIFY(mode(tmp.path(), 0700) && mode(tmp.filePath("safe"), 0755) && mode(good, 0644));
+    QVERIFY(mode(tmp.filePath("open"), 0777) && mode(bad, 0644)); // not sticky: anyone may replace it
+    const std::string link = tmp.filePath("plugin.so").toStdString(), next = tmp.filePath("plugin.so.next").toStdString();
+    QVERIFY(::symlink(good.toLocal8Bit().constData(), link.c_str()) == 0);
+
+    std::atomic<bool> stop{false};
+    std::atomic<long> swaps{0};
+    std::thread swapper([&] {
+        const QByteArray targets[2] = {bad.toLocal8Bit(), good.toLocal8Bit()};
+        for (long k = 0; !stop.load(); ++k) {
+            ::unlink(next.c_str());
+            if (::symlink(targets[k % 2].constData(), next.c_str()) == 0 && ::rename(next.c_str(), link.c_str()) == 0)
+                ++swaps;
+        }
+    });
+    int loaded = 0, refused = 0;
+    QStringList other;
+    for (int attempt = 0; attempt < 3000 && other.size() < 5; ++attempt) {
+        plugin::Registry r;
+        try {
+            const plugin::LoadedPlugin& p = r.loadPlugin(link);
+            if (p.name == "libsvm-loader" && !r.loaders().empty())
+                ++loaded;
+            else
+                other << QString::fromStdString("loaded " + p.name);
+        } catch (const plugin::PluginError& e) {
+            const QString m = e.what();
+            if (m.contains(QFileInfo(tmp.filePath("open")).canonicalFilePath() + " can be written by every user"))
+                ++refused;
+            else
+                other << m;
+        }
+    }
+    stop = true;
+    swapper.join();
+    qInfo("%d loads of the safe plugin, %d refusals of the open folder, %ld swaps", loaded, refused, swaps.load());
+    QVERIFY2(other.isEmpty(), qPrintable(other.join("\n")));
 }
 
 void TestRegistry::directoryScanReportsAndContinues()
