@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/train/ArchiveCheck.h"
 
+#include "core/util/InputBudget.h"
 #include "core/util/Memory.h"
 
 #include <setscope/sdk/Errors.h>
@@ -20,6 +21,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -29,7 +31,7 @@ namespace setscope::train {
 namespace {
 
 // What LibTorch writes stays far below these; they bound what the check itself holds.
-constexpr std::uint64_t kMaxTextRecord = 64ull << 20; // a class definition or a pickle
+constexpr std::uint64_t kMaxTextRecord = 16ull << 20; // a class definition or a pickle
 constexpr std::size_t kMaxRecords = 1u << 20;
 constexpr int kMaxTypeDepth = 8;
 constexpr std::size_t kMaxDims = 64;
@@ -106,7 +108,7 @@ struct ZipHandle {
 /// Reads the raw bytes of entry `index` (as stored) through `sink`, which gets chunks.
 template <class Sink>
 void readRaw(zip_t* za, zip_uint64_t index, std::uint64_t compSize, const std::string& file, const std::string& where,
-             Sink&& sink)
+             util::InputBudget& budget, Sink&& sink)
 {
     std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> zf(zip_fopen_index(za, index, ZIP_FL_COMPRESSED), zip_fclose);
     if (!zf)
@@ -119,12 +121,13 @@ void readRaw(zip_t* za, zip_uint64_t index, std::uint64_t compSize, const std::s
         if (got <= 0)
             refuse(file, where, "the record is truncated (" + std::to_string(compSize - left) + " of " +
                                     std::to_string(compSize) + " bytes)");
+        budget.chargeWork(1 + static_cast<std::uint64_t>(got) / 4096, where, "reading the records");
         sink(buf.data(), static_cast<std::size_t>(got));
         left -= static_cast<std::uint64_t>(got);
     }
 }
 
-Archive readZip(zip_source_t* src, const std::string& file, const ArchiveCheckOptions& options)
+Archive readZip(zip_source_t* src, const std::string& file, const ArchiveCheckOptions& options, util::InputBudget& budget)
 {
     zip_error_t ze;
     zip_error_init(&ze);
@@ -197,6 +200,7 @@ Archive readZip(zip_source_t* src, const std::string& file, const ArchiveCheckOp
     }
     // LibTorch holds every tensor record in memory, and this check holds the rest.
     util::requireMemory(file, total, "the archive's " + std::to_string(n) + " records, uncompressed");
+    budget.chargeBytes(total, "", "the archive's records, uncompressed");
 
     for (const auto& entry : entries) {
         const zip_uint64_t index = entry.first;
@@ -208,7 +212,7 @@ Archive readZip(zip_source_t* src, const std::string& file, const ArchiveCheckOp
         if (st.comp_method == ZIP_CM_STORE) {
             if (!isData)
                 rec.text.reserve(static_cast<std::size_t>(st.size));
-            readRaw(h.za, index, st.comp_size, file, name, [&](const char* p, std::size_t len) {
+            readRaw(h.za, index, st.comp_size, file, name, budget, [&](const char* p, std::size_t len) {
                 crc = crc32(crc, reinterpret_cast<const Bytef*>(p), static_cast<uInt>(len));
                 if (!isData)
                     rec.text.append(p, len);
@@ -222,13 +226,15 @@ Archive readZip(zip_source_t* src, const std::string& file, const ArchiveCheckOp
             zs.next_out = reinterpret_cast<Bytef*>(rec.text.data());
             zs.avail_out = static_cast<uInt>(st.size);
             int rc = Z_OK;
-            readRaw(h.za, index, st.comp_size, file, name, [&](const char* p, std::size_t len) {
+            readRaw(h.za, index, st.comp_size, file, name, budget, [&](const char* p, std::size_t len) {
                 if (rc == Z_STREAM_END)
                     return; // bytes after the deflate stream: caught below by the size check
                 zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(p));
                 zs.avail_in = static_cast<uInt>(len);
                 while (zs.avail_in > 0 && rc == Z_OK) {
+                    const uLong before = zs.total_out;
                     rc = inflate(&zs, Z_NO_FLUSH);
+                    budget.chargeWork(1 + (zs.total_out - before) / 4096, name, "inflating the records");
                     if (rc == Z_BUF_ERROR && zs.avail_out == 0)
                         refuse(file, name, "the record inflates to more than the " + std::to_string(st.size) +
                                                " bytes it claims");
@@ -259,6 +265,7 @@ struct Type {
 struct ClassDef {
     std::string record; ///< "code/__torch__.py" ...
     std::vector<std::pair<std::string, Type>> attributes;
+    std::unordered_map<std::string, std::size_t> index; ///< attribute name -> position in `attributes`
     std::set<std::string> tensorSlots; ///< __parameters__ and __buffers__
 };
 
@@ -275,8 +282,10 @@ std::string classRecord(std::string_view qualified)
 
 class TypeParser {
 public:
-    TypeParser(std::string_view s)
+    TypeParser(std::string_view s, util::InputBudget& budget, const std::string& where)
         : m_s(s)
+        , m_budget(budget)
+        , m_where(where)
     {
     }
     std::optional<Type> parseAll()
@@ -299,6 +308,8 @@ private:
     {
         if (depth > kMaxTypeDepth)
             return std::nullopt;
+        m_budget.chargeWork(1, m_where, "class declarations");
+        m_budget.chargeBytes(sizeof(Type) + 16, m_where, "class declarations");
         static const std::pair<std::string_view, Type::Kind> simple[] = {
             {"Tensor", Type::Tensor}, {"int", Type::Int},   {"float", Type::Float},
             {"str", Type::Str},       {"bool", Type::Bool}, {"NoneType", Type::None}};
@@ -356,6 +367,8 @@ private:
     }
 
     std::string_view m_s;
+    util::InputBudget& m_budget;
+    const std::string& m_where;
     std::size_t m_pos = 0;
 };
 
@@ -390,7 +403,25 @@ std::optional<std::string> quoted(std::string_view s, std::size_t& pos)
     return std::string(name);
 }
 
-ClassDef parseClass(const std::string& text, const std::string& record, const std::string& file, const std::string& top)
+/// Counts one more value, memo entry or declared attribute of the archive against
+/// kMaxArchiveValues.
+template <class Where>
+void countValue(std::uint64_t& values, const std::string& file, const Where& where)
+{
+    if (++values > kMaxArchiveValues) {
+        std::string at;
+        if constexpr (std::is_invocable_v<Where>)
+            at = where();
+        else
+            at = where;
+        refuse(file, at, "the archive declares or makes more than " + std::to_string(kMaxArchiveValues) +
+                             " values (a checkpoint of setscope's self-attention encoder with its optimizer state makes "
+                             "about 11 000)");
+    }
+}
+
+ClassDef parseClass(const std::string& text, const std::string& record, const std::string& file, const std::string& top,
+                    util::InputBudget& budget, std::uint64_t& values)
 {
     ClassDef def;
     def.record = record;
@@ -409,6 +440,7 @@ ClassDef parseClass(const std::string& text, const std::string& record, const st
         pos = end + 1;
         ++lineNo;
         const std::string at = where + ", line " + std::to_string(lineNo);
+        budget.chargeWork(1 + line.size() / 64, at, "class declarations");
         if (line.empty())
             continue;
         if (!header) {
@@ -426,11 +458,14 @@ ClassDef parseClass(const std::string& text, const std::string& record, const st
             bad();
         std::string_view body = line.substr(2);
         auto declare = [&](const std::string& name, std::string_view typeText) {
-            auto type = TypeParser(typeText).parseAll();
+            auto type = TypeParser(typeText, budget, at).parseAll();
             if (!type)
                 refuse(file, at, "unknown type '" + printable(typeText) + "' for '" + printable(name) + "'");
             if (!names.insert(name).second)
                 refuse(file, at, "'" + printable(name) + "' is declared twice");
+            countValue(values, file, at);
+            budget.chargeBytes(3 * (name.size() + 64), at, "class declarations");
+            def.index.emplace(name, def.attributes.size());
             def.attributes.emplace_back(name, std::move(*type));
         };
         if (slotLists < 2) {
@@ -445,6 +480,8 @@ ClassDef parseClass(const std::string& text, const std::string& record, const st
                 if (!name || body.substr(p, 2) != ", ")
                     bad();
                 p += 2;
+                countValue(values, file, at);
+                budget.chargeBytes(name->size() + 32, at, "class declarations");
                 slotNames.push_back(*name);
             }
             if (p + 1 != body.size())
@@ -473,8 +510,8 @@ ClassDef parseClass(const std::string& text, const std::string& record, const st
     for (const std::string& slot : slotNames) {
         if (!slotSeen.insert(slot).second)
             refuse(file, where, "the parameter or buffer '" + printable(slot) + "' is listed twice");
-        auto it = std::find_if(def.attributes.begin(), def.attributes.end(), [&](const auto& a) { return a.first == slot; });
-        if (it == def.attributes.end() || it->second.kind != Type::Tensor)
+        auto at = def.index.find(slot);
+        if (at == def.index.end() || def.attributes[at->second].second.kind != Type::Tensor)
             refuse(file, where, "the parameter or buffer '" + printable(slot) + "' is not declared as a Tensor");
         def.tensorSlots.insert(slot);
     }
@@ -500,6 +537,10 @@ struct Node {
     /// anywhere, and refusing to fill one afterwards rules out reference cycles.
     bool closed = false;
     int depth = 1; ///< nesting; bounded so that neither this check nor LibTorch recurses without end
+    /// The declared type this value was last found to have (a value is filled before it is put
+    /// inside another and never changes afterwards, so the answer holds): a value that memo
+    /// references share many times is walked once per type, not once per reference.
+    const Type* matched = nullptr;
 };
 using Ref = std::shared_ptr<Node>;
 
@@ -528,13 +569,16 @@ enum class PickleRole { Data, Constants, Debug };
 class PickleMachine {
 public:
     PickleMachine(const std::string& bytes, const std::string& where, const std::string& file, const Archive& ar,
-                  const std::map<std::string, ClassDef>& classes, PickleRole role)
+                  const std::map<std::string, ClassDef>& classes, PickleRole role, util::InputBudget& budget,
+                  std::uint64_t& values)
         : m_b(bytes)
         , m_where(where)
         , m_file(file)
         , m_ar(ar)
         , m_classes(classes)
         , m_role(role)
+        , m_budget(budget)
+        , m_values(values)
     {
     }
 
@@ -545,6 +589,7 @@ public:
         m_pos = 2;
         while (true) {
             m_op = m_pos;
+            m_budget.chargeWork(1, [this] { return at(m_op); }, "pickle opcodes");
             const unsigned char op = static_cast<unsigned char>(byte());
             switch (op) {
             case '.': // STOP
@@ -558,7 +603,7 @@ public:
             case 'r': memoPut(u32()); break;
             case 'h': memoGet(static_cast<std::uint64_t>(static_cast<unsigned char>(byte()))); break;
             case 'j': memoGet(u32()); break;
-            case '(': push(make(Kind::Mark)); break;
+            case '(': push(shared(m_mark, Kind::Mark)); break;
             case ')': push(make(Kind::Tuple)); break;
             case 't': {
                 auto t = make(Kind::Tuple);
@@ -581,6 +626,7 @@ public:
                 auto v = popN(1);
                 Ref list = open(Kind::List, "APPEND");
                 adoptAll(*list, v);
+                m_budget.chargeBytes(sizeof(Ref), [this] { return at(m_op); }, "the pickles' values");
                 list->items.push_back(v[0]);
                 break;
             }
@@ -588,20 +634,16 @@ public:
                 auto v = popToMark();
                 Ref list = open(Kind::List, "APPENDS");
                 adoptAll(*list, v);
+                m_budget.chargeBytes(sizeof(Ref) * v.size(), [this] { return at(m_op); }, "the pickles' values");
                 list->items.insert(list->items.end(), v.begin(), v.end());
                 break;
             }
             case '}': push(make(Kind::Dict)); break;
             case 's': setItems(popN(2)); break;
             case 'u': setItems(popToMark()); break;
-            case 'N': push(make(Kind::None)); break;
-            case 0x88:
-            case 0x89: {
-                auto v = make(Kind::Bool);
-                v->i = op == 0x88;
-                push(v);
-                break;
-            }
+            case 'N': push(shared(m_none, Kind::None)); break;
+            case 0x88: push(shared(m_true, Kind::Bool, 1)); break;
+            case 0x89: push(shared(m_false, Kind::Bool, 0)); break;
             case 'J': pushInt(static_cast<std::int32_t>(u32())); break;
             case 'K': pushInt(static_cast<unsigned char>(byte())); break;
             case 'M': {
@@ -629,6 +671,7 @@ public:
             case 'X': {
                 const std::uint64_t n = u32();
                 need(n);
+                m_budget.chargeBytes(n, [this] { return at(m_op); }, "the pickles' strings");
                 auto v = make(Kind::Str);
                 v->s.assign(m_b, m_pos, static_cast<std::size_t>(n));
                 m_pos += static_cast<std::size_t>(n);
@@ -651,10 +694,8 @@ public:
     }
 
 private:
-    [[noreturn]] void fail(std::size_t at, const std::string& why) const
-    {
-        refuse(m_file, m_where + ", byte offset " + std::to_string(at), why);
-    }
+    std::string at(std::size_t offset) const { return m_where + ", byte offset " + std::to_string(offset); }
+    [[noreturn]] void fail(std::size_t offset, const std::string& why) const { refuse(m_file, at(offset), why); }
     void need(std::uint64_t n) const
     {
         if (n > m_b.size() - m_pos)
@@ -674,13 +715,33 @@ private:
         m_pos += 4;
         return v;
     }
-    static Ref make(Kind k)
+    /// A new value: charged to the memory budget (the node, its control block, a reference on
+    /// the stack and the allocator's share).
+    Ref make(Kind k)
     {
+        m_budget.chargeBytes(sizeof(Node) + 64, [this] { return at(m_op); }, "the pickles' values");
         auto n = std::make_shared<Node>();
         n->kind = k;
         return n;
     }
-    void push(Ref r) { m_stack.push_back(std::move(r)); }
+    /// Marks, None and the two bools are one node each per pickle: nothing about them changes
+    /// when they are put inside a value, and a pickle of millions of them then costs no more
+    /// memory than its stack.
+    Ref shared(Ref& slot, Kind k, std::int64_t i = 0)
+    {
+        if (!slot) {
+            slot = make(k);
+            slot->i = i;
+        }
+        return slot;
+    }
+    /// Every push counts against kMaxArchiveValues: memo references make no node, but each
+    /// takes a place on the stack or in a container.
+    void push(Ref r)
+    {
+        countValue(m_values, m_file, [this] { return at(m_op); });
+        m_stack.push_back(std::move(r));
+    }
     void pushInt(std::int64_t v)
     {
         auto n = make(Kind::Int);
@@ -745,7 +806,13 @@ private:
     void memoPut(std::uint64_t index)
     {
         Ref& t = top("a memo entry");
-        m_memo[index] = t;
+        auto [it, added] = m_memo.try_emplace(index, t);
+        if (added) {
+            countValue(m_values, m_file, [this] { return at(m_op); });
+            m_budget.chargeBytes(64, [this] { return at(m_op); }, "the pickles' memo");
+        }
+        else
+            it->second = t;
     }
     void memoGet(std::uint64_t index)
     {
@@ -958,10 +1025,24 @@ private:
         push(o);
     }
 
-    bool matches(const Type& t, const Ref& v, int depth) const
+    /// Whether `v` is of the declared type `t`. A container already found to be of `t` is not
+    /// walked again (values do not change once inside another, and a mismatch ends the check),
+    /// so memo references that put one list into another many times cost one walk per type;
+    /// every step is charged to the budget besides.
+    bool matches(const Type& t, const Ref& v, int depth)
     {
         if (depth > kMaxTypeDepth)
             return false;
+        if (v->matched == &t)
+            return true;
+        m_budget.chargeWork(1, [this] { return at(m_op); }, "type checks of the pickles' values");
+        const bool ok = matchesOnce(t, v, depth);
+        if (ok)
+            v->matched = &t;
+        return ok;
+    }
+    bool matchesOnce(const Type& t, const Ref& v, int depth)
+    {
         switch (t.kind) {
         case Type::Tensor: return v->kind == Kind::Tensor;
         case Type::Int: return v->kind == Kind::Int;
@@ -1012,14 +1093,13 @@ private:
             const Ref& v = entry.second;
             if (k->kind != Kind::Str)
                 fail(m_op, "an attribute name that is not a string");
-            auto it = std::find_if(def.attributes.begin(), def.attributes.end(),
-                                   [&](const auto& a) { return a.first == k->s; });
-            if (it == def.attributes.end())
+            const auto found = def.index.find(k->s);
+            if (found == def.index.end())
                 fail(m_op, "the attribute '" + printable(k->s) + "', which " + m_ar.top + "/" + def.record +
                                " does not declare");
             if (!seen.insert(k->s).second)
                 fail(m_op, "the attribute '" + printable(k->s) + "' set twice");
-            if (!matches(it->second, v, 0))
+            if (!matches(def.attributes[found->second].second, v, 0))
                 fail(m_op, "the attribute '" + printable(k->s) + "' is " + kindName(v->kind) +
                                (v->kind == Kind::Object && !v->built ? " not yet built" : "") +
                                ", not of the type its class declares");
@@ -1036,15 +1116,18 @@ private:
     const Archive& m_ar;
     const std::map<std::string, ClassDef>& m_classes;
     PickleRole m_role;
+    util::InputBudget& m_budget;
+    std::uint64_t& m_values;
     std::size_t m_pos = 0;
     std::size_t m_op = 0;
     std::vector<Ref> m_stack;
     std::unordered_map<std::uint64_t, Ref> m_memo;
+    Ref m_mark, m_none, m_true, m_false;
 };
 
 // ---------------------------------------------------------------------------------------
 
-void checkArchive(const Archive& ar, const std::string& file)
+void checkArchive(const Archive& ar, const std::string& file, util::InputBudget& budget)
 {
     auto text = [&](const std::string& rest) -> const std::string* {
         auto it = ar.records.find(rest);
@@ -1071,13 +1154,14 @@ void checkArchive(const Archive& ar, const std::string& file)
     }
 
     // The classes, by qualified name.
+    std::uint64_t values = 0; // declared attributes, then every value and memo entry of the pickles
     std::map<std::string, ClassDef> classes;
     for (const auto& [rest, rec] : ar.records) {
         if (rest.size() < 3 || rest.compare(rest.size() - 3, 3, ".py") != 0)
             continue;
         std::string qualified = rest.substr(5, rest.size() - 8); // "code/" ... ".py"
         std::replace(qualified.begin(), qualified.end(), '/', '.');
-        classes.emplace(qualified, parseClass(rec.text, rest, file, ar.top));
+        classes.emplace(qualified, parseClass(rec.text, rest, file, ar.top, budget, values));
     }
     // Every referenced class is there, and none contains itself (LibTorch's type parser
     // would recurse without end).
@@ -1111,12 +1195,15 @@ void checkArchive(const Archive& ar, const std::string& file)
         if (state[cls] == 0)
             visit(cls);
 
-    Ref root = PickleMachine(*text("data.pkl"), ar.top + "/data.pkl", file, ar, classes, PickleRole::Data).run();
+    Ref root =
+        PickleMachine(*text("data.pkl"), ar.top + "/data.pkl", file, ar, classes, PickleRole::Data, budget, values).run();
     if (root->kind != Kind::Object || root->s != "__torch__" || !root->built)
         refuse(file, ar.top + "/data.pkl", std::string("its value is ") + kindName(root->kind) +
                                                ", not the archive's root object (__torch__.Module)");
     Ref constants =
-        PickleMachine(*text("constants.pkl"), ar.top + "/constants.pkl", file, ar, classes, PickleRole::Constants).run();
+        PickleMachine(*text("constants.pkl"), ar.top + "/constants.pkl", file, ar, classes, PickleRole::Constants, budget,
+                      values)
+            .run();
     if (constants->kind != Kind::Tuple || !constants->items.empty())
         refuse(file, ar.top + "/constants.pkl", "constants (setscope's archives have none)");
     for (const auto& [rest, rec] : ar.records) {
@@ -1124,7 +1211,8 @@ void checkArchive(const Archive& ar, const std::string& file)
             continue;
         if (!ar.records.count(rest.substr(0, rest.size() - 10)))
             refuse(file, ar.top + "/" + rest, "debug information of a class the archive does not declare");
-        Ref debug = PickleMachine(rec.text, ar.top + "/" + rest, file, ar, classes, PickleRole::Debug).run();
+        Ref debug =
+            PickleMachine(rec.text, ar.top + "/" + rest, file, ar, classes, PickleRole::Debug, budget, values).run();
         if (debug->kind != Kind::Tuple)
             refuse(file, ar.top + "/" + rest, std::string("its value is ") + kindName(debug->kind) + ", not a tuple");
     }
@@ -1143,7 +1231,9 @@ void checkTorchArchiveFile(const std::string& path, const ArchiveCheckOptions& o
         throw sdk::InputError(path, "", "cannot open the checkpoint: " + msg);
     }
     zip_error_fini(&ze);
-    checkArchive(readZip(src, path, options), path);
+    util::InputBudget budget(path);
+    budget.setPoll(options.poll);
+    checkArchive(readZip(src, path, options, budget), path, budget);
 }
 
 void checkTorchArchive(std::string_view bytes, const std::string& file, const ArchiveCheckOptions& options)
@@ -1157,7 +1247,9 @@ void checkTorchArchive(std::string_view bytes, const std::string& file, const Ar
         throw sdk::InputError(file, "", "cannot read the archive: " + msg);
     }
     zip_error_fini(&ze);
-    checkArchive(readZip(src, file, options), file);
+    util::InputBudget budget(file);
+    budget.setPoll(options.poll);
+    checkArchive(readZip(src, file, options, budget), file, budget);
 }
 
 } // namespace setscope::train

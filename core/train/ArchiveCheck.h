@@ -22,7 +22,15 @@
 //     reference present, no value filled after it was put inside another (so no cycles),
 //     nesting at most 1000 deep, every object built once with exactly its class's
 //     attributes, each of the declared type, and every tensor inside its storage record.
+// What the check itself costs is bounded whatever the file (util::InputBudget, docs/
+// RELIABILITY.md "Budgets"): every record's bytes, every value a pickle makes (at most
+// kMaxValues per archive, each charged to the memory budget) and every step of the walk
+// (opcodes, type checks: a value shared by memo references is checked once per declared type,
+// and the steps in all are limited) are charged as the check goes, so a small deflated
+// archive cannot make it allocate gigabytes or run for hours.
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -32,7 +40,16 @@ struct ArchiveCheckOptions {
     /// Compare each record's CRC-32 with the zip's. Off only for the checkpoint fuzz target,
     /// so that mutated inputs reach the checks behind it (a fuzzer cannot fix up CRCs).
     bool verifyCrc = true;
+    /// Called now and then while the check runs (every util::InputBudget::kPollEvery steps);
+    /// may throw to stop it, e.g. a job's JobControl::checkpoint() on cancel.
+    std::function<void()> poll{};
 };
+
+/// The most values (pickle stack pushes, memo entries, declared attributes) one archive may make:
+/// far above what LibTorch writes for a setscope checkpoint (11 290 for the self-attention
+/// encoder with its Adam state), far below what would strain memory (each is charged to the
+/// memory budget too).
+constexpr std::uint64_t kMaxArchiveValues = std::uint64_t{1} << 18;
 
 /// Checks the archive file at `path`. Throws sdk::InputError(path, record, why) naming the
 /// record (e.g. "archive/data.pkl, byte offset 1395") and what is wrong with it; returns

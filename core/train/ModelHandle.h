@@ -36,7 +36,10 @@ public:
 
     /// Loads a checkpoint written by TrainingJob (best.pt or step-*.pt). Throws
     /// sdk::InputError naming the file when it is unreadable or not a setscope checkpoint.
-    static std::shared_ptr<const ModelHandle> fromCheckpoint(const std::string& path, const plugin::Registry& registry);
+    /// `control` (may be null) is polled while the file is checked (job::Cancelled on cancel);
+    /// the check itself is bounded in time and memory whatever the file (ArchiveCheck.h).
+    static std::shared_ptr<const ModelHandle> fromCheckpoint(const std::string& path, const plugin::Registry& registry,
+                                                             job::JobControl* control = nullptr);
 
     /// Output dimension and the element dimension the model expects.
     int dim() const;

@@ -344,7 +344,17 @@ struct CheckpointHeader {
     std::vector<EpochMetrics> history;
 };
 
-CheckpointHeader readHeader(torch::serialize::InputArchive& ar, const std::string& path)
+/// What the archive check polls while it runs: the job's cancel (none when `control` is null).
+ArchiveCheckOptions checkOptions(job::JobControl* control)
+{
+    ArchiveCheckOptions o;
+    if (control)
+        o.poll = [control] { control->checkpoint(); };
+    return o;
+}
+
+CheckpointHeader readHeader(torch::serialize::InputArchive& ar, const std::string& path,
+                            job::JobControl* control = nullptr)
 {
     const std::string format = readValue(ar, "format", path).toStringRef();
     if (format != kCheckpointFormat && format != kCheckpointFormat1)
@@ -374,19 +384,22 @@ CheckpointHeader readHeader(torch::serialize::InputArchive& ar, const std::strin
         h.best.weights.assign(reinterpret_cast<const char*>(bytes.data_ptr<std::uint8_t>()),
                               static_cast<std::size_t>(bytes.numel()));
         // An archive inside the archive: checked like the file before LibTorch reads it.
-        checkTorchArchive(h.best.weights, path + " [best_model]");
+        checkTorchArchive(h.best.weights, path + " [best_model]", checkOptions(control));
     }
     return h;
 }
 
-torch::serialize::InputArchive openArchive(const std::string& path, const torch::Device& device)
+/// `control` (may be null) is polled while the file is checked: a crafted file is refused within
+/// the check's budgets, and a cancel stops the check before that.
+torch::serialize::InputArchive openArchive(const std::string& path, const torch::Device& device,
+                                           job::JobControl* control = nullptr)
 {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec))
         throw sdk::InputError(path, "", "checkpoint file not found");
     // LibTorch's reader trusts the archive's class declarations and pickles (a damaged one
     // crashed it): only what OutputArchive writes gets to it (core/train/ArchiveCheck.h).
-    checkTorchArchiveFile(path);
+    checkTorchArchiveFile(path, checkOptions(control));
     torch::serialize::InputArchive ar;
     try {
         ar.load_from(path, device);
@@ -892,15 +905,15 @@ void TrainingJob::run()
     std::optional<CheckpointHeader> resumeHeader;
     std::string overridden;
     if (!cfg.resumeFrom.empty()) {
-        resumeArchive.emplace(openArchive(cfg.resumeFrom, device));
-        resumeHeader = readHeader(*resumeArchive, cfg.resumeFrom);
+        resumeArchive.emplace(openArchive(cfg.resumeFrom, device, &control()));
+        resumeHeader = readHeader(*resumeArchive, cfg.resumeFrom, &control());
         overridden = checkResumeHeader(*resumeHeader, cfg, ds);
     }
     std::optional<torch::serialize::InputArchive> initArchive;
     std::int64_t initStep = 0;
     if (cfg.resumeFrom.empty() && !cfg.initFrom.empty()) {
-        initArchive.emplace(openArchive(cfg.initFrom, device));
-        const CheckpointHeader h = readHeader(*initArchive, cfg.initFrom);
+        initArchive.emplace(openArchive(cfg.initFrom, device, &control()));
+        const CheckpointHeader h = readHeader(*initArchive, cfg.initFrom, &control());
         checkInitHeader(h, cfg, ds);
         initStep = h.step;
     }
@@ -1225,8 +1238,8 @@ void TrainingJob::run()
         bool have = best.path == target.string() && fs::is_regular_file(target, ec);
         if (!have && !best.path.empty() && fs::is_regular_file(best.path, ec)) {
             try {
-                auto old = openArchive(best.path, torch::kCPU);
-                if (readHeader(old, best.path).step == best.step) {
+                auto old = openArchive(best.path, torch::kCPU, &control());
+                if (readHeader(old, best.path, &control()).step == best.step) {
                     fs::create_directories(target.parent_path());
                     have = fs::copy_file(best.path, target, fs::copy_options::overwrite_existing);
                 }
@@ -1776,10 +1789,11 @@ const TrainerConfig& ModelHandle::config() const { return m_impl->config; }
 std::int64_t ModelHandle::step() const { return m_impl->step; }
 const std::string& ModelHandle::datasetHash() const { return m_impl->datasetHash; }
 
-std::shared_ptr<const ModelHandle> ModelHandle::fromCheckpoint(const std::string& path, const plugin::Registry& registry)
+std::shared_ptr<const ModelHandle> ModelHandle::fromCheckpoint(const std::string& path, const plugin::Registry& registry,
+                                                               job::JobControl* control)
 {
-    auto ar = openArchive(path, torch::kCPU);
-    const CheckpointHeader h = readHeader(ar, path);
+    auto ar = openArchive(path, torch::kCPU, control);
+    const CheckpointHeader h = readHeader(ar, path, control);
     auto impl = std::make_unique<Impl>();
     impl->device = torch::Device(resolveDevice(h.config.device == "auto" ? "auto" : "cpu"));
     impl->encoder = registry.requireEncoder(h.config.model).create(encoderSpec(registry, h.config, h.inputDim));
@@ -1834,7 +1848,7 @@ std::vector<float> ModelHandle::embed(const data::Dataset& ds, const std::vector
 Embeddings embedWithCheckpoint(const std::string& checkpoint, const data::Dataset& ds, const plugin::Registry& registry,
                                job::JobControl* control)
 {
-    const std::shared_ptr<const ModelHandle> model = ModelHandle::fromCheckpoint(checkpoint, registry);
+    const std::shared_ptr<const ModelHandle> model = ModelHandle::fromCheckpoint(checkpoint, registry, control);
     if (model->inputDim() != ds.dim())
         throw std::runtime_error("checkpoint " + checkpoint + " expects " + std::to_string(model->inputDim()) +
                                  "-d input, dataset '" + ds.name() + "' is " + std::to_string(ds.dim()) + "-d");

@@ -289,12 +289,12 @@ SubstructureReport substructureOfCheckpoint(const data::Dataset& ds, const std::
 {
     if (progress)
         progress(0, 0, "loading " + std::filesystem::path(checkpoint).filename().string());
-    const auto after = train::ModelHandle::fromCheckpoint(checkpoint, registry);
+    const auto after = train::ModelHandle::fromCheckpoint(checkpoint, registry, control);
     std::shared_ptr<const train::ModelHandle> before;
     const std::string& init = after->config().initFrom;
     std::error_code ec;
     if (!init.empty() && std::filesystem::is_regular_file(init, ec))
-        before = train::ModelHandle::fromCheckpoint(init, registry);
+        before = train::ModelHandle::fromCheckpoint(init, registry, control);
     SubstructureReport out = substructureReport(ds, *after, before.get(), options, control, progress);
     out.after.what = std::filesystem::path(checkpoint).filename().string() + ", " + out.after.what;
     if (before)

@@ -472,7 +472,7 @@ void Session::mapProcessCheckpoint(const QString& path)
     auto job = std::make_unique<job::TaskJob<Mapped>>(
         "mapping " + path.toStdString(), [ds, items, registry = &registry, file = path.toStdString()](job::JobControl& control, const auto&) {
             Mapped out;
-            out.model = train::ModelHandle::fromCheckpoint(file, *registry);
+            out.model = train::ModelHandle::fromCheckpoint(file, *registry, &control);
             auto snap = std::make_shared<job::EmbeddingSnapshot>();
             snap->step = out.model->step();
             snap->items = items;

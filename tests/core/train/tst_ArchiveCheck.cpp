@@ -9,6 +9,7 @@
 #include "core/train/ArchiveCheck.h"
 #include "core/plugin/Registry.h"
 #include "core/train/ModelHandle.h"
+#include "tests/support/TimeFactor.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -22,10 +23,17 @@
 
 #include <zip.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 using namespace setscope;
 
@@ -178,6 +186,105 @@ std::string savedByLibTorch(const std::function<void(torch::serialize::OutputArc
     return buf.str();
 }
 
+/// An empty class declaration (no parameters, no buffers) with `attributes` ("  name : type\n"
+/// lines) after it.
+std::string classWith(const std::string& attributes)
+{
+    return "class Module(Module):\n  __parameters__ = []\n  __buffers__ = []\n" + attributes;
+}
+
+/// Pickle opcodes that build a list of `m` items nested `level` + 1 deep, each level's list
+/// holding its first item built in place and `m` - 1 memo references to it (BINPUT / BINGET
+/// `level`): m^(level+1) ints reached through about 2 m (level + 1) opcodes.
+std::string sharedLists(int level, int m)
+{
+    std::string b = "](";
+    if (level == 0) {
+        for (int k = 0; k < m; ++k)
+            b += std::string("K\x01", 2);
+    } else {
+        b += sharedLists(level - 1, m);
+        for (int k = 1; k < m; ++k)
+            b += 'h' + std::string(1, static_cast<char>(level - 1));
+    }
+    return b + "eq" + std::string(1, static_cast<char>(level));
+}
+
+/// The root object built from MARK, then `items` (key-value opcodes), SETITEMS.
+std::string rootObject(const std::string& items)
+{
+    return Pickle().global("__torch__", "Module").op(')').op('\x81').op('}').op('(').b.substr(2) + items + "ub.";
+}
+
+/// A whole archive: version, constants, the root class declaration and data.pkl (deflated).
+std::string archiveWith(const std::string& declaration, const std::string& pickle)
+{
+    return zipOf({{"version", "3\n"},
+                  {"constants.pkl", std::string("\x80\x02).", 4)},
+                  {"code/__torch__.py", declaration},
+                  {"data.pkl", pickle}},
+                 {"data.pkl", "code/__torch__.py"});
+}
+
+/// What the check says of `bytes`, run in a child process under a cap on the memory it may map
+/// (`capBytes` more than the test had) and a deadline: "" when accepted, the refusal, or what
+/// went wrong ("killed after 60 s", "std::bad_alloc"). A check that ran without end or took
+/// gigabytes (as on the code before issue 29) fails the test without taking the machine.
+QString boundedRefusalOf(const std::string& bytes, std::uint64_t capBytes, int seconds)
+{
+    int fds[2];
+    if (::pipe(fds) != 0)
+        return "pipe failed";
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(fds[0]);
+        std::uint64_t now = 0;
+        {
+            std::ifstream status("/proc/self/status");
+            std::string key;
+            while (status >> key)
+                if (key == "VmSize:") {
+                    status >> now;
+                    break;
+                }
+        }
+        rlimit cap{static_cast<rlim_t>(now * 1024 + capBytes), static_cast<rlim_t>(now * 1024 + capBytes)};
+        ::setrlimit(RLIMIT_AS, &cap);
+        std::string out;
+        try {
+            train::checkTorchArchive(bytes, "/ckpt/x.pt");
+        } catch (const sdk::InputError& e) {
+            out = e.what();
+        } catch (const std::bad_alloc&) {
+            out = "std::bad_alloc";
+        } catch (const std::exception& e) {
+            out = std::string("unexpected exception: ") + e.what();
+        }
+        (void)!::write(fds[1], out.data(), out.size());
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    int status = 0;
+    while (::waitpid(pid, &status, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            ::close(fds[0]);
+            return QString("killed after %1 s").arg(seconds);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+        out.append(buf, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    if (!WIFEXITED(status))
+        return QString("the check died (status %1)").arg(status);
+    return QString::fromStdString(out);
+}
+
 } // namespace
 
 class TestArchiveCheck : public QObject {
@@ -189,6 +296,9 @@ private Q_SLOTS:
     void refused();
     void damagedBytesFailTheCrc();
     void memoryBudgetIsApplied();
+    void pickleBombsAreBounded_data();
+    void pickleBombsAreBounded();
+    void theCheckPolls();
     void fuzzFindingsAreRefusedBeforeLibTorch_data();
     void fuzzFindingsAreRefusedBeforeLibTorch();
 };
@@ -394,6 +504,111 @@ void TestArchiveCheck::memoryBudgetIsApplied()
                               .arg(total)),
              qPrintable(msg));
     QCOMPARE(off, QString());
+}
+
+// Issue 29 §1: archives of a few kilobytes whose pickles multiply the check's work or memory.
+// Each runs in a child process capped at 1 GiB of new mappings with a deadline of 60 s (times
+// the sanitizer factor): before the budgets the first ran without end (64^8 visits) and the
+// third took 10 GB. Now every one ends in well under a second or two, refused (the bombs) or
+// accepted (a value shared by memo references, checked once per declared type).
+void TestArchiveCheck::pickleBombsAreBounded_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("expect");
+    std::string list8 = "int";
+    for (int k = 0; k < 8; ++k)
+        list8 = "List[" + list8 + "]";
+    QTest::newRow("8 levels of shared lists of 64 (1.7 KB, the issue's file)")
+        << QByteArray::fromStdString(archiveWith(classWith("  x : " + list8 + "\n"),
+                                                 std::string("\x80\x02", 2) + rootObject(Pickle().str("x").b.substr(2) + sharedLists(7, 64))))
+        << "";
+    {
+        // 600 attributes, each its own declared type, all the same shared list of 60 000
+        // ints: 600 walks of 60 000 values each cross the 2^25 steps.
+        std::string decl;
+        for (int a = 0; a < 600; ++a)
+            decl += "  a" + std::to_string(a) + " : List[List[List[int]]]\n";
+        std::string body;
+        body += Pickle().str("a0").b.substr(2) + sharedLists(2, 60000);
+        for (int a = 1; a < 600; ++a)
+            body += Pickle().str("a" + std::to_string(a)).b.substr(2) + "h" + std::string(1, '\x02');
+        QTest::newRow("one shared list under 600 declared types")
+            << QByteArray::fromStdString(archiveWith(classWith(decl), std::string("\x80\x02", 2) + rootObject(body)))
+            << "reading it takes more than 33554432 steps (type checks of the pickles' values)";
+    }
+    QTest::newRow("60 MiB of None, deflated (61 KB, the issue's file)")
+        << QByteArray::fromStdString(archiveWith(classWith(""), std::string("\x80\x02", 2) + std::string(60u << 20, 'N') + "."))
+        << "a record of 60.0 MiB (at most 16.0 MiB for this kind)";
+    QTest::newRow("1 MiB of None, deflated")
+        << QByteArray::fromStdString(archiveWith(classWith(""), std::string("\x80\x02", 2) + std::string(1u << 20, 'N') + "."))
+        << "the archive declares or makes more than 262144 values";
+    QTest::newRow("1 MiB of empty lists, deflated")
+        << QByteArray::fromStdString(archiveWith(classWith(""), std::string("\x80\x02", 2) + std::string(1u << 20, ']') + "."))
+        << "the archive declares or makes more than 262144 values";
+    QTest::newRow("1 MiB of empty dicts, deflated")
+        << QByteArray::fromStdString(archiveWith(classWith(""), std::string("\x80\x02", 2) + std::string(1u << 20, '}') + "."))
+        << "the archive declares or makes more than 262144 values";
+    {
+        std::string memo = std::string("\x80\x02N", 3);
+        for (std::uint32_t i = 0; i < 300'000; ++i) {
+            memo += 'r';
+            for (int k = 0; k < 4; ++k)
+                memo += static_cast<char>((i >> (8 * k)) & 0xff);
+        }
+        QTest::newRow("300 000 memo entries of one None")
+            << QByteArray::fromStdString(archiveWith(classWith(""), memo + ".")) << "the archive declares or makes more than 262144 values";
+    }
+    {
+        std::string decl;
+        for (int a = 0; a < 270'000; ++a)
+            decl += "  a" + std::to_string(a) + " : int\n";
+        QTest::newRow("a class of 270 000 attributes")
+            << QByteArray::fromStdString(archiveWith(classWith(decl), std::string("\x80\x02", 2) + rootObject("")))
+            << "the archive declares or makes more than 262144 values";
+    }
+}
+
+void TestArchiveCheck::pickleBombsAreBounded()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, expect);
+    const auto t0 = std::chrono::steady_clock::now();
+    const QString msg = boundedRefusalOf(bytes.toStdString(), std::uint64_t{1} << 30, 60 * testing::timeFactor());
+    qInfo("%lld bytes, checked in %.2f s: %s", static_cast<long long>(bytes.size()),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), qPrintable(msg.left(200)));
+    if (expect.isEmpty()) {
+        QCOMPARE(msg, QString());
+        return;
+    }
+    QVERIFY2(msg.startsWith("/ckpt/x.pt (archive/"), qPrintable(msg));
+    QVERIFY2(msg.contains(expect), qPrintable(msg));
+}
+
+// The check calls its poll function while it works (a job's cancel): an exception thrown there
+// ends the check at once, here within the first 2^16 steps of the 600-type walk above.
+void TestArchiveCheck::theCheckPolls()
+{
+    std::string decl, body = Pickle().str("a0").b.substr(2) + sharedLists(2, 60000);
+    for (int a = 0; a < 600; ++a)
+        decl += "  a" + std::to_string(a) + " : List[List[List[int]]]\n";
+    for (int a = 1; a < 600; ++a)
+        body += Pickle().str("a" + std::to_string(a)).b.substr(2) + "h" + std::string(1, '\x02');
+    const std::string zip = archiveWith(classWith(decl), std::string("\x80\x02", 2) + rootObject(body));
+    struct Stop {};
+    int polls = 0;
+    train::ArchiveCheckOptions options;
+    options.poll = [&] {
+        if (++polls == 3)
+            throw Stop{};
+    };
+    bool stopped = false;
+    try {
+        train::checkTorchArchive(zip, "/ckpt/x.pt", options);
+    } catch (const Stop&) {
+        stopped = true;
+    }
+    QVERIFY(stopped);
+    QCOMPARE(polls, 3);
 }
 
 // The checkpoint fuzz target's inputs: a class declaration damaged so that LibTorch's type
