@@ -118,8 +118,13 @@ DigitsResult digitsCsvToIdx(const std::string& csvPath, const std::string& outDi
     std::vector<std::uint8_t> labels;
     char line[4096];
     std::uint64_t lineNo = 0;
+    // scikit-learn's digits.csv has 1 797 lines; a few kilobytes of gzip can hold millions of
+    // them (or of empty lines), each kept (issue 29 §7): refused past this many.
+    constexpr std::uint64_t kMaxLines = 1'000'000;
     while (gzgets(f, line, sizeof line)) {
-        ++lineNo;
+        if (++lineNo > kMaxLines)
+            throw InputError(csvPath, InputError::atLine(lineNo),
+                             "more than " + std::to_string(kMaxLines) + " lines (scikit-learn's digits have 1797)");
         std::string s(line);
         while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))
             s.pop_back();

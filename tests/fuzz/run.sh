@@ -12,11 +12,26 @@
 # (no Qt; LibTorch for the checkpoint target only), one target at a time (never two fuzzers
 # at once), starts from its checked-in seeds (tests/fuzz/corpus/TARGET) and regression inputs
 # (tests/fuzz/regressions/TARGET), keeps what it learns in build-fuzz/corpus/TARGET, and
-# writes a crashing, leaking, hanging or UBSan-reporting input to tests/fuzz/regressions/TARGET/:
-# commit it with the fix, and the fuzz_corpus test replays it in every normal build from then on.
+# writes a crashing, leaking, hanging, memory-hungry or UBSan-reporting input to
+# tests/fuzz/regressions/TARGET/: commit it with the fix, and the fuzz_corpus test replays it in
+# every normal build from then on.
+#
+# Limits (every target; rss_TARGET / timeout_TARGET override them): -rss_limit_mb=1024 (and
+# libFuzzer's -malloc_limit_mb, the same) and -timeout=10 s per input (30 s for the two archive
+# targets, below). The inputs of issue 29 §1
+# -- a 1.7 KB archive whose check ran without end, a 61 KB one that took 10 GB -- would each have
+# been a finding under them. A target with a dictionary (tests/fuzz/dict/, dict_TARGET) gets it
+# (-dict=): the pickle opcodes for the archive targets.
+#
+# At the end (also when a target stops at a finding) a table gives per target the seconds, the
+# executions, the coverage (edges and features), the corpus, the peak RSS and the finding; it is
+# appended to build-fuzz/report.txt with the date, the commit and the load, and each target's
+# whole output is in build-fuzz/logs/TARGET.log.
 set -eu
 cd "$(dirname "$0")/../.."
 seconds="${1:-600}"
+rss_limit_mb="${RSS_LIMIT_MB:-1024}"
+timeout_s="${TIMEOUT_S:-10}"
 [ $# -gt 0 ] && shift
 all="mat_claims idx npy csv corpus_tsv word_vectors tudataset sdf mesh_off mesh_ply mesh_obj mesh_stl mesh_xyz
      pairwise_cache plugin_info fetch_lists fetch_archives project_file checkpoint torch_archive"
@@ -78,12 +93,18 @@ sources_project_file="tests/fuzz/targets/ProjectTargets.cpp core/project/Project
 function_project_file="setscope::fuzz::projectFile"; libs_project_file="-lsqlite3 -lpthread"
 
 # LibTorch from Debian (not instrumented: ASan sees only setscope's side of the calls).
-archive="core/train/ArchiveCheck.cpp core/util/Memory.cpp"
+archive="core/train/ArchiveCheck.cpp core/util/InputBudget.cpp core/util/Memory.cpp"
 sources_checkpoint="tests/fuzz/targets/CheckpointTargets.cpp core/train/CheckedLoad.cpp $archive"
 function_checkpoint="setscope::fuzz::checkpoint"; libs_checkpoint="-ltorch -ltorch_cpu -lc10 -lpthread -lzip -lz"
 # The archive check alone, without LibTorch.
 sources_torch_archive="tests/fuzz/targets/ArchiveTargets.cpp $archive"
 function_torch_archive="setscope::fuzz::torchArchive"; libs_torch_archive="-lzip -lz"
+dict_torch_archive="tests/fuzz/dict/torch_archive.dict"; dict_checkpoint="$dict_torch_archive"
+# A refused input may legitimately cost the archive check its full budget (a 16 MiB pickle
+# refused at its 262 144th value: 0.25 s in a normal build, about 2 s of CPU here under ASan,
+# and torch_archive checks each input three times); on the shared 2-core machine that was 15 s
+# of wall time. 30 s still makes an input that never ends (issue 29 §1) a finding.
+timeout_torch_archive=30; timeout_checkpoint=30
 torch_includes="-I/usr/include/torch/csrc/api/include"
 # C++17: LibTorch 1.13's ATen/core/List.h instantiates std::vector<IValue> while IValue is
 # incomplete, which libstdc++ 12's constexpr vector refuses under clang in C++20 (gcc builds
@@ -136,8 +157,16 @@ object() {
   echo "$o"
 }
 
+mkdir -p "$out/logs"
+report="$out/report.txt"
+summary=""
+row() { summary="$summary$(printf '%-16s %6s %12s %8s %8s %10s %9s  %s' "$@")
+"; }
+row target seconds executions edges features corpus "peak RSS" finding
+
 for t in $targets; do
   eval "src=\${sources_$t:-}; fn=\${function_$t:-}; libs=\${libs_$t:-}; cxxflags_extra=\${cxxflags_$t:-}; fuzzflags=\${fuzzflags_$t:-}; asan=\${asan_$t:-}"
+  eval "dict=\${dict_$t:-}; rss=\${rss_$t:-$rss_limit_mb}; tmo=\${timeout_$t:-$timeout_s}"
   [ -n "$fn" ] || { echo "unknown target $t (targets: $all)" >&2; exit 2; }
   bin="$out/fuzz_$t"
   echo "== $t: building"
@@ -147,13 +176,51 @@ for t in $targets; do
   done
   $CXX $flags $includes -DSETSCOPE_FUZZ_TARGET="$fn" tests/fuzz/libfuzzer/Main.cpp $objs $libs -o "$bin"
   mkdir -p "$out/corpus/$t" "tests/fuzz/regressions/$t"
+  limits="-rss_limit_mb=$rss -malloc_limit_mb=$rss -timeout=$tmo"
+  [ -n "$dict" ] && limits="$limits -dict=$dict"
+  log="$out/logs/$t.log"
   if [ "$seconds" = 0 ]; then
     # 0 s: no fuzzing, only every seed and regression input once (a quick check of a build).
-    echo "== $t: replaying the seeds and regression inputs"
-    ASAN_OPTIONS="${asan:-${ASAN_OPTIONS:-}}" "$bin" -runs=0 -rss_limit_mb=1024 -timeout=10 $fuzzflags -artifact_prefix="$out/" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t"
+    echo "== $t: replaying the seeds and regression inputs ($limits)"
+    rc=0
+    ASAN_OPTIONS="${asan:-${ASAN_OPTIONS:-}}" "$bin" -runs=0 $limits $fuzzflags -artifact_prefix="$out/" \
+      "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" > "$log" 2>&1 || rc=$?
+    tail -n 3 "$log"
+    [ "$rc" = 0 ] || { echo "== $t: the replay failed (exit $rc), see $log" >&2; cat "$log" >&2; exit 1; }
     continue
   fi
-  echo "== $t: fuzzing for $seconds s"
-  ASAN_OPTIONS="${asan:-${ASAN_OPTIONS:-}}" "$bin" -max_total_time="$seconds" -rss_limit_mb=1024 -timeout=10 -print_final_stats=1 $fuzzflags \
-    -artifact_prefix="tests/fuzz/regressions/$t/" "$out/corpus/$t" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t"
+  echo "== $t: fuzzing for $seconds s ($limits)"
+  start=$(date +%s)
+  rc=0
+  ASAN_OPTIONS="${asan:-${ASAN_OPTIONS:-}}" "$bin" -max_total_time="$seconds" $limits -print_final_stats=1 $fuzzflags \
+    -artifact_prefix="tests/fuzz/regressions/$t/" "$out/corpus/$t" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" \
+    > "$log" 2>&1 || rc=$?
+  took=$(( $(date +%s) - start ))
+  tail -n 12 "$log"
+  # libFuzzer's own figures: the last status line (cov, ft, corp) and the final stats.
+  status=$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  [ -n "$execs" ] || execs=$(echo "$status" | sed -n 's/^#\([0-9]*\).*/\1/p')
+  peak=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -n 1)
+  [ -n "$peak" ] || peak=$(echo "$status" | sed -n 's/.*rss: *\([0-9]*\)Mb.*/\1/p')
+  cov=$(echo "$status" | sed -n 's/.*cov: *\([0-9]*\).*/\1/p')
+  ft=$(echo "$status" | sed -n 's/.*ft: *\([0-9]*\).*/\1/p')
+  corp=$(echo "$status" | sed -n 's/.*corp: *\([0-9]*\/[0-9A-Za-z]*\).*/\1/p')
+  finding=none
+  if [ "$rc" != 0 ]; then
+    finding=$(grep -m1 -oE 'ERROR: libFuzzer: [a-z-]+|ERROR: AddressSanitizer: [a-z-]+|runtime error|ERROR: LeakSanitizer' "$log" || echo "exit $rc")
+    artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+    [ -n "$artifact" ] && finding="$finding ($artifact)"
+  fi
+  row "$t" "$took" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "${peak:-?} MB" "$finding"
 done
+
+if [ "$seconds" != 0 ]; then
+  echo
+  echo "== per target (limits: rss ${rss_limit_mb} MB, ${timeout_s} s per input unless the target sets its own)"
+  printf '%s' "$summary"
+  {
+    echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $seconds s per target, load $(cut -d' ' -f1-3 /proc/loadavg)"
+    printf '%s' "$summary"
+  } >> "$report"
+fi

@@ -74,7 +74,15 @@ bool LineReader::fill()
         return false;
     }
     m_offset += static_cast<std::uint64_t>(got);
+    if (m_offset > kMaxText)
+        throw InputError(m_path, InputError::atOffset(m_offset),
+                         "more than " + std::to_string(kMaxText >> 20) + " MiB of text (decompressed): refused as no "
+                         "list or corpus setscope reads is that large");
     m_buffer.append(chunk, static_cast<std::size_t>(got));
+    if (m_buffer.size() - m_pos > kMaxLine && m_buffer.find('\n', m_pos) == std::string::npos)
+        throw InputError(m_path, InputError::atOffset(m_offset),
+                         "line " + std::to_string(m_line + 1) + " is longer than " + std::to_string(kMaxLine >> 20) +
+                             " MiB (decompressed)");
     return true;
 }
 

@@ -14,8 +14,15 @@ namespace setscope::fetch::corpora {
 /// zstd (libarchive's raw format with every filter; apt keeps its lists as .lz4). A
 /// corrupt or truncated compressed stream throws sdk::InputError with the byte offset in
 /// the decompressed text. Lines lose their "\n" (and a "\r" before it).
+///
+/// Whatever the compression, what one file may expand to is bounded (issue 29 §7): a line
+/// longer than kMaxLine, or more than kMaxText of text in all, is refused with the offset (the
+/// lists and corpora it reads are a few tens of MB; a few kilobytes of xz can claim gigabytes).
 class LineReader {
 public:
+    static constexpr std::uint64_t kMaxLine = std::uint64_t{16} << 20;
+    static constexpr std::uint64_t kMaxText = std::uint64_t{1} << 30;
+
     explicit LineReader(std::string path);
     ~LineReader();
     LineReader(const LineReader&) = delete;

@@ -529,6 +529,17 @@ private Q_SLOTS:
             QVERIFY2(e.find("(line 1): field 1 is not an integer from -1000 to 1000") != std::string::npos, e.c_str());
         }
         QVERIFY(err("").find("no images") != std::string::npos);
+        // Issue 29 §7: a gzip of a million and one copies of a good line (130 MB of text in
+        // a few hundred KB) is refused instead of kept in memory line by line.
+        {
+            std::string many;
+            many.reserve(firstLine.size() * 1'000'001);
+            for (int k = 0; k < 1'000'001; ++k)
+                many += firstLine;
+            const std::string e = err(many);
+            QVERIFY2(e.find("(line 1000001): more than 1000000 lines (scikit-learn's digits have 1797)") != std::string::npos,
+                     e.c_str());
+        }
         // A truncated gzip stream.
         writeGz(t / "full.gz", ok);
         const std::string gz = readAll(t / "full.gz");

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "tests/core/fetch/corpora/CorpusTestUtil.h"
+#include "tests/core/data/AllocationCap.h"
+
+#include <zlib.h>
 
 #include <QtTest>
 
@@ -23,6 +26,7 @@ private Q_SLOTS:
     void filesBecomeGenreLabelledDocuments();
     void badInput_data();
     void badInput();
+    void compressedBombsAreBounded();
 
 private:
     QTemporaryDir m_dir;
@@ -79,6 +83,31 @@ void TestBrownCorpus::badInput()
     QVERIFY2(!msg.empty(), "bad input accepted");
     QVERIFY2(msg.find(expect.toStdString()) != std::string::npos, msg.c_str());
     QVERIFY(!QFile::exists(d + "/out.tsv"));
+}
+
+// Issue 29 §7: the corpus readers decompress whatever a file is (LineReader). 256 MiB of one
+// line without a newline, gzipped to a few hundred KB, was read into memory whole; now the
+// line is refused at 16 MiB, under a cap of 128 MiB more address space for the whole read.
+void TestBrownCorpus::compressedBombsAreBounded()
+{
+    const QString d = m_dir.filePath("bomb");
+    writeFile(d + "/ca01", kCa01);
+    {
+        gzFile gz = gzopen((d + "/cb01").toLocal8Bit().constData(), "wb9");
+        QVERIFY(gz);
+        const std::string block(1 << 20, 'a');
+        gzwrite(gz, "\tThe/at ", 8);
+        for (int k = 0; k < 256; ++k)
+            QCOMPARE(gzwrite(gz, block.data(), static_cast<unsigned>(block.size())), static_cast<int>(block.size()));
+        gzclose(gz);
+    }
+    std::string msg;
+    {
+        setscope::testing::AllocationCap cap(std::uint64_t(128) << 20);
+        msg = errorOf([&] { writeBrown(d.toStdString(), (d + "/out.tsv").toStdString()); });
+    }
+    QVERIFY2(msg.find("cb01") != std::string::npos && msg.find("line 1 is longer than 16 MiB (decompressed)") != std::string::npos,
+             msg.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestBrownCorpus)
