@@ -257,13 +257,16 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         const train::RunPlan plan = train::planRun(cfg, context.registry); // every item and option checked
         if (o->nproc > 1) {
             // This process only starts and watches the ranks; each runs this command without --nproc.
-            if (cfg.batchShards != 1 && cfg.batchShards % o->nproc != 0)
-                throw std::invalid_argument("--batch-shards " + std::to_string(cfg.batchShards) + " is not a multiple of --nproc " +
-                                            std::to_string(o->nproc));
-            std::vector<std::string> extra;
-            if (cfg.batchShards == 1)
-                extra = {"--batch-shards", std::to_string(o->nproc)};
-            rc = launchLocalRanks(o->nproc, cfg.threads, extra);
+            // 1 part (the single-process default, also what a whole --config or a one-process
+            // checkpoint says) becomes one part per rank, unless --batch-shards 1 was asked for.
+            int shards = cfg.batchShards;
+            if (shards == 1 && cmd->count("--batch-shards") == 0)
+                shards = o->nproc;
+            if (shards % o->nproc != 0)
+                throw std::invalid_argument("--batch-shards " + std::to_string(shards) + " is not a multiple of --nproc " +
+                                            std::to_string(o->nproc) + " (each rank takes whole parts of a batch)");
+            // Passed to every rank, replacing the user's own --batch-shards (and --threads).
+            rc = launchLocalRanks(o->nproc, cfg.threads, {"--batch-shards", std::to_string(shards)});
             return;
         }
         // A rank of a distributed run joins the others first: a rank that fails later then stops

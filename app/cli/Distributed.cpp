@@ -23,30 +23,59 @@ std::vector<std::string>& commandLine()
     return line;
 }
 
+std::vector<std::string> rankCommandLine(const std::vector<std::string>& line, const std::vector<std::string>& extra)
+{
+    // The flags the ranks get from the launcher replace the user's: CLI11 refuses a flag given
+    // twice ("--threads: At Most 1 required but received 2", issue 29 §4), and the launcher's
+    // value is the one the run is meant to use (the user's own, resolved).
+    std::vector<std::string> replaced{"--nproc"};
+    for (const std::string& e : extra)
+        if (e.rfind("--", 0) == 0)
+            replaced.push_back(e);
+    std::vector<std::string> out, positional;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const std::string& a = line[i];
+        if (i == 0) {
+            out.push_back(a);
+            continue;
+        }
+        if (a == "--") { // everything after it is positional: kept after the launcher's flags
+            positional.assign(line.begin() + static_cast<std::ptrdiff_t>(i), line.end());
+            break;
+        }
+        bool drop = false;
+        for (const std::string& flag : replaced) {
+            if (a == flag) {
+                drop = true;
+                ++i; // and its value
+                break;
+            }
+            if (a.size() > flag.size() && a.compare(0, flag.size(), flag) == 0 && a[flag.size()] == '=') {
+                drop = true;
+                break;
+            }
+        }
+        if (!drop)
+            out.push_back(a);
+    }
+    out.insert(out.end(), extra.begin(), extra.end());
+    out.insert(out.end(), positional.begin(), positional.end());
+    return out;
+}
+
 int launchLocalRanks(int nproc, int threads, std::vector<std::string> extra)
 {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threadsPerRank = threads > 0 ? threads : std::max(1, cores / nproc);
-    if (threads == 0)
-        extra.insert(extra.end(), {"--threads", std::to_string(threadsPerRank)});
+    // Always passed, resolved: a rank must not take "0 = all cores" as all of them.
+    extra.insert(extra.end(), {"--threads", std::to_string(threadsPerRank)});
     if (dist::rendezvousFromEnvironment())
         throw std::invalid_argument("--nproc starts the ranks of a run on this machine, but this process is already a "
                                     "rank (WORLD_SIZE or SLURM_NTASKS is set): drop --nproc");
-    std::vector<std::string> argv;
     std::error_code ec;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    argv.push_back(ec ? commandLine().at(0) : self.string());
-    const std::vector<std::string>& line = commandLine();
-    for (std::size_t i = 1; i < line.size(); ++i) {
-        if (line[i] == "--nproc") {
-            ++i; // and its value
-            continue;
-        }
-        if (line[i].rfind("--nproc=", 0) == 0)
-            continue;
-        argv.push_back(line[i]);
-    }
-    argv.insert(argv.end(), extra.begin(), extra.end());
+    std::vector<std::string> argv = rankCommandLine(commandLine(), extra);
+    argv.at(0) = ec ? commandLine().at(0) : self.string();
     std::fprintf(stderr, "starting %d ranks on this machine\n", nproc);
     std::fflush(stderr);
     dist::LocalLaunch launch;

@@ -17,11 +17,16 @@ namespace setscope::cli {
 /// The command line as main() received it (for --nproc, which starts the same command again).
 std::vector<std::string>& commandLine();
 
+/// A rank's command line: `line` (argv[0] first) without --nproc and without every flag that
+/// `extra` sets (as "--flag value" or "--flag=value"), then `extra`. So the launcher's flags
+/// replace the user's instead of repeating them. Arguments after "--" are kept as they are.
+std::vector<std::string> rankCommandLine(const std::vector<std::string>& line, const std::vector<std::string>& extra);
+
 /// `setscope-cli <command> ... --nproc N`: runs this command line again as N local ranks
-/// (dist::runLocalRanks), without --nproc and with `extra` appended (flags the ranks need, e.g.
-/// --batch-shards N). Each rank gets `threads` threads, or its share of the cores when `threads`
-/// is 0 (then also passed as --threads); OMP_NUM_THREADS and OPENBLAS_NUM_THREADS are that count
-/// unless set. Refuses when this process is already a rank. Returns the exit code.
+/// (dist::runLocalRanks), through rankCommandLine() with `extra` (flags the ranks need, e.g.
+/// --batch-shards N) and --threads: `threads`, or each rank's share of the cores when `threads`
+/// is 0. OMP_NUM_THREADS and OPENBLAS_NUM_THREADS are that count unless set. Refuses when this
+/// process is already a rank. Returns the exit code.
 int launchLocalRanks(int nproc, int threads, std::vector<std::string> extra);
 
 /// This process's place in a distributed run, from the environment (dist/Rendezvous.h); a

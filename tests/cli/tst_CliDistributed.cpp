@@ -184,6 +184,36 @@ private Q_SLOTS:
         QVERIFY2(d <= 1e-5, qPrintable(QString::number(d)));
     }
 
+    // Issue 29 §4: the launcher's --threads and --batch-shards replace the user's own on each
+    // rank's command line. Before, `emd-matrix ... --threads 0 --nproc 2` failed on every rank
+    // with "--threads: At Most 1 required but received 2" (exit 114), and so did a training run
+    // given --batch-shards or --threads; the tests always passed --threads 1, which the launcher
+    // then did not repeat.
+    void usersThreadsAndShardsAreReplaced()
+    {
+        QTemporaryDir dir;
+        const Run m = cli({"emd-matrix", "--dataset", kDataset, "--limit", "60", "--out", dir.filePath("m.npy"),
+                           "--cache-dir", dir.filePath("c"), "--threads=0", "--nproc=2"});
+        QVERIFY2(m.code == 0, qPrintable(m.err));
+        QVERIFY(QFile::exists(dir.filePath("m.npy")));
+        // Training: the user's --threads 1 and --batch-shards 4 (a multiple of the ranks) reach
+        // the ranks once each; the checkpoint records 4 parts.
+        const QString ck = dir.filePath("t");
+        const Run t = cli(tripletArgs(ck, 4) << "--batch-shards" << "4" << "--nproc" << "2");
+        QVERIFY2(t.code == 0, qPrintable(t.err));
+        QVERIFY(QFile::exists(stepFile(ck, 4)));
+        torch::serialize::InputArchive root;
+        root.load_from(stepFile(ck, 4).toStdString(), torch::kCPU);
+        c10::IValue config;
+        QVERIFY(root.try_read("config", config));
+        QVERIFY2(QString::fromStdString(config.toStringRef()).contains("\"batch_shards\":4"), config.toStringRef().c_str());
+        // One part cannot be split over two ranks: refused once, with the reason, not on every rank.
+        const Run one = cli(tripletArgs(dir.filePath("u"), 2) << "--batch-shards" << "1" << "--nproc" << "2");
+        QCOMPARE(one.code, 1);
+        QVERIFY2(one.err.contains("--batch-shards 1 is not a multiple of --nproc 2"), qPrintable(one.err));
+        QVERIFY2(!one.err.contains("starting 2 ranks"), qPrintable(one.err));
+    }
+
     void partsOfFewerThanTwoSetsAreRefused()
     {
         QTemporaryDir dir;
