@@ -13,6 +13,7 @@
 #include "core/layout/FastTsne.h"
 #include "core/layout/Pca.h"
 #include "core/train/ModelHandle.h"
+#include "core/util/FloatRange.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -117,10 +118,14 @@ void addTsneCommand(CLI::App& app, ContextFn ctx, int& rc)
                                                         std::to_string(a.shape.size()) + " dimensions");
             n = static_cast<std::int64_t>(a.shape[0]);
             d = static_cast<int>(a.shape[1]);
+            // The same range as every dataset's values (util/FloatRange.h): beyond it FAISS's
+            // float distances overflow.
+            const double bound = util::maxSafeMagnitude(d);
             for (std::size_t k = 0; k < a.data.size(); ++k)
-                if (!std::isfinite(a.data[k]))
+                if (!(std::fabs(a.data[k]) <= bound)) // also NaN
                     throw sdk::InputError(o->input, "row " + std::to_string(k / static_cast<std::size_t>(d)),
-                                          "holds a NaN or infinite value");
+                                          "column " + std::to_string(k % static_cast<std::size_t>(d)) + " is " +
+                                              util::valueProblem(a.data[k], d));
             if (o->subset > 0 && o->subset < n) {
                 n = o->subset;
                 a.data.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(d));

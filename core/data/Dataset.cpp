@@ -3,6 +3,7 @@
 #include "core/data/Dataset.h"
 
 #include "core/util/CheckedMath.h"
+#include "core/util/FloatRange.h"
 #include "core/util/Hash.h"
 #include "core/util/Memory.h"
 
@@ -318,21 +319,26 @@ Dataset DatasetBuilder::finish()
     if (ds.empty())
         throw InputError(m_origin, "", "no items");
     const auto d = static_cast<std::size_t>(ds.m_dim);
+    const double bound = util::maxSafeMagnitude(ds.m_dim);
     for (std::size_t i = 0; i < ds.size(); ++i) {
         const ItemView it = ds.item(i);
         double wsum = 0.0;
         for (std::size_t e = 0; e < it.count; ++e) {
             const float w = it.weights[e];
-            if (!std::isfinite(w) || w < 0.0f)
+            if (!std::isfinite(w) || w < 0.0f || w > util::maxSafeWeight())
                 throw InputError(m_origin, InputError::atRecord(i),
-                                 "element " + std::to_string(e) + " has weight " + std::to_string(w) +
-                                     " (weights must be finite and non-negative)");
+                                 "element " + std::to_string(e) + " has weight " + util::formatValue(w) +
+                                     " (weights must be finite, non-negative and at most " +
+                                     util::formatValue(util::maxSafeWeight()) + ")");
             wsum += w;
+            // Finite is not enough: a value whose squared distances overflow float makes FAISS
+            // answer id -1 and the cost matrices infinite (issue 29 §2). Refused here, whatever
+            // the loader (built-in or plugin), naming the record.
             for (std::size_t k = 0; k < d; ++k)
-                if (!std::isfinite(it.values[e * d + k]))
+                if (!(std::fabs(it.values[e * d + k]) <= bound)) // also NaN
                     throw InputError(m_origin, InputError::atRecord(i),
-                                     "element " + std::to_string(e) + ", component " + std::to_string(k) +
-                                         " is " + (std::isnan(it.values[e * d + k]) ? "NaN" : "infinite"));
+                                     "element " + std::to_string(e) + ", component " + std::to_string(k) + " is " +
+                                         util::valueProblem(it.values[e * d + k], ds.m_dim));
         }
         if (!(wsum > 0.0))
             throw InputError(m_origin, InputError::atRecord(i), "total weight is zero");

@@ -5,6 +5,7 @@
 #include "core/util/Utf8.h"
 
 #include "core/util/CheckedMath.h"
+#include "core/util/FloatRange.h"
 #include "core/util/Memory.h"
 #include "core/util/Text.h"
 
@@ -646,9 +647,9 @@ void Reader::emit(const Part& p, const std::vector<DocInfo>& info, const std::ma
             for (int r = 0; r < m_dim; ++r) {
                 // Column-major D x n: word j's vector is column j.
                 const double v = numberAt(x, static_cast<std::size_t>(r) + j * static_cast<std::size_t>(m_dim));
-                if (!std::isfinite(v))
+                if (!(std::fabs(v) <= util::maxSafeMagnitude(m_dim))) // also NaN; util/FloatRange.h
                     fail(p.xName + "{" + std::to_string(i + 1) + "}",
-                         "value " + fmtNumber(v) + " at row " + std::to_string(r + 1) + ", column " +
+                         "value " + (std::isfinite(v) ? util::valueProblem(v, m_dim) : fmtNumber(v)) + " at row " + std::to_string(r + 1) + ", column " +
                              std::to_string(j + 1) + " (word " + std::to_string(j + 1) + " of document " +
                              std::to_string(i + 1) + ")");
                 row[r] = static_cast<float>(v);

@@ -5,6 +5,7 @@
 #include "core/data/Csv.h"
 
 #include "core/util/CheckedMath.h"
+#include "core/util/FloatRange.h"
 #include "core/util/Memory.h"
 #include "core/util/Text.h"
 
@@ -15,6 +16,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +57,13 @@ bool parseFloat(const std::string& s, float& out)
     if (*b == '+')
         ++b;
     auto r = std::from_chars(b, e, out);
+    if (r.ec == std::errc::result_out_of_range && r.ptr == e) {
+        // A number float cannot hold: one too large is infinite for the checks that follow
+        // (refused with its row), one too small rounds to zero (as NumPy's float32 does).
+        const double wide = std::strtod(std::string(s).c_str(), nullptr);
+        out = std::fabs(wide) >= 1.0 ? (wide < 0 ? -INFINITY : INFINITY) : (wide < 0 ? -0.0f : 0.0f);
+        return true;
+    }
     if (r.ec == std::errc::result_out_of_range)
         return false;
     if (r.ec == std::errc() && r.ptr == e)
@@ -437,15 +446,17 @@ void loadCsvVectors(const std::string& path, sdk::DatasetSink& sink)
     sink.setDimension(static_cast<int>(features.size()));
     sink.reserve(t.rows.size(), t.rows.size());
     std::vector<float> v(features.size());
+    const double bound = util::maxSafeMagnitude(static_cast<int>(features.size()));
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
         for (std::size_t k = 0; k < features.size(); ++k) {
             const std::string& cell = t.rows[i][features[k]];
             if (!parseFloat(cell, v[k]))
                 throw InputError(path, InputError::atLine(t.rowLines[i]),
                                  "column '" + t.header[features[k]] + "': '" + cell + "' is not a number");
-            if (!std::isfinite(v[k]))
+            if (!(std::fabs(v[k]) <= bound)) // also NaN; util/FloatRange.h
                 throw InputError(path, InputError::atLine(t.rowLines[i]),
-                                 "column '" + t.header[features[k]] + "' is " + (std::isnan(v[k]) ? "NaN" : "infinite"));
+                                 "column '" + t.header[features[k]] + "' is " +
+                                     util::valueProblem(v[k], static_cast<int>(features.size())));
         }
         sink.addItem(v.data(), nullptr, 1, splits[i]);
     }

@@ -57,6 +57,13 @@ void requireK(int k, const std::string& what)
 template <class Fn>
 void forEachRanking(MatrixView m, int k, job::JobControl* control, Fn&& fn)
 {
+    // Values FAISS's float distances cannot hold are searched scaled (the ranking is the same).
+    const double scale = faissScale({{m, "items"}}, "neighbour ranking");
+    std::vector<float> scaled;
+    if (scale != 1.0) {
+        scaled = scaledCopy(m, scale);
+        m.data = scaled.data();
+    }
     faiss::IndexFlatL2 index(m.cols);
     index.add(m.rows, m.data);
     const int kk = static_cast<int>(std::min<std::int64_t>(m.rows, static_cast<std::int64_t>(k) + 1));
@@ -77,7 +84,8 @@ void forEachRanking(MatrixView m, int k, job::JobControl* control, Fn&& fn)
                 if (ids[o] < 0 || ids[o] == q0 + q)
                     continue;
                 rowIds[static_cast<std::size_t>(count)] = ids[o];
-                rowDist[static_cast<std::size_t>(count)] = std::sqrt(std::max(0.0, static_cast<double>(d[o])));
+                rowDist[static_cast<std::size_t>(count)] =
+                    std::isfinite(d[o]) ? std::sqrt(std::max(0.0, static_cast<double>(d[o]))) / scale : INFINITY;
                 ++count;
             }
             fn(q0 + q, rowIds.data(), rowDist.data(), count);
@@ -490,17 +498,30 @@ NmiResult kmeansNmi(MatrixView items, const std::vector<std::int32_t>& labels, c
         // Cluster every item: FAISS subsamples above max_points_per_centroid per centroid.
         cp.max_points_per_centroid = static_cast<int>(std::min<std::int64_t>(
             std::numeric_limits<int>::max() / 2, l.view.rows / out.clusters + 1));
-        faiss::Clustering clustering(l.view.cols, static_cast<std::size_t>(out.clusters), cp);
-        faiss::IndexFlatL2 index(l.view.cols);
-        clustering.train(l.view.rows, l.view.data, index);
+        // FAISS's k-means asserts (aborts the process) when a distance overflows float: values
+        // beyond that are clustered scaled, which assigns them alike.
+        MatrixView view = l.view;
+        const double scale = faissScale({{view, "items"}}, "k-means NMI");
+        std::vector<float> scaled;
+        if (scale != 1.0) {
+            scaled = scaledCopy(view, scale);
+            view.data = scaled.data();
+        }
+        faiss::Clustering clustering(view.cols, static_cast<std::size_t>(out.clusters), cp);
+        faiss::IndexFlatL2 index(view.cols);
+        clustering.train(view.rows, view.data, index);
         if (control)
             control->checkpoint();
         // The index holds the final centroids: assign every item to its nearest one.
         std::vector<float> d(static_cast<std::size_t>(l.view.rows));
         std::vector<std::int64_t> ids(static_cast<std::size_t>(l.view.rows));
-        index.search(l.view.rows, l.view.data, 1, d.data(), ids.data());
-        for (std::size_t i = 0; i < cluster.size(); ++i)
+        index.search(view.rows, view.data, 1, d.data(), ids.data());
+        for (std::size_t i = 0; i < cluster.size(); ++i) {
+            if (ids[i] < 0 || ids[i] >= out.clusters)
+                throw std::runtime_error("k-means NMI: FAISS assigned item " + std::to_string(l.rows[i]) +
+                                         " to no cluster");
             cluster[i] = static_cast<std::int32_t>(ids[i]);
+        }
     }
     out.nmi = normalizedMutualInformation(cluster, y);
     out.assignment.assign(static_cast<std::size_t>(items.rows), -1);

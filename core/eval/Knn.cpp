@@ -3,10 +3,12 @@
 #include "core/eval/Knn.h"
 
 #include "core/job/Job.h"
+#include "core/util/FloatRange.h"
 
 #include <faiss/IndexFlat.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -27,6 +29,39 @@ std::vector<float> gatherRows(MatrixView m, const std::vector<std::int64_t>& row
     return out;
 }
 
+double faissScale(std::initializer_list<NamedView> views, const std::string& what)
+{
+    double maxAbs = 0.0;
+    int cols = 1;
+    for (const NamedView& v : views) {
+        cols = std::max(cols, v.view.cols);
+        const std::size_t count = static_cast<std::size_t>(v.view.rows) * static_cast<std::size_t>(v.view.cols);
+        for (std::size_t k = 0; k < count; ++k) {
+            const float x = v.view.data[k];
+            if (!std::isfinite(x))
+                throw std::invalid_argument(what + ": row " + std::to_string(k / static_cast<std::size_t>(v.view.cols)) +
+                                            " of the " + v.name + " holds " + (std::isnan(x) ? "NaN" : "an infinite value") +
+                                            " (a model whose weights diverged gives such embeddings)");
+            maxAbs = std::max(maxAbs, static_cast<double>(std::fabs(x)));
+        }
+    }
+    const double bound = util::maxSafeMagnitude(cols);
+    if (maxAbs <= bound)
+        return 1.0;
+    // The smallest power of two that brings maxAbs within the bound.
+    int e = 0;
+    (void)std::frexp(maxAbs / bound, &e);
+    return std::ldexp(1.0, -e);
+}
+
+std::vector<float> scaledCopy(MatrixView m, double scale)
+{
+    std::vector<float> out(static_cast<std::size_t>(m.rows) * static_cast<std::size_t>(m.cols));
+    for (std::size_t k = 0; k < out.size(); ++k)
+        out[k] = static_cast<float>(static_cast<double>(m.data[k]) * scale);
+    return out;
+}
+
 Neighbours nearestNeighbours(MatrixView base, MatrixView queries, int k, bool queriesAreBase, job::JobControl* control)
 {
     if (base.cols != queries.cols)
@@ -40,6 +75,16 @@ Neighbours nearestNeighbours(MatrixView base, MatrixView queries, int k, bool qu
     out.distances.assign(static_cast<std::size_t>(queries.rows * k), INFINITY);
     if (base.rows == 0 || queries.rows == 0)
         return out;
+    const double scale = faissScale({{base, "base"}, {queries, "queries"}}, "nearest neighbours");
+    std::vector<float> scaledBase, scaledQueries;
+    if (scale != 1.0) {
+        const bool same = queries.data == base.data && queries.rows == base.rows;
+        scaledBase = scaledCopy(base, scale);
+        if (!same)
+            scaledQueries = scaledCopy(queries, scale);
+        base.data = scaledBase.data();
+        queries.data = same ? scaledBase.data() : scaledQueries.data();
+    }
 
     faiss::IndexFlatL2 index(base.cols);
     index.add(base.rows, base.data);
@@ -59,7 +104,12 @@ Neighbours nearestNeighbours(MatrixView base, MatrixView queries, int k, bool qu
                     continue;
                 const std::size_t o = static_cast<std::size_t>((q0 + q) * k + outJ);
                 out.ids[o] = id;
-                out.distances[o] = std::sqrt(std::max(0.0f, d[static_cast<std::size_t>(q * kk + j)]));
+                // Rounding can make a squared distance slightly negative; a distance float cannot
+                // hold (after scaling back) is +infinity, never NaN.
+                const float sq = d[static_cast<std::size_t>(q * kk + j)];
+                const double dist = std::sqrt(sq > 0.0f ? static_cast<double>(sq) : 0.0) / scale;
+                out.distances[o] = std::isfinite(sq) && dist <= static_cast<double>(FLT_MAX) ? static_cast<float>(dist)
+                                                                                             : INFINITY;
                 ++outJ;
             }
         }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <string>
 #include <vector>
 
 namespace setscope::job {
@@ -22,8 +24,25 @@ struct MatrixView {
 /// Copies rows `rows` of `m` into a new contiguous row-major buffer.
 std::vector<float> gatherRows(MatrixView m, const std::vector<std::int64_t>& rows);
 
+/// What FAISS may be given (issue 29 §2). FAISS computes squared distances in float as
+/// |x|² + |y|² - 2 x.y: a finite but huge value overflows them, and FAISS then answers id -1
+/// (or asserts inside k-means). Returns the power of two 2^-k (1 when none is needed) that
+/// brings every value of `views` within util::maxSafeMagnitude(cols); scaling by it is exact
+/// (unless a value becomes subnormal) and changes no ranking or assignment. Throws
+/// std::invalid_argument("<what>: row r of the <name> is NaN ...") for a NaN or infinite value.
+struct NamedView {
+    MatrixView view;
+    const char* name; ///< "base", "queries", "input"
+};
+double faissScale(std::initializer_list<NamedView> views, const std::string& what);
+/// `m` times `scale`, row-major.
+std::vector<float> scaledCopy(MatrixView m, double scale);
+
 /// The k nearest rows of `base` for each query under Euclidean distance, exact (FAISS
-/// IndexFlatL2, all cores through OpenMP). ids[q*k + j] is -1 when base has fewer rows.
+/// IndexFlatL2, all cores through OpenMP). ids[q*k + j] is -1 (distance +infinity) when base
+/// has fewer rows; no other id is -1. Throws std::invalid_argument for a NaN or infinite value;
+/// finite values too large for FAISS's float distances are searched scaled (faissScale), and a
+/// distance that float cannot hold is +infinity.
 /// When `queriesAreBase` (queries == base, row for row), each query's own row is left out
 /// of its neighbours (by index, so exact duplicates still count as neighbours).
 /// `control` (may be null) is polled between chunks of queries for cancel.

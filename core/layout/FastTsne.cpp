@@ -126,8 +126,11 @@ std::vector<std::int64_t> approximateKnn(const float* x, std::int64_t n, int d, 
         quantizer.search(n, x, 1, dist.data(), assign.data());
     }
     std::vector<std::vector<std::int64_t>> members(sz(nlist));
-    for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (assign[sz(i)] < 0 || assign[sz(i)] >= nlist)
+            throw std::runtime_error("t-SNE: FAISS assigned point " + std::to_string(i) + " to no list");
         members[sz(assign[sz(i)])].push_back(i);
+    }
     // Each list's probes: the lists of its nearest centroids.
     std::vector<faiss::Index::idx_t> probe(sz(nlist) * sz(probes));
     {
@@ -582,6 +585,14 @@ KnnAffinities FastTsne::knnAffinities(const float* x, std::int64_t n, int d, dou
                                       job::JobControl* control)
 {
     checkInput(x, n, d, perplexity);
+    // Values whose squared distances overflow FAISS's floats (a diverging run's snapshot) are
+    // searched scaled by a power of two: the neighbours are the same, and the affinities below
+    // calibrate each row's bandwidth to its perplexity, whatever the scale (issue 29 §2).
+    std::vector<float> scaled;
+    if (const double scale = eval::faissScale({{{x, n, d}, "input"}}, "t-SNE"); scale != 1.0) {
+        scaled = eval::scaledCopy({x, n, d}, scale);
+        x = scaled.data();
+    }
     threads = resolveThreads(threads);
     KnnAffinities out;
     out.n = n;
@@ -600,6 +611,12 @@ KnnAffinities FastTsne::knnAffinities(const float* x, std::int64_t n, int d, dou
             out.exact = false;
         }
     }
+    // Every point needs its k neighbours below (they index the input): FAISS's -1, which it
+    // answers when a distance is not a number, must never get there.
+    for (std::size_t e = 0; e < out.neighbours.size(); ++e)
+        if (out.neighbours[e] < 0 || out.neighbours[e] >= n)
+            throw std::runtime_error("t-SNE: no neighbour found for point " + std::to_string(e / sz(out.k)) +
+                                     " (its distances are not numbers)");
     out.p.assign(out.neighbours.size(), 0.0);
     const double logU = std::log(out.perplexity);
     const std::int64_t blocks = (n + kRowsPerPoll - 1) / kRowsPerPoll;
@@ -729,6 +746,14 @@ void FastTsne::setInput(const float* x, std::int64_t n, int d, job::JobControl* 
         throw std::invalid_argument("t-SNE: a new snapshot must have the same " + std::to_string(m_n)
                                     + " items, got " + std::to_string(n));
     const auto t0 = std::chrono::steady_clock::now();
+    checkInput(x, n, d, m_opt.perplexity);
+    // Scaled once for the affinities and the PCA start alike (see knnAffinities); the map does
+    // not depend on the input's scale.
+    std::vector<float> scaled;
+    if (const double scale = eval::faissScale({{{x, n, d}, "input"}}, "t-SNE"); scale != 1.0) {
+        scaled = eval::scaledCopy({x, n, d}, scale);
+        x = scaled.data();
+    }
     m_p = symmetrise(knnAffinities(x, n, d, m_opt.perplexity, threads(), control));
     buildAttractionMatrix();
     m_affinitySeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -3,6 +3,7 @@
 #include "core/ot/PointSet.h"
 
 #include "core/data/Dataset.h"
+#include "core/util/FloatRange.h"
 
 #include <cmath>
 
@@ -62,16 +63,19 @@ void validate(const PointSet& s, const std::string& name)
     if (!s.points || !s.weights)
         throw OtError(name + " has no data");
     double total = 0.0;
+    const double bound = util::maxSafeMagnitude(s.d);
     for (std::int64_t i = 0; i < s.n; ++i) {
         const float w = s.weights[i];
         if (!std::isfinite(w) || w < 0.0f)
             throw OtError(name + ": element " + std::to_string(i) + " has weight " + std::to_string(w) +
                           " (weights must be finite and non-negative)");
         total += w;
+        // Beyond the bound, the float cost matrix overflows (util/FloatRange.h): refused here,
+        // for sets that did not come through a dataset's checks.
         for (int k = 0; k < s.d; ++k)
-            if (!std::isfinite(s.points[i * s.d + k]))
+            if (!(std::fabs(s.points[i * s.d + k]) <= bound)) // also NaN
                 throw OtError(name + ": element " + std::to_string(i) + ", component " + std::to_string(k) + " is " +
-                              (std::isnan(s.points[i * s.d + k]) ? "NaN" : "infinite"));
+                              util::valueProblem(s.points[i * s.d + k], s.d));
     }
     if (!(total > 0.0))
         throw OtError(name + " has zero total weight");

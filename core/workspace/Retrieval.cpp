@@ -89,8 +89,8 @@ RetrievalResult compareRetrieval(const data::Dataset& ds, const train::ModelHand
         eval::nearestNeighbours({base.data(), r.candidates, dim}, {qv.data(), 1, dim}, r.k, false, o.control);
     r.searchSeconds = secondsSince(t0);
     for (int j = 0; j < r.k; ++j)
-        r.byEmbedding.push_back({cands[static_cast<std::size_t>(nn.ids[static_cast<std::size_t>(j)])],
-                                 static_cast<double>(nn.distances[static_cast<std::size_t>(j)])});
+        if (const std::int64_t id = nn.ids[static_cast<std::size_t>(j)]; id >= 0) // -1: fewer candidates than k
+            r.byEmbedding.push_back({cands[static_cast<std::size_t>(id)], static_cast<double>(nn.distances[static_cast<std::size_t>(j)])});
 
     // --- exact path ------------------------------------------------------------------------
     ot::EmdKnnOptions eo;

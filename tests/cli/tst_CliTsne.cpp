@@ -15,6 +15,9 @@
 #include <QJsonObject>
 #include <QProcess>
 
+#include <QRegularExpression>
+
+#include <cfloat>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -75,8 +78,14 @@ private Q_SLOTS:
     void warmBenchReportsJson();
     void mapsACheckpointsEmbedding();
     void badInputNamesTheFile();
+    void extremeValuesAreRefusedByEveryJob_data();
+    void extremeValuesAreRefusedByEveryJob();
+    void extremeValuesAreRefusedByBothReaders_data();
+    void extremeValuesAreRefusedByBothReaders();
 
 private:
+    /// The rows of the two functions below: every job, or the two readers.
+    void extremeValues(bool everyJob);
     QString writeInput(const char* name, std::vector<int>* labels)
     {
         const std::vector<float> x = clusters(4, 100, 12, labels);
@@ -209,6 +218,75 @@ void TestCliTsne::badInputNamesTheFile()
     r = cli({"tsne", "--input", in, "--iterations", "10", "--out", unwritable});
     QVERIFY(r.code != 0);
     QVERIFY2(r.err.contains(unwritable), qPrintable(r.err));
+}
+
+// Issue 29 §2: a 200 x 2 .npy (with labels beside it) whose row 17 holds one extreme value,
+// through the jobs that read vectors: t-SNE of the file (its own reader), and t-SNE, kNN
+// evaluation, the pairwise EMD matrix and training on it as a dataset. Before, 1e20 crashed the
+// t-SNE (munmap_chunk(): invalid pointer, exit 134). Each extreme value is refused (exit 2)
+// naming the file and the row; subnormal values are mapped, evaluated and trained on. Every job
+// runs for 1e20 and the subnormal; the other values (the same check of every dataset, tested
+// value by value in data_vectors) through the two readers, `tsne --input` and `eval`.
+void TestCliTsne::extremeValuesAreRefusedByEveryJob_data()
+{
+    QTest::addColumn<float>("value");
+    QTest::addColumn<QString>("expect"); // "" = accepted
+    QTest::newRow("1e20") << 1e20f << "1e+20, beyond \u00b16.52e+18";
+    QTest::newRow("subnormal") << 1e-40f << "";
+}
+
+void TestCliTsne::extremeValuesAreRefusedByBothReaders_data()
+{
+    QTest::addColumn<float>("value");
+    QTest::addColumn<QString>("expect");
+    QTest::newRow("-FLT_MAX") << -FLT_MAX << "-3.40282e+38, beyond \u00b16.52e+18";
+    QTest::newRow("+inf") << INFINITY << "infinite";
+    QTest::newRow("NaN") << NAN << "NaN";
+}
+
+void TestCliTsne::extremeValuesAreRefusedByBothReaders() { extremeValues(false); }
+
+void TestCliTsne::extremeValuesAreRefusedByEveryJob() { extremeValues(true); }
+
+void TestCliTsne::extremeValues(bool everyJob)
+{
+    QFETCH(float, value);
+    QFETCH(QString, expect);
+    std::vector<int> labels;
+    std::vector<float> x = clusters(2, 100, 2, &labels);
+    x[35] = value; // row 17, column 1
+    const QString tag = QString(QTest::currentDataTag()).replace(QRegularExpression("[^A-Za-z0-9]"), "_");
+    const QString npy = m_dir.filePath("extreme_" + tag + ".npy");
+    setscope::data::writeNpy(npy.toStdString(), x.data(), {200, 2});
+    {
+        QFile f(m_dir.filePath("extreme_" + tag + ".csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("label\n");
+        for (int l : labels)
+            f.write(QByteArray::number(l) + "\n");
+    }
+    const QString out = m_dir.filePath("extreme_out.npy");
+    QList<QStringList> jobs{
+        {"tsne", "--input", npy, "--pca", "1", "--iterations", "50", "--out", out},
+        {"eval", "--dataset", npy},
+    };
+    if (everyJob)
+        jobs << QStringList{"tsne", "--dataset", npy, "--iterations", "50", "--out", out}
+             << QStringList{"emd-matrix", "--dataset", npy, "--out", out, "--threads", "1", "--cache-dir", m_dir.filePath("cache")}
+             << QStringList{"train", "--dataset", npy, "--model", "mlp", "--loss", "triplet", "--embedding-dim", "2",
+                            "--max-steps", "2", "--threads", "1", "--device", "cpu", "--no-baseline"};
+    for (const QStringList& job : jobs) {
+        const Run r = cli(job);
+        const QString what = job.join(' ') + ":\n" + r.err;
+        if (expect.isEmpty()) {
+            QVERIFY2(r.code == 0, qPrintable(what));
+            continue;
+        }
+        QVERIFY2(r.code == 2, qPrintable(what));
+        // The row: "record 17" from the dataset's check, "row 17" from tsne --input.
+        QVERIFY2(r.err.contains(npy + " (record 17)") || r.err.contains(npy + " (row 17)"), qPrintable(what));
+        QVERIFY2(r.err.contains(expect), qPrintable(what));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCliTsne)

@@ -6,6 +6,7 @@
 
 #include "core/data/text/Tokenizer.h"
 #include "core/util/CheckedMath.h"
+#include "core/util/FloatRange.h"
 #include "core/util/Hash.h"
 
 #include <setscope/sdk/Errors.h>
@@ -146,6 +147,14 @@ bool parseTextLine(std::string_view line, int dim, std::string_view& word, std::
         why = "expected " + std::to_string(dim) + " values after the word, found " + std::to_string(values.size());
         return false;
     }
+    // A finite value beyond util::maxSafeMagnitude overflows the float distances of FAISS and
+    // the cost matrices (docs/RELIABILITY.md "Values"): refused here, naming the word's line.
+    const double bound = util::maxSafeMagnitude(static_cast<int>(values.size()));
+    for (float v : values)
+        if (!(std::fabs(v) <= bound)) {
+            why = "value " + util::valueProblem(v, static_cast<int>(values.size()));
+            return false;
+        }
     if (values.empty()) {
         why = "no values after the word";
         return false;
@@ -310,9 +319,13 @@ void parseWord2VecBinary(const std::string& path, Builder& b)
                              "file ends inside the vector of '" + word + "' (record " + std::to_string(r + 1) + " of "
                                  + std::to_string(n) + ", truncated)");
         offset += v.size() * sizeof(float);
+        const double bound = util::maxSafeMagnitude(static_cast<int>(v.size()));
         for (float x : v)
-            if (!std::isfinite(x))
-                throw InputError(path, where(), "NaN or infinite value in the vector of '" + word + "'");
+            if (!(std::fabs(x) <= bound)) // also NaN
+                throw InputError(path, where(),
+                                 std::isfinite(x) ? "the vector of '" + word + "' holds the value " +
+                                                        util::valueProblem(x, static_cast<int>(v.size()))
+                                                  : "NaN or infinite value in the vector of '" + word + "'");
         if (word.empty())
             throw InputError(path, where(), "empty word");
         b.add(word, v.data());

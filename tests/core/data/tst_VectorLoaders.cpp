@@ -8,6 +8,10 @@
 #include <QtTest>
 
 #include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <cstring>
 #include <fstream>
 
@@ -90,6 +94,8 @@ private Q_SLOTS:
     void csvQuotingAndCrlf();
     void csvBadFiles_data();
     void csvBadFiles();
+    void valuesBeyondFloatRange_data();
+    void valuesBeyondFloatRange();
 
 private:
     QTemporaryDir m_dir;
@@ -324,6 +330,70 @@ void TestVectorLoaders::csvBadFiles()
     const QString msg = errorOf(loadCsvVectors, path);
     QVERIFY2(msg.contains(expect), qPrintable(msg));
     QVERIFY2(msg.startsWith(path), qPrintable(msg));
+}
+
+// Issue 29 §2: a 200 x 2 array whose row 17 holds one extreme value, as .npy (float32 and
+// float64) and as CSV. Values whose squared distances overflow float (here beyond
+// sqrt(FLT_MAX / 8) = 6.52e18 for 2-d data), infinities and NaN are refused at load time with
+// the file and the row; subnormal and merely large values load unchanged.
+void TestVectorLoaders::valuesBeyondFloatRange_data()
+{
+    QTest::addColumn<double>("value");
+    QTest::addColumn<QString>("expect"); // "" = loads, the value kept
+    const QString beyond = "record 17): element 0, component 1 is %1, beyond \u00b16.52e+18";
+    QTest::newRow("1e20") << 1e20 << beyond.arg("1e+20");
+    QTest::newRow("FLT_MAX") << double(FLT_MAX) << beyond.arg("3.40282e+38");
+    QTest::newRow("-FLT_MAX") << -double(FLT_MAX) << beyond.arg("-3.40282e+38");
+    QTest::newRow("7e18, just beyond") << 7e18 << beyond.arg("7e+18");
+    QTest::newRow("+inf") << double(INFINITY) << "record 17): element 0, component 1 is infinite";
+    QTest::newRow("-inf") << -double(INFINITY) << "record 17): element 0, component 1 is infinite";
+    QTest::newRow("NaN") << double(NAN) << "record 17): element 0, component 1 is NaN";
+    QTest::newRow("6e18, within") << 6e18 << "";
+    QTest::newRow("subnormal 1e-40") << 1e-40 << "";
+    QTest::newRow("smallest subnormal") << double(std::numeric_limits<float>::denorm_min()) << "";
+}
+
+void TestVectorLoaders::valuesBeyondFloatRange()
+{
+    QFETCH(double, value);
+    QFETCH(QString, expect);
+    std::vector<float> f(400);
+    std::vector<double> d(400);
+    for (int i = 0; i < 400; ++i)
+        d[std::size_t(i)] = f[std::size_t(i)] = static_cast<float>(i % 7) - 3.0f;
+    f[35] = static_cast<float>(value); // row 17, column 1
+    d[35] = value;
+    const QString npy4 = m_dir.filePath("big4.npy"), npy8 = m_dir.filePath("big8.npy"), csv = m_dir.filePath("big.csv");
+    writeNpyBytes(npy4, "<f4", false, "(200, 2)", bytesOf(f));
+    writeNpyBytes(npy8, "<f8", false, "(200, 2)", bytesOf(d));
+    {
+        std::ofstream out(csv.toStdString());
+        out << "a,b\n";
+        char buf[64];
+        for (int i = 0; i < 200; ++i) {
+            std::snprintf(buf, sizeof buf, "%.9g,%.9g\n", d[std::size_t(2 * i)], d[std::size_t(2 * i + 1)]);
+            out << buf;
+        }
+    }
+    for (const QString& path : {npy4, npy8}) {
+        const QString msg = errorOf(loadNpy, path);
+        if (expect.isEmpty()) {
+            QCOMPARE(msg, QString());
+            const Dataset ds = loadWith(loadNpy, path);
+            QCOMPARE(ds.item(17).values[1], static_cast<float>(value));
+        } else {
+            QVERIFY2(msg.startsWith(path + " (" + expect) || (msg.startsWith(path) && msg.contains(expect)),
+                     qPrintable(msg));
+        }
+    }
+    // CSV: the line of the row (the header is line 1).
+    const QString msg = errorOf(loadCsvVectors, csv);
+    if (expect.isEmpty()) {
+        QCOMPARE(msg, QString());
+    } else {
+        QVERIFY2(msg.startsWith(csv + " (line 19): column 'b' is "), qPrintable(msg));
+        QVERIFY2(msg.contains(expect.mid(expect.indexOf(" is ") + 4)), qPrintable(msg));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestVectorLoaders)

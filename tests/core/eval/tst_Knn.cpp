@@ -8,7 +8,9 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <random>
@@ -101,6 +103,8 @@ private Q_SLOTS:
     void evaluateProtocols();
     void cancel();
     void dimensionMismatch();
+    void extremeValues_data();
+    void extremeValues();
 };
 
 // seed 000 §VI-A's vote, solved by hand: weights 1/distance; zero distances decide alone;
@@ -265,6 +269,90 @@ void TestKnn::dimensionMismatch()
 {
     const std::vector<float> a{1, 2, 3, 4};
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, eval::nearestNeighbours({a.data(), 2, 2}, {a.data(), 1, 4}, 1, false));
+}
+
+
+// Issue 29 §2: FAISS computes squared distances in float; a row at 1e20 overflowed them, FAISS
+// answered id -1, and every caller used it as an index. Now a finite row, however large, is
+// searched scaled: no id is -1, no distance is NaN, one float cannot hold is +infinity, and
+// every other row's 5 nearest are the brute-force ones (in double, from the input) while the
+// scaled values keep their precision (not when FLT_MAX sits beside values near 1, which
+// scaling makes subnormal: then only the first three hold); a NaN or infinite row is refused
+// naming its row.
+void TestKnn::extremeValues_data()
+{
+    QTest::addColumn<float>("a");
+    QTest::addColumn<float>("b");
+    QTest::addColumn<QString>("refusal");
+    QTest::addColumn<bool>("exactRanks");
+    QTest::newRow("1e20") << 1e20f << 0.0f << "" << true;
+    QTest::newRow("-1e20, 1e19") << -1e20f << 1e19f << "" << true;
+    QTest::newRow("FLT_MAX, -FLT_MAX") << FLT_MAX << -FLT_MAX << "" << false;
+    QTest::newRow("-FLT_MAX, 1e30") << -FLT_MAX << 1e30f << "" << false;
+    QTest::newRow("subnormals") << 1e-40f << std::numeric_limits<float>::denorm_min() << "" << true;
+    QTest::newRow("NaN") << NAN << 0.0f << "nearest neighbours: row 17 of the base holds NaN" << true;
+    QTest::newRow("+inf") << INFINITY << 0.0f << "nearest neighbours: row 17 of the base holds an infinite value" << true;
+    QTest::newRow("-inf") << 0.0f << -INFINITY << "nearest neighbours: row 17 of the base holds an infinite value" << true;
+}
+
+void TestKnn::extremeValues()
+{
+    QFETCH(float, a);
+    QFETCH(float, b);
+    QFETCH(QString, refusal);
+    QFETCH(bool, exactRanks);
+    Data data = blobs(200, 2, 3, 29, false);
+    data.x[34] = a;
+    data.x[35] = b;
+    const int k = 5;
+    if (!refusal.isEmpty()) {
+        try {
+            (void)eval::nearestNeighbours(data.view(), data.view(), k, true);
+            QFAIL("accepted");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(QString(e.what()).startsWith(refusal), e.what());
+        }
+        return;
+    }
+    const eval::Neighbours nb = eval::nearestNeighbours(data.view(), data.view(), k, true);
+    const auto sq = [&](std::int64_t i, std::int64_t j) {
+        double s = 0;
+        for (int c = 0; c < 2; ++c) {
+            const double t = double(data.x[std::size_t(i * 2 + c)]) - data.x[std::size_t(j * 2 + c)];
+            s += t * t;
+        }
+        return s;
+    };
+    for (std::int64_t q = 0; q < 200; ++q) {
+        for (int j = 0; j < k; ++j) {
+            const std::int64_t id = nb.ids[std::size_t(q * k + j)];
+            QVERIFY2(id >= 0 && id < 200 && id != q, qPrintable(QString("row %1: id %2").arg(q).arg(id)));
+            const float dist = nb.distances[std::size_t(q * k + j)];
+            QVERIFY(!std::isnan(dist) && dist >= 0);
+            const double want = std::sqrt(sq(q, id));
+            if (!exactRanks)
+                continue;
+            if (want <= double(FLT_MAX))
+                QVERIFY2(std::abs(double(dist) - want) <= 1e-3 * want + 1e-3, qPrintable(QString("%1 vs %2").arg(dist).arg(want)));
+            else
+                QVERIFY(std::isinf(dist));
+        }
+        if (q == 17 || !exactRanks)
+            continue; // every other row is about equally far from row 17: no ranking to compare
+        std::vector<std::pair<double, std::int64_t>> all;
+        for (std::int64_t j = 0; j < 200; ++j)
+            if (j != q)
+                all.push_back({sq(q, j), j});
+        std::sort(all.begin(), all.end());
+        // The k-th distance (ties may swap rows of equal distance).
+        const double kth = std::sqrt(all[std::size_t(k - 1)].first);
+        QVERIFY2(std::abs(double(nb.distances[std::size_t(q * k + k - 1)]) - kth) <= 1e-4 * kth + 1e-4,
+                 qPrintable(QString("row %1").arg(q)));
+    }
+    // The classifier on it: every query gets a prediction.
+    const eval::KnnResult r = eval::knnClassify(data.view(), data.y, data.view(), data.y, 10, true);
+    QCOMPARE(r.evaluated, std::int64_t(200));
+    QVERIFY(std::none_of(r.predicted.begin(), r.predicted.end(), [](std::int32_t p) { return p < 0; }));
 }
 
 QTEST_GUILESS_MAIN(TestKnn)

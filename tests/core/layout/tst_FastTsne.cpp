@@ -6,6 +6,7 @@
 #include <QtTest/QtTest>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -157,6 +158,8 @@ private Q_SLOTS:
     void learningRateIsAutomatic();
     void tinyInputs();
     void invalidInput();
+    void extremeFiniteValues_data();
+    void extremeFiniteValues();
 };
 
 void TestFastTsne::affinitiesAreSymmetricAndSumToOne()
@@ -573,6 +576,62 @@ void TestFastTsne::invalidInput()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, FastTsne(bad.data(), 2, 2));
     FastTsne t(x.data(), 2, 2);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, t.setInput(x.data(), 1, 2)); // other items
+}
+
+// Issue 29 §2: one row of a snapshot at 1e20 (a diverging run's embedding) made FAISS answer -1
+// for its neighbours, which t-SNE used as an index ("munmap_chunk(): invalid pointer" with 200
+// rows, an assertion inside FAISS's k-means with 12 000). Now the input is searched scaled:
+// every neighbour is a real point, the other points' neighbours are the brute-force ones, and
+// with 200 rows the map is computed, finite.
+void TestFastTsne::extremeFiniteValues_data()
+{
+    QTest::addColumn<int>("n");
+    QTest::addColumn<float>("value");
+    QTest::newRow("200 rows, one at 1e20 (exact kNN)") << 200 << 1e20f;
+    QTest::newRow("200 rows, one at FLT_MAX") << 200 << FLT_MAX;
+    QTest::newRow("12 000 rows, one at 1e20 (inverted file, FAISS k-means)") << 12000 << 1e20f;
+}
+
+void TestFastTsne::extremeFiniteValues()
+{
+    QFETCH(int, n);
+    QFETCH(float, value);
+    const int d = 2;
+    std::vector<float> x = gaussianData(n, d, 23);
+    x[34] = value; // row 17
+    const KnnAffinities c = FastTsne::knnAffinities(x.data(), n, d, 10.0, 2);
+    QCOMPARE(c.k, 30);
+    for (std::size_t e = 0; e < c.neighbours.size(); ++e)
+        QVERIFY2(c.neighbours[e] >= 0 && c.neighbours[e] < n && c.neighbours[e] != std::int64_t(e / 30),
+                 qPrintable(QString("point %1: neighbour %2").arg(e / 30).arg(c.neighbours[e])));
+    for (double p : c.p)
+        QVERIFY(std::isfinite(p) && p >= 0);
+    // Row 17 is nobody's neighbour (it is far from all), and the others' neighbours are exact
+    // (checked on a sample of the inverted file's rows: it finds most, not all).
+    const int every = n > 1000 ? n / 100 : 1;
+    std::int64_t found = 0, wanted = 0;
+    for (std::int64_t i = 0; i < n; i += every) {
+        if (i == 17)
+            continue;
+        QVERIFY(std::count(c.neighbours.begin() + i * 30, c.neighbours.begin() + (i + 1) * 30, 17) == 0);
+        std::vector<std::pair<double, std::int64_t>> all;
+        for (std::int64_t j = 0; j < n; ++j)
+            if (j != i)
+                all.push_back({sqDist(x.data(), d, i, j), j});
+        std::partial_sort(all.begin(), all.begin() + 30, all.end());
+        for (int r = 0; r < 30; ++r)
+            found += std::count(c.neighbours.begin() + i * 30, c.neighbours.begin() + (i + 1) * 30, all[std::size_t(r)].second);
+        wanted += 30;
+    }
+    qInfo("neighbours found: %lld of %lld", static_cast<long long>(found), static_cast<long long>(wanted));
+    QVERIFY(double(found) / double(wanted) >= (n > FastTsne::kExactKnnMax ? 0.9 : 1.0));
+    if (n <= 1000) {
+        FastTsne t(x.data(), n, d, FastTsneOptions{.maxIterations = 100});
+        while (!t.done())
+            t.step(50);
+        for (float y : t.embedding())
+            QVERIFY(std::isfinite(y));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestFastTsne)

@@ -657,6 +657,7 @@ void TestKusnerMat::badFiles_data()
     row("split rows differ", "(field TE): holds 1 splits (rows) but TR holds 2");
     row("NaN in X", "(X{4}): value nan at row 2, column 3 (word 3 of document 4)");
     row("inf in X", "(X{1}): value inf at row 1, column 1");
+    row("1e20 in X", "(X{1}): value 1e+20, beyond \u00b15.33e+18 (in 3-d data a squared distance would overflow float) at row 1");
     row("inf count", "(BOW_X{2}): count 1 of document 2 is inf");
     row("negative count", "(BOW_X{1}): count 2 of document 1 is -1; counts must be finite and non-negative");
     row("zero counts", "(BOW_X{5}): the counts of document 5 sum to 0");
@@ -752,6 +753,8 @@ void TestKusnerMat::badFiles()
         c.docs[3].x[7] = nan; // column 3 (word c), row 2
     else if (kind == "inf in X")
         c.docs[0].x[0] = inf;
+    else if (kind == "1e20 in X")
+        c.docs[0].x[0] = 1e20;
     else if (kind == "inf count")
         c.docs[1].counts[0] = inf;
     else if (kind == "negative count")

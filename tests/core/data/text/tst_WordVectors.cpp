@@ -469,6 +469,12 @@ void TestWordVectors::badInput_data()
                                            << "the header says 4 words but the file has 3 (truncated?)";
     QTest::newRow("text header says fewer") << QByteArray("2 3\ncat 1 2 3\ndog 1 2 3\nLondon 1 2 3\n")
                                             << "(line 4): the header says 2 words but the file has more";
+    // Issue 29 §2: finite values whose squared distances overflow float (beyond 5.33e18 in 3-d).
+    std::vector<float> beyond = kValues;
+    beyond[4] = 1e20f;
+    QTest::newRow("binary 1e20") << QByteArray::fromStdString(w2vBinary(true, beyond))
+                                 << "(record 2, byte offset 21): the vector of 'dog' holds the value 1e+20, beyond";
+    QTest::newRow("text 1e20") << QByteArray("cat 1 1e20 3\n") << "(line 1): value 1e+20, beyond \u00b15.33e+18";
     QTest::newRow("text nan") << QByteArray("cat 1 nan 3\n") << "(line 1): NaN or infinite value";
     QTest::newRow("text inf") << QByteArray("cat 1 2 3\ndog -inf 2 3\n") << "(line 2): NaN or infinite value";
     QTest::newRow("text not a number") << QByteArray("cat 1 2 3\ndog 1 x2 3\n") << "(line 2): 'x2' is not a number";
