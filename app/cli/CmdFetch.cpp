@@ -2,26 +2,17 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "Commands.h"
 #include "ConsoleSink.h"
+#include "Interrupt.h"
 
 #include "core/fetch/Catalog.h"
 #include "core/fetch/FetchJob.h"
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <stdexcept>
 #include <thread>
 
 namespace setscope::cli {
-
-namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void onFetchInterrupt(int) { g_interrupted = true; }
-
-} // namespace
 
 void addFetchCommand(CLI::App& app, ContextFn, int& rc)
 {
@@ -57,18 +48,18 @@ void addFetchCommand(CLI::App& app, ContextFn, int& rc)
             std::fprintf(stderr, "fetching %s ...\n", n.c_str());
             ConsoleSink sink;
             fetch::FetchJob job(n, *force);
-            g_interrupted = false;
-            auto previous = std::signal(SIGINT, onFetchInterrupt);
+            InterruptScope interrupts;
             job.start(&sink);
+            bool cancelling = false;
             while (job.running()) {
-                if (g_interrupted.exchange(false)) {
+                if (!cancelling && interruptRequested()) {
                     std::fprintf(stderr, "\ninterrupt: cancelling the fetch (nothing already fetched is changed)...\n");
                     job.cancel();
+                    cancelling = true;
                 }
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
             }
             job.wait();
-            std::signal(SIGINT, previous);
             const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             switch (job.status()) {
             case job::JobStatus::Finished:

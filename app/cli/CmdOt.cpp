@@ -4,6 +4,7 @@
 #include "Distributed.h"
 #include "Commands.h"
 #include "ConsoleSink.h"
+#include "Interrupt.h"
 
 #include "core/data/Dataset.h"
 #include "core/data/Transform.h"
@@ -17,9 +18,7 @@
 
 #include <algorithm>
 #include <bit>
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <map>
 #include <numeric>
@@ -29,24 +28,21 @@ namespace setscope::cli {
 
 namespace {
 
-std::atomic<bool> g_stop{false};
-extern "C" void onInterrupt(int) { g_stop = true; }
-
-/// Runs a job on a worker thread; Ctrl-C cancels it.
+/// Runs a job on a worker thread; Ctrl-C, SIGTERM or SIGHUP cancel it (Interrupt.h).
 job::JobStatus runInterruptible(job::Job& job, job::ProgressSink& sink)
 {
-    g_stop = false;
-    auto previous = std::signal(SIGINT, onInterrupt);
+    InterruptScope interrupts;
     job.start(&sink);
+    bool cancelling = false;
     while (job.running()) {
-        if (g_stop.exchange(false)) {
+        if (!cancelling && interruptRequested()) {
             std::fprintf(stderr, "\ninterrupt: cancelling...\n");
             job.cancel();
+            cancelling = true;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     job.wait();
-    std::signal(SIGINT, previous);
     return job.status();
 }
 
@@ -306,11 +302,10 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
             for (auto q : queries)
                 checkItem(*ds, q, "--query");
 
-            g_stop = false;
-            auto previous = std::signal(SIGINT, onInterrupt);
+            InterruptScope interrupts;
             job::JobControl control;
             std::thread watch([&] {
-                while (!g_stop.load() && !control.cancelRequested())
+                while (!interruptRequested() && !control.cancelRequested())
                     std::this_thread::sleep_for(std::chrono::milliseconds(50));
                 control.requestCancel();
             });
@@ -369,12 +364,10 @@ void addOtCommands(CLI::App& app, ContextFn ctx, int& rc)
                 sink.finished(job::JobStatus::Finished, {});
                 control.requestCancel();
                 watch.join();
-                std::signal(SIGINT, previous);
                 throw;
             }
             control.requestCancel();
             watch.join();
-            std::signal(SIGINT, previous);
             if (rc == 130)
                 return;
             if (!rank.lead) {

@@ -5,6 +5,7 @@
 #include "ConsoleSink.h"
 #include "Distributed.h"
 #include "EventSink.h"
+#include "Interrupt.h"
 
 #include "core/data/Dataset.h"
 #include "core/data/LabelMapping.h"
@@ -20,9 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <optional>
 #include <fstream>
@@ -33,8 +32,6 @@
 namespace setscope::cli {
 
 namespace {
-std::atomic<bool> g_interrupted{false};
-extern "C" void onSigint(int) { g_interrupted = true; }
 
 struct TrainOptions {
     std::string dataset;
@@ -344,6 +341,9 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         ConsoleSink console;
         EventSink events;
         train::TrainingSink* sink = !rank.lead ? nullptr : o->events ? static_cast<train::TrainingSink*>(&events) : &console;
+        // From the run's record on, SIGINT, SIGTERM and SIGHUP (and, for a rank, its launcher's end)
+        // cancel it: it ends, and is recorded, as cancelled.
+        InterruptScope interrupts;
         project::TrainingRun run = ws.prepareRun(cfg, external, sink); // recorded with --project
         if (!run.recordError.empty())
             throw std::runtime_error("project " + o->project + ": cannot record the run: " + run.recordError);
@@ -352,18 +352,17 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
                          static_cast<long long>(run.recorder->runId()), run.job->config().checkpointDir.c_str());
         train::TrainingJob& job = *run.job;
         job.setCommunicator(rank.comm);
-        g_interrupted = false;
-        auto previous = std::signal(SIGINT, onSigint);
         job.start(run.sink);
+        bool cancelling = false;
         while (job.running()) {
-            if (g_interrupted.exchange(false)) {
-                std::fprintf(stderr, "\ninterrupt: cancelling (press Ctrl-C again to cancel harder)...\n");
+            if (!cancelling && interruptRequested()) {
+                std::fprintf(stderr, "\ninterrupt%s%s: cancelling...\n", *interruptName() ? " by " : "", interruptName());
                 job.cancel();
+                cancelling = true;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
         job.wait();
-        std::signal(SIGINT, previous);
 
         const auto hist = job.history();
         if (!rank.lead) {

@@ -5,6 +5,9 @@
 #include "CliContext.h"
 #include "Commands.h"
 #include "Distributed.h"
+#include "Interrupt.h"
+
+#include "core/dist/LocalLaunch.h"
 
 #include "core/util/OpenMpWait.h"
 
@@ -28,6 +31,12 @@ int main(int argc, char** argv)
     setscope::util::ensurePassiveOpenMpWait(argv);
     using namespace setscope::cli;
     commandLine().assign(argv, argv + argc);
+    // A rank started by --nproc lives no longer than its launcher: when it is gone (killed,
+    // even by SIGKILL) the rank cancels as on SIGTERM, and ends itself if that takes too long.
+    setscope::dist::watchLauncher([] { requestInterrupt(); });
+    struct OrphanedStore {
+        ~OrphanedStore() { setscope::dist::removeOrphanedStore(); }
+    } orphanedStore;
     CLI::App app{"setscope-cli: explore learned metrics on sets, documents, graphs and images (headless)"};
     app.set_version_flag("--version", std::string("setscope ") + SETSCOPE_VERSION);
     app.require_subcommand(1);

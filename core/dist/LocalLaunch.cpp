@@ -13,7 +13,9 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,7 +45,41 @@ bool isSet(const std::string& entry, const char* name)
     return entry.size() > n && entry.compare(0, n, name) == 0 && entry[n] == '=';
 }
 
+constexpr const char* kStoreFolderPrefix = "setscope-ranks-";
+
+/// Closes both ends of a pipe that are still open.
+struct Pipe {
+    int fd[2] = {-1, -1};
+    ~Pipe()
+    {
+        for (int f : fd)
+            if (f >= 0)
+                ::close(f);
+    }
+    void close(int end)
+    {
+        if (fd[end] >= 0)
+            ::close(fd[end]);
+        fd[end] = -1;
+    }
+};
+
+std::atomic<bool> g_launcherLost{false};
+
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
 } // namespace
+
+std::chrono::milliseconds stopGrace()
+{
+    if (const char* s = std::getenv("SETSCOPE_DIST_STOP_GRACE"); s && *s) {
+        char* end = nullptr;
+        const double v = std::strtod(s, &end);
+        if (end && *end == '\0' && v > 0 && v < 86400)
+            return std::chrono::milliseconds(static_cast<std::int64_t>(v * 1000));
+    }
+    return std::chrono::seconds(30);
+}
 
 int runLocalRanks(const LocalLaunch& launch)
 {
@@ -55,14 +91,15 @@ int runLocalRanks(const LocalLaunch& launch)
     TempDir dir;
     {
         const char* tmp = std::getenv("TMPDIR");
-        std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/setscope-ranks-XXXXXX";
+        std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + kStoreFolderPrefix + "XXXXXX";
         if (!::mkdtemp(tmpl.data()))
             throw std::runtime_error(tmpl + ": cannot create a directory for the ranks' store: " + std::strerror(errno));
         dir.path = tmpl;
     }
     const std::string store = (dir.path / "store").string();
 
-    static const char* const kOwn[] = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "SETSCOPE_DIST_STORE"};
+    static const char* const kOwn[] = {"RANK",         "WORLD_SIZE",          "LOCAL_RANK",           "LOCAL_WORLD_SIZE",
+                                       "SETSCOPE_DIST_STORE", "SETSCOPE_LAUNCHER_FD", "SETSCOPE_LAUNCHER_PID"};
     std::vector<std::string> base;
     for (char** e = environ; *e; ++e) {
         const std::string entry(*e);
@@ -74,21 +111,30 @@ int runLocalRanks(const LocalLaunch& launch)
     }
     base.insert(base.end(), launch.env.begin(), launch.env.end());
 
+    // The ranks' lifeline: they hold the read end, only this process the write end (close on
+    // exec), so the pipe closes when this process ends, even by SIGKILL (watchLauncher()).
+    Pipe life;
+    if (::pipe(life.fd) != 0 || ::fcntl(life.fd[1], F_SETFD, FD_CLOEXEC) != 0)
+        throw std::runtime_error(std::string("cannot make the ranks' lifeline pipe: ") + std::strerror(errno));
+    base.push_back("SETSCOPE_LAUNCHER_FD=" + std::to_string(life.fd[0]));
+    base.push_back("SETSCOPE_LAUNCHER_PID=" + std::to_string(::getpid()));
+
+    // Ctrl-C, kill and a closed terminal (SIGHUP) all take the cancel path of every rank.
     struct sigaction sa {};
     sa.sa_handler = onLauncherSignal;
     sigemptyset(&sa.sa_mask);
-    struct sigaction oldInt {}, oldTerm {};
+    struct sigaction old[3] {};
     g_signal = 0;
-    ::sigaction(SIGINT, &sa, &oldInt);
-    ::sigaction(SIGTERM, &sa, &oldTerm);
+    for (int k = 0; k < 3; ++k)
+        ::sigaction(kSignals[k], &sa, &old[k]);
     struct RestoreSignals {
-        struct sigaction i, t;
+        const struct sigaction* old;
         ~RestoreSignals()
         {
-            ::sigaction(SIGINT, &i, nullptr);
-            ::sigaction(SIGTERM, &t, nullptr);
+            for (int k = 0; k < 3; ++k)
+                ::sigaction(kSignals[k], &old[k], nullptr);
         }
-    } restore{oldInt, oldTerm};
+    } restore{old};
 
     std::vector<pid_t> pids(static_cast<std::size_t>(launch.ranks), -1);
     auto killAll = [&](int sig) {
@@ -134,14 +180,19 @@ int runLocalRanks(const LocalLaunch& launch)
         pids[static_cast<std::size_t>(r)] = pid;
     }
 
+    life.close(0); // the ranks have their copies
+
     int result = 0;
     int running = launch.ranks;
-    std::chrono::steady_clock::time_point failedAt{};
+    std::chrono::steady_clock::time_point failedAt{}, interruptedAt{};
     bool killed = false;
     bool interrupted = false;
     while (running > 0) {
         if (const int s = g_signal.exchange(0); s != 0) {
-            killAll(s);
+            // SIGHUP is passed on as SIGTERM: the ranks take the same cancel path for both.
+            killAll(s == SIGHUP ? SIGTERM : s);
+            if (!interrupted)
+                interruptedAt = std::chrono::steady_clock::now();
             interrupted = true;
         }
         int status = 0;
@@ -149,9 +200,16 @@ int runLocalRanks(const LocalLaunch& launch)
         if (p < 0 && errno != EINTR)
             break;
         if (p <= 0) {
-            if (result != 0 && !killed && std::chrono::steady_clock::now() - failedAt > launch.grace) {
-                std::fprintf(stderr, "setscope-cli: %d rank(s) still running %lld s after the failure: killing them\n",
-                             running, static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(launch.grace).count()));
+            const auto now = std::chrono::steady_clock::now();
+            const auto seconds = [](std::chrono::milliseconds d) { return static_cast<double>(d.count()) / 1000.0; };
+            if (!killed && interrupted && now - interruptedAt > launch.stopGrace) {
+                std::fprintf(stderr, "setscope-cli: %d rank(s) still running %.0f s after the interrupt: killing them\n",
+                             running, seconds(launch.stopGrace));
+                killAll(SIGKILL);
+                killed = true;
+            } else if (!killed && result != 0 && now - failedAt > launch.grace) {
+                std::fprintf(stderr, "setscope-cli: %d rank(s) still running %.0f s after the failure: killing them\n",
+                             running, seconds(launch.grace));
                 killAll(SIGKILL);
                 killed = true;
             }
@@ -185,6 +243,79 @@ int runLocalRanks(const LocalLaunch& launch)
     if (interrupted && result != 0)
         return 130;
     return result;
+}
+
+bool launcherLost()
+{
+    if (g_launcherLost.load())
+        return true;
+    // The watching thread may not have run yet (a loaded machine): ask the pipe and the parent.
+    const char* fdText = std::getenv("SETSCOPE_LAUNCHER_FD");
+    const char* pidText = std::getenv("SETSCOPE_LAUNCHER_PID");
+    if (!fdText || !*fdText || !pidText || !*pidText)
+        return false;
+    if (std::atol(pidText) != static_cast<long>(::getppid()))
+        return true;
+    pollfd p{std::atoi(fdText), POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)) != 0 && (p.revents & POLLNVAL) == 0;
+}
+
+void removeOrphanedStore()
+{
+    if (!launcherLost())
+        return;
+    const char* store = std::getenv("SETSCOPE_DIST_STORE");
+    if (!store || std::strncmp(store, "file:", 5) != 0)
+        return;
+    // Only the folder runLocalRanks made: <TMPDIR>/setscope-ranks-XXXXXX/store.
+    const std::filesystem::path file(store + 5);
+    const std::filesystem::path folder = file.parent_path();
+    if (file.filename() != "store" || folder.filename().string().rfind(kStoreFolderPrefix, 0) != 0)
+        return;
+    std::error_code ec;
+    std::filesystem::remove_all(folder, ec);
+}
+
+void watchLauncher(std::function<void()> onLost)
+{
+    const char* fdText = std::getenv("SETSCOPE_LAUNCHER_FD");
+    const char* pidText = std::getenv("SETSCOPE_LAUNCHER_PID");
+    if (!fdText || !*fdText)
+        return;
+    const int fd = std::atoi(fdText);
+    if (fd < 0 || ::fcntl(fd, F_GETFD) < 0)
+        return; // not inherited (run by hand with the variable set): nothing to watch
+    ::fcntl(fd, F_SETFD, FD_CLOEXEC); // not for this rank's own children
+    // The kernel's part: SIGTERM (the cancel path) when the launcher dies. The launcher may have
+    // died before this call: then the parent is no longer the one that started this process.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    const bool goneAlready = pidText && std::atol(pidText) != static_cast<long>(::getppid());
+    const std::chrono::milliseconds grace = stopGrace();
+    std::thread([fd, goneAlready, grace, onLost = std::move(onLost)] {
+        // The pipe's part: it reads end-of-file once the launcher has ended, however it ended.
+        if (!goneAlready) {
+            char byte;
+            while (true) {
+                pollfd p{fd, POLLIN, 0};
+                const int r = ::poll(&p, 1, -1);
+                if (r < 0 && errno == EINTR)
+                    continue;
+                if (r > 0 && (p.revents & POLLIN) && ::read(fd, &byte, 1) > 0)
+                    continue; // the launcher never writes; ignore anything that comes
+                break;
+            }
+        }
+        g_launcherLost = true;
+        std::fprintf(stderr, "setscope-cli: the launcher of this rank is gone: cancelling (at most %.0f s)\n",
+                     static_cast<double>(grace.count()) / 1000.0);
+        if (onLost)
+            onLost();
+        std::this_thread::sleep_for(grace);
+        std::fprintf(stderr, "setscope-cli: still running %.0f s after the launcher ended: stopping\n",
+                     static_cast<double>(grace.count()) / 1000.0);
+        removeOrphanedStore();
+        std::_Exit(130);
+    }).detach();
 }
 
 } // namespace setscope::dist

@@ -778,6 +778,25 @@ struct StageRun {
 
 void TrainingJob::run()
 {
+    try {
+        runTraining();
+    } catch (const dist::PeerLost&) {
+        // An interrupted multi-process run: every rank is told to cancel at about the same moment
+        // (the launcher passes the signal on, or each rank finds its launcher gone), the first to
+        // notice leaves, and its partners' next collective fails, possibly before their own
+        // cancel request has arrived (the CLI polls its signals every 50 ms). Such a failure is
+        // the cancel it was about to be, and is recorded as one: up to a second is given for the
+        // request to arrive (issue 29 §5). A rank that really failed leaves this a failure.
+        for (int k = 0; k < 100 && !control().cancelRequested(); ++k)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (control().cancelRequested())
+            throw job::Cancelled();
+        throw;
+    }
+}
+
+void TrainingJob::runTraining()
+{
     const auto t0 = Clock::now();
     const data::Dataset& ds = *m_dataset;
     const int world = m_comm ? m_comm->size() : 1;

@@ -84,6 +84,7 @@ protected:
     void run() override;
 
 private:
+    void runTraining();
     struct Impl;
     std::shared_ptr<const data::Dataset> m_dataset;
     std::shared_ptr<const data::Dataset> m_external;

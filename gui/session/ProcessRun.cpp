@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "gui/session/ProcessRun.h"
 
+#include "core/dist/LocalLaunch.h"
 #include "core/job/ProgressSink.h"
 
 #include <QCoreApplication>
@@ -15,6 +16,9 @@
 #include <cmath>
 #include <csignal>
 #include <limits>
+
+#include <sys/prctl.h>
+#include <unistd.h>
 
 namespace setscope::gui {
 
@@ -45,7 +49,22 @@ ProcessRun::ProcessRun(QObject* parent)
     connect(&m_process, &QProcess::readyReadStandardOutput, this, &ProcessRun::readOutput);
     connect(&m_process, &QProcess::readyReadStandardError, this, &ProcessRun::readErrors);
     connect(&m_process, &QProcess::finished, this, &ProcessRun::onFinished);
+    m_killTimer.setSingleShot(true);
+    connect(&m_killTimer, &QTimer::timeout, this, [this] {
+        if (running()) {
+            Q_EMIT message(tr("The run's launcher did not end after its ranks' stop grace: killing it"));
+            m_process.kill(); // its ranks follow (parent-death signal, lifeline pipe)
+        }
+    });
 }
+
+namespace {
+
+/// How long stop() and the destructor give the launcher: its own stop grace (after which it
+/// kills its ranks) and a margin.
+int launcherGraceMs() { return static_cast<int>(dist::stopGrace().count()) + 5000; }
+
+} // namespace
 
 ProcessRun::~ProcessRun()
 {
@@ -53,14 +72,28 @@ ProcessRun::~ProcessRun()
         return;
     disconnect(&m_process, nullptr, this, nullptr);
     interrupt();
-    if (!m_process.waitForFinished(10000)) {
+    if (!m_process.waitForFinished(launcherGraceMs())) {
         m_process.kill();
         m_process.waitForFinished(5000);
     }
 }
 
-bool ProcessRun::start(const QString& program, const QStringList& arguments, QString* error)
+bool ProcessRun::start(const QString& program, const QStringList& arguments, QString* error, const QString& tempDir)
 {
+    if (!tempDir.isEmpty()) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TMPDIR"), tempDir);
+        m_process.setProcessEnvironment(env);
+    }
+    // The launcher lives no longer than this program: if it ends (a crash, a kill), the kernel
+    // sends the launcher SIGTERM, which it passes on to its ranks as a cancel (issue 29 §5).
+    // QProcess forks from this (the GUI) thread, which lives as long as the program.
+    const pid_t gui = ::getpid();
+    m_process.setChildProcessModifier([gui] {
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != gui) // gone before the line above
+            ::_exit(143);
+    });
     m_process.start(program, arguments);
     if (!m_process.waitForStarted(10000)) {
         if (error)
@@ -74,6 +107,15 @@ void ProcessRun::interrupt()
 {
     if (running())
         ::kill(static_cast<pid_t>(m_process.processId()), SIGINT);
+}
+
+void ProcessRun::stop()
+{
+    if (!running())
+        return;
+    interrupt();
+    if (!m_killTimer.isActive())
+        m_killTimer.start(launcherGraceMs());
 }
 
 void ProcessRun::readOutput()

@@ -9,6 +9,7 @@
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QTimer>
 
 #include <vector>
 
@@ -27,13 +28,21 @@ public:
     static QString cliExecutable();
 
     explicit ProcessRun(QObject* parent = nullptr);
-    /// Interrupts a run still going and waits for it (at most 10 s, then kills it).
+    /// Interrupts a run still going and waits for it (the launcher's stop grace and a margin,
+    /// then kills it): blocks, so the session destroys only runs that have ended, except when it
+    /// is destroyed itself (stop() is the way to end a run without waiting).
     ~ProcessRun() override;
 
-    /// Starts `program` with `arguments`; false (and `error`) when it cannot start.
-    bool start(const QString& program, const QStringList& arguments, QString* error);
+    /// Starts `program` with `arguments`; false (and `error`) when it cannot start. `tempDir`
+    /// (when not empty) becomes its TMPDIR: the launcher makes the ranks' store folder there,
+    /// so the folder goes with `tempDir` even when the launcher is killed.
+    bool start(const QString& program, const QStringList& arguments, QString* error, const QString& tempDir = {});
     /// SIGINT: the launcher passes it to every rank, and each cancels at its next step.
     void interrupt();
+    /// Ends the run without waiting (GUI thread): interrupt() now; if the launcher still runs
+    /// after its own stop grace (dist::stopGrace(), after which it kills its ranks) and 5 s
+    /// more, it is killed, and its ranks end with it (dist::watchLauncher). finished() follows.
+    void stop();
     bool running() const { return m_process.state() != QProcess::NotRunning; }
     /// Epoch rows reported so far.
     const std::vector<train::EpochMetrics>& history() const { return m_history; }
@@ -57,6 +66,7 @@ private:
     void onFinished(int exitCode, QProcess::ExitStatus exitStatus);
 
     QProcess m_process;
+    QTimer m_killTimer; ///< stop()'s escalation
     QByteArray m_out, m_err;
     QStringList m_errors;      ///< "setscope-cli: ..." lines (the ranks' and the launcher's errors)
     QString m_lastErrLine;

@@ -219,6 +219,9 @@ void Session::setDataset(std::shared_ptr<const data::Dataset> dataset, const QSt
     m_load.retire(); // the newest request wins over a load still running
     m_externalLoad.retire();
     m_training.retire();
+    // A multi-process run of the previous dataset is cancelled too (issue 29 §5: it went on
+    // training with Cancel disabled, and its checkpoints were mapped onto this dataset).
+    retireProcessRun();
     m_layoutJob.retire();
     m_baseline.retire();
     m_attach.retire();
@@ -438,13 +441,12 @@ bool Session::launchProcessRun(const train::TrainerConfig& config, int processes
     connect(run.get(), &ProcessRun::finished, this, [this](int status, const QString& detail) { onTrainingFinished(status, detail); });
     connect(run.get(), &ProcessRun::checkpointWritten, this, [this](qint64, const QString& path) { mapProcessCheckpoint(path); });
     QString why;
-    if (!run->start(cli, args, &why)) {
+    // TMPDIR: the ranks' store folder goes with this run's folder, whatever becomes of them.
+    if (!run->start(cli, args, &why, dir->path())) {
         Q_EMIT error(tr("Cannot start training: %1").arg(why));
         return false;
     }
-    m_processMap.retire();
-    m_processMapNext.clear();
-    m_processModel.reset();
+    retireProcessRun(); // the previous run (ended: startTraining() refuses while one runs)
     m_processLabelSet = cfg.labelSet;
     m_processRun = std::move(run);
     m_processDir = std::move(dir);
@@ -452,6 +454,34 @@ bool Session::launchProcessRun(const train::TrainerConfig& config, int processes
     setTrainingState(TrainingState::Running);
     updatePolling();
     return true;
+}
+
+void Session::retireProcessRun()
+{
+    m_processMap.retire(); // a checkpoint being mapped: its late result is void
+    m_processMapNext.clear();
+    m_processModel.reset();
+    if (!m_processRun)
+        return;
+    disconnect(m_processRun.get(), nullptr, this, nullptr);
+    if (!m_processRun->running()) {
+        m_processRun.reset(); // its folder stays until the next multi-process run
+        return;
+    }
+    ProcessRun* run = m_processRun.get();
+    // Removed once its launcher has ended; queued, so that the run is not deleted inside its own
+    // signal.
+    connect(run, &ProcessRun::finished, this, [this, run] {
+        QMetaObject::invokeMethod(
+            this,
+            [this, run] {
+                std::erase_if(m_retiredProcesses, [run](const RetiredProcess& r) { return r.run.get() == run; });
+            },
+            Qt::QueuedConnection);
+    });
+    run->stop();
+    Q_EMIT message(tr("The multi-process run was cancelled: another dataset was opened"));
+    m_retiredProcesses.push_back({std::move(m_processRun), std::move(m_processDir)});
 }
 
 void Session::mapProcessCheckpoint(const QString& path)
@@ -517,10 +547,7 @@ bool Session::launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<co
 {
     // The last multi-process run's history and model give way to this run's (its folder stays: a
     // fine-tuning run may start from one of its checkpoints).
-    m_processRun.reset();
-    m_processMap.retire();
-    m_processMapNext.clear();
-    m_processModel.reset();
+    retireProcessRun();
     auto sink = std::make_unique<QtProgressSink>();
     project::TrainingRun run;
     try {
@@ -584,7 +611,7 @@ void Session::cancelTraining()
 {
     if (m_processRun && m_processRun->running()) {
         if (m_trainingState == TrainingState::Running) {
-            m_processRun->interrupt(); // every rank cancels at its next step
+            m_processRun->stop(); // every rank cancels at its next step; killed if it does not
             setTrainingState(TrainingState::Stopping);
             Q_EMIT message(tr("Cancelling training…"));
         }

@@ -235,6 +235,11 @@ private:
     void onTrainingFinished(int status, const QString& detail);
     /// Starts a multi-process run through setscope-cli (startTraining with processes > 1).
     bool launchProcessRun(const train::TrainerConfig& cfg, int processes);
+    /// Lets go of the multi-process run (another dataset, another run): none of its signals
+    /// reach the session any more. One still running is stopped without waiting
+    /// (ProcessRun::stop(): its ranks cancel, rank 0 records the run as cancelled) and kept,
+    /// with its folder, until its launcher has ended; the GUI thread never waits for it.
+    void retireProcessRun();
     /// Embeds the map's items with checkpoint `path` of the multi-process run on a worker (or
     /// queues it while one is embedded); then the map follows it.
     void mapProcessCheckpoint(const QString& path);
@@ -271,6 +276,13 @@ private:
     /// The current (or last) multi-process run and the folder of its configuration file.
     std::unique_ptr<QTemporaryDir> m_processDir;
     std::unique_ptr<ProcessRun> m_processRun;
+    /// Runs let go of while still running, each with its folder: removed once it has ended (its
+    /// late checkpoints belong to another dataset). Destroyed with the session at the latest.
+    struct RetiredProcess {
+        std::unique_ptr<ProcessRun> run;
+        std::unique_ptr<QTemporaryDir> dir;
+    };
+    std::vector<RetiredProcess> m_retiredProcesses;
     std::string m_processLabelSet;                        ///< its label set (the map's classes)
     QString m_processMapNext;                             ///< a checkpoint waiting for the map job
     std::shared_ptr<const train::ModelHandle> m_processModel; ///< the weights of its newest mapped checkpoint
