@@ -27,6 +27,9 @@
 #include <set>
 #include <string_view>
 
+#include <locale.h>
+#include <stdlib.h>
+
 namespace fs = std::filesystem;
 
 namespace setscope::data {
@@ -60,7 +63,9 @@ bool parseFloat(const std::string& s, float& out)
     if (r.ec == std::errc::result_out_of_range && r.ptr == e) {
         // A number float cannot hold: one too large is infinite for the checks that follow
         // (refused with its row), one too small rounds to zero (as NumPy's float32 does).
-        const double wide = std::strtod(std::string(s).c_str(), nullptr);
+        // Which of the two, by strtod in the C locale (not the user's: "1.5e-50" must not read as 1).
+        static const locale_t cLocale = ::newlocale(LC_ALL_MASK, "C", static_cast<locale_t>(nullptr));
+        const double wide = cLocale ? ::strtod_l(b, nullptr, cLocale) : std::strtod(b, nullptr);
         out = std::fabs(wide) >= 1.0 ? (wide < 0 ? -INFINITY : INFINITY) : (wide < 0 ? -0.0f : 0.0f);
         return true;
     }

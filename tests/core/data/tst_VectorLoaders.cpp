@@ -9,11 +9,13 @@
 
 #include <bit>
 #include <cfloat>
+#include <clocale>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 using namespace setscope::data;
 
@@ -96,6 +98,7 @@ private Q_SLOTS:
     void csvBadFiles();
     void valuesBeyondFloatRange_data();
     void valuesBeyondFloatRange();
+    void csvNumbersFloatCannotHold();
 
 private:
     QTemporaryDir m_dir;
@@ -394,6 +397,38 @@ void TestVectorLoaders::valuesBeyondFloatRange()
         QVERIFY2(msg.startsWith(csv + " (line 19): column 'b' is "), qPrintable(msg));
         QVERIFY2(msg.contains(expect.mid(expect.indexOf(" is ") + 4)), qPrintable(msg));
     }
+}
+
+// A CSV number beyond float's range is infinite (refused with its line), one below it rounds to
+// zero, a subnormal one is kept: whatever the process's locale (the test sets a comma one when the
+// machine has it, as a desktop in Germany would).
+void TestVectorLoaders::csvNumbersFloatCannotHold()
+{
+    const char* previous = std::setlocale(LC_NUMERIC, nullptr);
+    const std::string saved = previous ? previous : "C";
+    const bool comma = std::setlocale(LC_NUMERIC, "de_DE.UTF-8") != nullptr;
+    qInfo("LC_NUMERIC %s", comma ? "de_DE.UTF-8" : "C (de_DE.UTF-8 is not installed)");
+    const QString ok = m_dir.filePath("tiny.csv"), big = m_dir.filePath("huge.csv");
+    {
+        std::ofstream out(ok.toStdString());
+        out << "a,b\n1,1.5e-50\n2,-1e-50\n3,1e-40\n";
+    }
+    {
+        std::ofstream out(big.toStdString());
+        out << "a,b\n1,2\n3,-1.5e40\n";
+    }
+    const QString okError = errorOf(loadCsvVectors, ok);
+    const QString bigError = errorOf(loadCsvVectors, big);
+    std::optional<Dataset> ds;
+    if (okError.isEmpty())
+        ds.emplace(loadWith(loadCsvVectors, ok));
+    std::setlocale(LC_NUMERIC, saved.c_str());
+    QCOMPARE(okError, QString());
+    QCOMPARE(ds->item(0).values[1], 0.0f);
+    QCOMPARE(ds->item(1).values[1], 0.0f);
+    QVERIFY(std::signbit(ds->item(1).values[1]));
+    QCOMPARE(ds->item(2).values[1], 1e-40f);
+    QVERIFY2(bigError.startsWith(big + " (line 3): column 'b' is infinite"), qPrintable(bigError));
 }
 
 QTEST_GUILESS_MAIN(TestVectorLoaders)
