@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/dist/Gloo.h"
 
+#include "core/util/TorchCompat.h"
+
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -46,6 +48,7 @@ public:
 
     int rank() const override { return m_r.rank; }
     int size() const override { return m_r.worldSize; }
+    int localRank() const override { return m_r.localRank; }
     std::string describe() const override { return m_r.describe() + ", Gloo"; }
 
     void allreduceSum(std::span<float> v) override { allreduce(view(v), "all-reduce"); }
@@ -72,7 +75,7 @@ public:
     int recvAny(std::span<std::int64_t> v, int tag) override
     {
         std::vector<at::Tensor> t{view(v)};
-        decltype(m_pg->recvAnysource(t, tag)) w; // c10d::Work (ProcessGroup::Work before 2.0)
+        c10::intrusive_ptr<c10d::Work> w; // c10d::Work in 1.13 and 2.x
         run("receive", [&] { return w = m_pg->recvAnysource(t, tag); });
         return w->sourceRank();
     }
@@ -88,14 +91,14 @@ private:
     template <class T>
     static at::Tensor view(std::span<T> v)
     {
-        return at::from_blob(v.data(), {static_cast<std::int64_t>(v.size())}, at::CPU(c10::CppTypeToScalarType<T>::value));
+        return at::from_blob(v.data(), {static_cast<std::int64_t>(v.size())}, torchcompat::hostOptions<T>());
     }
     template <class T>
     static at::Tensor constView(std::span<const T> v)
     {
         // Gloo reads a sent tensor only; the cast does not write through it.
         return at::from_blob(const_cast<T*>(v.data()), {static_cast<std::int64_t>(v.size())},
-                             at::CPU(c10::CppTypeToScalarType<T>::value));
+                             torchcompat::hostOptions<T>());
     }
     void allreduce(at::Tensor t, const char* what)
     {

@@ -1133,11 +1133,16 @@ void checkArchive(const Archive& ar, const std::string& file, util::InputBudget&
         auto it = ar.records.find(rest);
         return it == ar.records.end() ? nullptr : &it->second.text;
     };
-    for (const char* required : {"data.pkl", "version", "constants.pkl", "code/__torch__.py"})
+    for (const char* required : {"data.pkl", "constants.pkl", "code/__torch__.py"})
         if (!text(required))
             refuse(file, ar.top + "/" + required, "the record is missing");
-    {
-        std::string v = *text("version");
+    // LibTorch's PyTorchStreamWriter writes its format version to "version" below version 6 and
+    // to ".data/version" from 6 on (caffe2/serialize/inline_container.cc, writeEndOfFile, in
+    // 1.13 and 2.x alike); one of them must be there.
+    if (!text("version") && !text(".data/version"))
+        refuse(file, ar.top + "/version", "the record is missing (nor is there a .data/version)");
+    if (const std::string* rec = text("version")) {
+        std::string v = *rec;
         if (!v.empty() && v.back() == '\n')
             v.pop_back();
         if (!allDigits(v, 3))

@@ -387,6 +387,10 @@ void TestArchiveCheck::refused_data()
     QTest::newRow("tuples nested 1001 deep") << "deep" << "values nested more than 1000 deep";
     // Deflated class declarations are what LibTorch writes for long ones: they pass.
     QTest::newRow("deflated declaration (passes)") << "deflated code" << "";
+    QTest::newRow("no version record") << "no version" << "archive/version): not a setscope checkpoint archive "
+                                                         "(refused before LibTorch reads it): the record is missing";
+    // LibTorch writes the format version to .data/version instead from format 6 on.
+    QTest::newRow(".data/version only (passes)") << "data version" << "";
 }
 
 void TestArchiveCheck::refused()
@@ -434,6 +438,12 @@ void TestArchiveCheck::refused()
         deflated.insert("code/__torch__.py");
     else if (c == "no pickle")
         r.erase("data.pkl");
+    else if (c == "no version")
+        r.erase("version");
+    else if (c == "data version") {
+        r.erase("version");
+        r[".data/version"] = "6\n";
+    }
     else if (c == "protocol")
         r["data.pkl"][1] = '\x04';
     else if (c == "second top")
