@@ -26,6 +26,9 @@ public:
     virtual ~Communicator() = default;
     virtual int rank() const = 0;
     virtual int size() const = 0;
+    /// This rank's index among the ranks on its machine (LOCAL_RANK, SLURM_LOCALID): which GPU
+    /// it takes (TrainingJob). rank() when the launcher did not say.
+    virtual int localRank() const { return rank(); }
     /// "rank 1 of 2 (Gloo, file store /tmp/...)": for messages.
     virtual std::string describe() const = 0;
 

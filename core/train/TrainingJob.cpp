@@ -427,7 +427,8 @@ std::mutex& initMutex()
 /// which dropout draws from during the steps. A checkpoint stores it so that a run resumed
 /// mid-stage draws what the uninterrupted run drew (each stage start reseeds it). Callers hold
 /// initMutex() (other jobs seed it). The CUDA generator's state is written and restored the
-/// same way, but no GPU was at hand to test that path.
+/// same way (tested where a GPU is visible: train_device_parity.cudaGeneratorContinuesExactly,
+/// label cuda).
 torch::Tensor generatorState(const torch::Device& device)
 {
     at::Generator g = device.is_cuda() ? at::globalContext().defaultGenerator(device) : at::detail::getDefaultCPUGenerator();
@@ -556,6 +557,19 @@ std::string resolveDevice(const std::string& requested)
         return requested;
     }
     throw std::invalid_argument("unknown device '" + requested + "' (auto, cpu, cuda, cuda:N)");
+}
+
+/// The device of one rank of a distributed run on a machine with GPUs (docs/DISTRIBUTED.md): a
+/// `resolved` device of "cuda" (no index, as "auto" and "cuda" resolve) becomes the local rank's
+/// GPU, "cuda:<localRank mod GPUs>" -- one GPU per rank where there are enough, ranks sharing
+/// them round robin where not (torchrun's LOCAL_RANK convention). An explicit "cuda:N", "cpu" and
+/// a process that is no rank (localRank < 0) keep `resolved`.
+static std::string deviceForRank(const std::string& resolved, int localRank)
+{
+    if (localRank < 0 || resolved != "cuda")
+        return resolved;
+    const auto gpus = static_cast<int>(torch::cuda::device_count());
+    return "cuda:" + std::to_string(gpus > 0 ? localRank % gpus : 0);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -814,7 +828,7 @@ void TrainingJob::runTraining()
         throw std::invalid_argument("batch_shards " + std::to_string(shards) + " is not a multiple of the " +
                                     std::to_string(world) + " ranks of this run: every rank takes the same number of "
                                     "parts of each batch (--batch-shards " + std::to_string(world) + " or a multiple)");
-    const torch::Device device(resolveDevice(cfg.device));
+    const torch::Device device(deviceForRank(resolveDevice(cfg.device), m_comm ? m_comm->localRank() : -1));
     const std::string threads = setThreadsHere(cfg.threads);
     const RunPlan plan = planRun(cfg, m_registry);
 
