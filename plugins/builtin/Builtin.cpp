@@ -3,6 +3,7 @@
 #include "Builtin.h"
 
 #include "core/catalog/DatasetCatalog.h"
+#include "core/data/DatasetPack.h"
 #include "core/data/IdxLoader.h"
 #include "core/data/KusnerMat.h"
 #include "core/data/VectorLoaders.h"
@@ -49,6 +50,12 @@ void registerBuiltins(sdk::Registrar& r)
     using sdk::DatasetSink;
     using sdk::LoadContext;
     using sdk::OptionValues;
+    // First: a pack is recognised by its magic bytes, whatever its name.
+    r.addLoader({"pack", "setscope dataset pack (setscope-cli export --format pack): sets, labels, splits, text, images, edges",
+                 {data::kPackExtension},
+                 {},
+                 [](const std::string& p) { return data::looksLikeDatasetPack(p); },
+                 [](const std::string& p, const OptionValues&, DatasetSink& s, LoadContext&) { data::loadDatasetPack(p, s); }});
     r.addLoader({"idx", "IDX images and labels (MNIST / Fashion-MNIST layout, .gz or raw, or their folder)",
                  {".gz", ".idx3-ubyte", ""},
                  {},

@@ -37,6 +37,7 @@ private Q_SLOTS:
     void evalRawAndCheckpoint();
     void exportNpyRoundTrip();
     void exportTsvPair();
+    void exportPackOpensAsTheDataset();
     void pluginsListsExample();
     void usageErrors();
     void projectRecordsRunsAndSuppliesLabels();
@@ -364,6 +365,45 @@ void TestCli::exportTsvPair()
     QCOMPARE(vl[0].split('\t').size(), 3);
     QCOMPARE(ml[0], QString("index\tsplit\tfine\tcoarse"));
     QVERIFY(ml[1].startsWith("0\t"));
+}
+
+void TestCli::exportPackOpensAsTheDataset()
+{
+    // A pack of a set dataset: every command that takes a dataset opens it, with the same
+    // sets (the same EMDs to the last digit printed, the same counts).
+    const QString spec = "synthetic:dim=2,coarse=2,fine=2,points=4,set=5";
+    const QString pack = m_dir.filePath("packs/synthetic.setpack");
+    const Run r = cli({"export", "--dataset", spec, "--format", "pack", "--out", pack});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.startsWith("wrote " + pack + ": 16 items, 80 elements of dimension 2"), qPrintable(r.out));
+    const Run emdA = cli({"emd", "--dataset", spec, "--i", "3", "--j", "7", "--flows"});
+    const Run emdB = cli({"emd", "--dataset", pack, "--i", "3", "--j", "7", "--flows"});
+    QVERIFY2(emdA.code == 0 && emdB.code == 0, qPrintable(emdA.err + emdB.err));
+    QCOMPARE(emdB.out, emdA.out);
+    const Run infoA = cli({"info", spec});
+    const Run infoB = cli({"info", pack});
+    QVERIFY2(infoA.code == 0 && infoB.code == 0, qPrintable(infoA.err + infoB.err));
+    // The same but for the line that names the source (the pack's file); the content hash too.
+    auto withoutSource = [](const QString& out) {
+        QStringList lines = out.split('\n');
+        lines.removeIf([](const QString& l) { return l.startsWith("source "); });
+        return lines.join('\n');
+    };
+    QVERIFY2(infoB.out.contains("source       " + pack), qPrintable(infoB.out));
+    QCOMPARE(withoutSource(infoB.out), withoutSource(infoA.out));
+    const Run train = cli({"train", "--dataset", pack, "--model", "deepsets", "--recipe", "ours", "--epochs", "1",
+                           "--max-steps", "2", "--threads", "1", "--no-baseline"});
+    QVERIFY2(train.code == 0, qPrintable(train.err));
+    // A pack takes no checkpoint; a damaged one is refused with its name.
+    QVERIFY(cli({"export", "--dataset", spec, "--format", "pack", "--checkpoint", "x.pt", "--out", pack}).code != 0);
+    QFile f(pack);
+    QVERIFY(f.open(QIODevice::ReadWrite));
+    f.seek(200);
+    f.write("XXXX");
+    f.close();
+    const Run bad = cli({"info", pack});
+    QCOMPARE(bad.code, 1);
+    QVERIFY2(bad.err.contains(pack) && bad.err.contains("checksum mismatch"), qPrintable(bad.err));
 }
 
 void TestCli::pluginsListsExample()
