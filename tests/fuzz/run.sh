@@ -34,7 +34,7 @@ rss_limit_mb="${RSS_LIMIT_MB:-1024}"
 timeout_s="${TIMEOUT_S:-10}"
 [ $# -gt 0 ] && shift
 all="mat_claims idx npy csv corpus_tsv word_vectors tudataset sdf mesh_off mesh_ply mesh_obj mesh_stl mesh_xyz
-     pairwise_cache plugin_info fetch_lists fetch_archives project_file checkpoint torch_archive"
+     pairwise_cache plugin_info fetch_lists fetch_archives project_file checkpoint torch_archive pack"
 targets="${*:-$all}"
 CXX="${CXX_FUZZ:-clang++-14}"
 out=build-fuzz
@@ -48,10 +48,11 @@ function_mat_claims="setscope::fuzz::matClaims"
 libs_mat_claims="-lz"
 
 data="tests/fuzz/targets/DataTargets.cpp core/data/IdxLoader.cpp core/data/VectorLoaders.cpp core/data/Csv.cpp
-      core/data/Dataset.cpp core/util/Hash.cpp core/util/Memory.cpp core/util/AtomicFile.cpp core/util/Faults.cpp"
+      core/data/DatasetPack.cpp core/data/Dataset.cpp core/util/Hash.cpp core/util/Memory.cpp core/util/AtomicFile.cpp core/util/Faults.cpp"
 sources_idx="$data"; function_idx="setscope::fuzz::idx"; libs_idx="-lz -lxxhash"
 sources_npy="$data"; function_npy="setscope::fuzz::npy"; libs_npy="-lz -lxxhash"
 sources_csv="$data"; function_csv="setscope::fuzz::csv"; libs_csv="-lz -lxxhash"
+sources_pack="$data"; function_pack="setscope::fuzz::pack"; libs_pack="-lz -lxxhash"
 
 text="tests/fuzz/targets/TextTargets.cpp core/data/text/Corpus.cpp core/data/text/Tokenizer.cpp
       core/data/text/WordVectors.cpp core/util/Hash.cpp core/util/Paths.cpp $out/StopWordsEn.cpp"

@@ -40,7 +40,8 @@ const std::vector<Target>& targets()
         {"mesh_xyz", f::meshXyz},             {"pairwise_cache", f::pairwiseCache},
         {"plugin_info", f::pluginInfo},       {"fetch_lists", f::fetchLists},
         {"fetch_archives", f::fetchArchives}, {"project_file", f::projectFile},
-        {"checkpoint", f::checkpoint},        {"torch_archive", f::torchArchive}};
+        {"checkpoint", f::checkpoint},        {"torch_archive", f::torchArchive},
+        {"pack", f::pack}};
     return t;
 }
 
@@ -70,7 +71,7 @@ void TestFuzzCorpus::everyFuzzerIsReplayed()
     std::set<std::string> replayed;
     for (const Target& t : targets())
         replayed.insert(t.name);
-    QCOMPARE(fuzzed.size(), std::size_t(20));
+    QCOMPARE(fuzzed.size(), std::size_t(21));
     QVERIFY(fuzzed == replayed);
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-// Fuzz targets of the vector readers: IDX, .npy, CSV (see FuzzTargets.h).
+// Fuzz targets of the vector readers: IDX, .npy, CSV, dataset packs (see FuzzTargets.h).
 #include "tests/fuzz/targets/FuzzTargets.h"
 
 #include "core/data/Csv.h"
 #include "core/data/Dataset.h"
+#include "core/data/DatasetPack.h"
 #include "core/data/IdxLoader.h"
 #include "core/data/VectorLoaders.h"
 
@@ -70,6 +71,28 @@ void csv(const std::uint8_t* data, std::size_t size)
     try {
         data::DatasetBuilder b(f.path());
         data::loadCsvVectors(f.path(), b);
+        const data::Dataset ds = b.finish();
+        (void)ds;
+    } catch (const sdk::InputError&) {
+    }
+}
+
+void pack(const std::uint8_t* data, std::size_t size)
+{
+    const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+    try {
+        data::DatasetBuilder b("fuzz.setpack");
+        data::PackReadOptions o;
+        o.verifyChecksum = false;
+        data::readDatasetPack(bytes, "fuzz.setpack", b, o);
+        const data::Dataset ds = b.finish();
+        (void)ds;
+    } catch (const sdk::InputError&) {
+    }
+    const TempFile f(data, size, ".setpack");
+    try {
+        data::DatasetBuilder b(f.path());
+        data::loadDatasetPack(f.path(), b);
         const data::Dataset ds = b.finish();
         (void)ds;
     } catch (const sdk::InputError&) {

@@ -65,6 +65,10 @@ void npy(const std::uint8_t* data, std::size_t size);
 /// data::readCsv (',' and, by the first byte, ';' or TAB) and data::loadCsvVectors into a
 /// DatasetBuilder, finished.
 void csv(const std::uint8_t* data, std::size_t size);
+/// data::readDatasetPack on the bytes (checksum unchecked: a fuzzer cannot fix it up; a
+/// crafted pack has it right anyway) into a DatasetBuilder, finished; then data::loadDatasetPack
+/// of the bytes as a file, checksum checked.
+void pack(const std::uint8_t* data, std::size_t size);
 /// data::readCorpusTsv, then tokenizing every document (data::tokenizeCorpus).
 void corpusTsv(const std::uint8_t* data, std::size_t size);
 /// data::loadWordVectors with the format chosen by the first byte (auto, word2vec text and
