@@ -12,6 +12,11 @@
 #   REAL_DATA fn...: the binary holds only these test functions, each about real data that
 #   may be absent (label real-data). Each runs as its own CTest test <name>.<fn>, so that its
 #   QSKIP makes CTest report it as skipped, not passed, without hiding another's failure.
+#   CUDA fn...: likewise one CTest test <name>.<fn> per function (label cuda), for the test
+#   functions that need a GPU: each QSKIPs with the reason where no GPU is visible, and CTest
+#   reports it as skipped. They run with NVIDIA_TF32_OVERRIDE=0 (cuBLAS and cuDNN in full float32,
+#   the precision the CPU results are compared in) and a deterministic cuBLAS workspace.
+#   `ctest -L cuda` runs them on a machine with a GPU (tools/gpu/build-and-run.sh).
 #   COST: a relative run time, so that `ctest -j` starts the long tests first on a fresh
 #   build (which has no timing history yet) instead of leaving them for the end.
 #   Sanitizer builds (SetscopeSanitizers.cmake) add the sanitizers' runtime options to every
@@ -32,7 +37,7 @@ endfunction()
 find_program(SETSCOPE_XVFB_RUN xvfb-run)
 
 function(setscope_add_test name)
-  cmake_parse_arguments(T "TORCH;GL" "TIMEOUT;COST" "SOURCES;LABELS;LIBS;ENV;REAL_DATA" ${ARGN})
+  cmake_parse_arguments(T "TORCH;GL" "TIMEOUT;COST" "SOURCES;LABELS;LIBS;ENV;REAL_DATA;CUDA" ${ARGN})
   if(NOT T_SOURCES)
     message(FATAL_ERROR "setscope_add_test(${name}): SOURCES is required")
   endif()
@@ -114,17 +119,24 @@ function(setscope_add_test name)
     list(APPEND labels gl)
   endif()
   set(tests ${name})
+  set(per_function ${T_REAL_DATA})
   if(T_REAL_DATA)
     list(APPEND labels real-data)
+  elseif(T_CUDA)
+    list(APPEND labels cuda)
+    set(per_function ${T_CUDA})
+    list(APPEND env "NVIDIA_TF32_OVERRIDE=0" "CUBLAS_WORKSPACE_CONFIG=:4096:8")
+  endif()
+  if(per_function)
     set(tests "")
-    foreach(fn ${T_REAL_DATA})
+    foreach(fn ${per_function})
       add_test(NAME ${name}.${fn} COMMAND ${cmd} ${fn})
       # Qt Test prints "SKIP   : Class::function() reason" for a QSKIP.
       set_tests_properties(${name}.${fn} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP   : ")
       list(APPEND tests ${name}.${fn})
     endforeach()
     # The list must name every function of the binary, or one would silently never run.
-    string(REPLACE ";" "," listed "${T_REAL_DATA}")
+    string(REPLACE ";" "," listed "${per_function}")
     add_test(NAME ${name}.listed
       COMMAND ${CMAKE_COMMAND} -DTEST_BINARY=$<TARGET_FILE:${target}> -DLISTED=${listed}
               -P ${PROJECT_SOURCE_DIR}/cmake/CheckListedFunctions.cmake)
