@@ -14,7 +14,8 @@
 #   facts      the machine: OS, compilers, CMake, Python's torch, nvidia-smi, nvcc, and probe.sh
 #              (PROBE, else .gpu-kit/probe.sh, else ../shared/device/probe.sh), in the background
 #   unpack     dpkg -x of every .gpu-kit/debs/*.deb into a private prefix ($WORK/prefix; never
-#              into /), then tools/gpu/relocate_prefix.py
+#              into /), then tools/gpu/relocate_prefix.py; skipped when the prefix was made from
+#              this kit (its MANIFEST) by an earlier run
 #   configure  CLI + tests (-DSETSCOPE_BUILD_GUI=OFF, no benchmarks) against LibTorch (Torch_DIR:
 #              SETSCOPE_TORCH_DIR, else python3's torch.utils.cmake_prefix_path) and the prefix
 #   build      ninja -k 0 on every core: setscope-cli and the `cuda` tests first, then, after the
@@ -35,7 +36,10 @@
 # Environment (all optional):
 #   OUT                 where the files go (default: ./gpu-out)
 #   SETSCOPE_KIT        the kit (default: .gpu-kit)
-#   WORK                scratch: prefix, build, caches (default: /tmp/setscope-gpu; emptied)
+#   WORK                scratch: prefix, build, caches (default: .gpu-work in the repository root,
+#                       ignored by git: the device keeps ignored folders of the tree between calls
+#                       of one session, so a second try rebuilds only what changed)
+#   FRESH=1             empty WORK first (a build from nothing)
 #   SETSCOPE_TORCH_DIR  the folder of TorchConfig.cmake (CPU proof on Debian:
 #                       /usr/lib/x86_64-linux-gnu/cmake/Torch)
 #   JOBS                build jobs and --threads (default: nproc)
@@ -53,7 +57,8 @@ root=$(pwd)
 T0=$(date +%s)
 OUT=${OUT:-$root/gpu-out}
 KIT=${SETSCOPE_KIT:-$root/.gpu-kit}
-WORK=${WORK:-/tmp/setscope-gpu}
+WORK=${WORK:-$root/.gpu-work}
+FRESH=${FRESH:-0}
 JOBS=${JOBS:-$(nproc)}
 DEADLINE=${DEADLINE:-460}
 BENCH_STEPS=${BENCH_STEPS:-200}
@@ -82,8 +87,9 @@ bounded() {
 phase "setscope GPU kit: build and run (tools/gpu/build-and-run.sh), commit $(git rev-parse --short HEAD 2>/dev/null || cat .git-commit 2>/dev/null || echo '?')"
 note "   OUT=$OUT KIT=$KIT WORK=$WORK JOBS=$JOBS DEADLINE=$DEADLINE s"
 [ -d "$KIT/debs" ] || { note "   no kit at $KIT (run tools/gpu/prepare.sh where there is a registry, and carry the folder)"; exit 2; }
-rm -rf "$WORK"
+[ "$FRESH" = 1 ] && rm -rf "$WORK"
 mkdir -p "$WORK"
+rm -rf "$WORK/cache" "$WORK/data"
 
 # ---------------------------------------------------------------------------------------------
 phase "facts"
@@ -131,13 +137,22 @@ grep -E "^== (os|cores|c\+\+|cmake|ninja|nvcc|glibc)" "$facts" | sed 's/^/   /' 
 sed -n '/python3 torch/,/nvidia-smi/p' "$facts" | sed 's/^/   /' >> "$summary"
 
 # ---------------------------------------------------------------------------------------------
-phase "unpack: $(ls "$KIT/debs"/*.deb | wc -l) packages into $PREFIX (dpkg -x)"
-mkdir -p "$PREFIX"
-for deb in "$KIT"/debs/*.deb; do
-  dpkg -x "$deb" "$PREFIX" || fail "dpkg -x $(basename "$deb")"
-done
-python3 tools/gpu/relocate_prefix.py "$PREFIX" > "$WORK/relocate.log" 2>&1 || fail "relocate_prefix.py (see check.txt)"
-note "   $(tail -1 "$WORK/relocate.log")"
+if [ -f "$PREFIX/.kit-manifest" ] && [ -f "$KIT/MANIFEST" ] && cmp -s "$PREFIX/.kit-manifest" "$KIT/MANIFEST"; then
+  phase "unpack: skipped, $PREFIX was made from this kit by an earlier run (FRESH=1 remakes it)"
+else
+  phase "unpack: $(ls "$KIT/debs"/*.deb | wc -l) packages into $PREFIX (dpkg -x)"
+  rm -rf "$PREFIX"
+  mkdir -p "$PREFIX"
+  for deb in "$KIT"/debs/*.deb; do
+    dpkg -x "$deb" "$PREFIX" || fail "dpkg -x $(basename "$deb")"
+  done
+  if python3 tools/gpu/relocate_prefix.py "$PREFIX" > "$WORK/relocate.log" 2>&1; then
+    [ -f "$KIT/MANIFEST" ] && cp "$KIT/MANIFEST" "$PREFIX/.kit-manifest"
+  else
+    fail "relocate_prefix.py (see check.txt)"
+  fi
+  note "   $(tail -1 "$WORK/relocate.log")"
+fi
 
 libdirs=$PREFIX/usr/lib/x86_64-linux-gnu:$PREFIX/lib/x86_64-linux-gnu:$PREFIX/usr/lib/x86_64-linux-gnu/openblas-pthread
 # LibTorch's own CUDA libraries (pip's nvidia-* packages beside torch): the linker follows the
@@ -243,9 +258,10 @@ if [ -x "$cli" ] && "$cli" train --dataset "synthetic:points=4" --device cuda --
   gpu=cuda
 fi
 BENCH_DEVICE=${BENCH_DEVICE:-$gpu}
-# One timed run: prints "<steps> <seconds> <steps of epoch 1>" of the epochs after the first
-# (warm-up: CUDA and cuBLAS initialisation, the first allocations), from the epoch lines
-# "epoch N  step S  ...  (T s)", T the run's wall time at the epoch's end.
+# One timed run: prints "<steps> <seconds> <steps of epoch 1> <step seconds>" of the epochs after
+# the first (warm-up: CUDA and cuBLAS initialisation, the first allocations), from the epoch
+# lines "epoch N  step S  ...  step-seconds X ...  (T s)", T the run's wall time at the epoch's
+# end (evaluation included), X the time its steps took (docs/METRICS.md).
 bench_run() { # device steps threads label
   local device=$1 steps=$2 threads=$3 label=$4 log=$WORK/bench-$4.log
   echo "== $label: setscope-cli train --dataset PACK --recipe ours --model selfattn --preset paper --lr 1e-4 --epochs 1000 --max-steps $steps --seed 1 --no-baseline --threads $threads --device $device" >> "$bench"
@@ -256,25 +272,27 @@ bench_run() { # device steps threads label
   grep -E "^epoch|peak memory|device|final|dataset|emd|EMD|cache" "$log" | head -60 >> "$bench"
   echo "exit $r, wall $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}') s" >> "$bench"
   # the time in brackets is the run's wall time at the end of that epoch
-  awk '/^epoch [0-9]+ +step/ { n++; step = $4; s = $NF; gsub(/[()s]/, "", s);
-         if (n == 1) { first = step; t1 = s } else { last = step; tl = s } }
-       END { if (n >= 2) printf "%d %.3f %d\n", last - first, tl - t1, first; else print "0 0 0" }' "$log"
+  awk '/^epoch [0-9]+ +step/ { n++; step = $4; s = $NF; gsub(/[()s]/, "", s); x = 0;
+         for (i = 1; i < NF; i++) if ($i == "step-seconds") x = $(i + 1);
+         if (n == 1) { first = step; t1 = s } else { last = step; tl = s; train += x } }
+       END { if (n >= 2) printf "%d %.3f %d %.3f\n", last - first, tl - t1, first, train; else print "0 0 0 0" }' "$log"
 }
 if [ -x "$cli" ] && [ -n "$pack" ]; then
   phase "bench: ours + selfattn on $(basename "$pack"), $BENCH_DEVICE (about $BENCH_STEPS steps after epoch 1) and cpu (about $CPU_BENCH_STEPS)"
-  read -r gs gsec gfirst < <(bench_run "$BENCH_DEVICE" $(( BENCH_STEPS + 20 )) "$JOBS" "$BENCH_DEVICE")
+  read -r gs gsec gfirst gtrain < <(bench_run "$BENCH_DEVICE" $(( BENCH_STEPS + 20 )) "$JOBS" "$BENCH_DEVICE")
   if [ "$BENCH_DEVICE" = cpu ]; then
-    cs=$gs csec=$gsec  # no GPU: the one run is the CPU's
+    cs=$gs csec=$gsec ctrain=$gtrain  # no GPU: the one run is the CPU's
   else
-    read -r cs csec _ < <(bench_run cpu $(( CPU_BENCH_STEPS + 20 )) "$JOBS" cpu-here)
+    read -r cs csec _ ctrain < <(bench_run cpu $(( CPU_BENCH_STEPS + 20 )) "$JOBS" cpu-here)
   fi
   {
     echo
-    echo "== figures (steps per second over the epochs after the first, each epoch's time including its evaluation)"
-    awk -v gs="$gs" -v gsec="$gsec" -v cs="$cs" -v csec="$csec" -v dev="$BENCH_DEVICE" -v per="$gfirst" -v jobs="$JOBS" 'BEGIN {
+    echo "== figures (steps per second over the epochs after the first: each epoch's wall time, its evaluation included, and its steps' own time, step-seconds)"
+    awk -v gs="$gs" -v gsec="$gsec" -v cs="$cs" -v csec="$csec" -v dev="$BENCH_DEVICE" -v per="$gfirst" -v jobs="$JOBS" \
+        -v gtrain="$gtrain" -v ctrain="$ctrain" 'BEGIN {
       g = (gsec > 0) ? gs / gsec : 0; c = (csec > 0) ? cs / csec : 0;
-      printf "%s: %d steps in %.2f s: %.2f steps/s\n", dev, gs, gsec, g;
-      printf "cpu (%d threads, this machine): %d steps in %.2f s: %.2f steps/s\n", jobs, cs, csec, c;
+      printf "%s: %d steps in %.2f s: %.2f steps/s; steps alone %.2f s: %.2f steps/s\n", dev, gs, gsec, g, gtrain, (gtrain > 0) ? gs / gtrain : 0;
+      printf "cpu (%d threads, this machine): %d steps in %.2f s: %.2f steps/s; steps alone %.2f s: %.2f steps/s\n", jobs, cs, csec, c, ctrain, (ctrain > 0) ? cs / ctrain : 0;
       if (g > 0 && c > 0) printf "ratio %s / cpu: %.1f\n", dev, g / c;
       if (per > 0 && g > 0) printf "steps per epoch: %d; 1000 epochs (%d steps) at the %s rate: %.0f s (%.1f min)\n", per, 1000 * per, dev, 1000 * per / g, 1000 * per / g / 60;
     }'

@@ -118,7 +118,7 @@ done
 # The dataset pack and its pairwise EMD matrix.
 if [ "${NO_PACK:-0}" != 1 ]; then
   [ -x "$SETSCOPE_CLI" ] || { echo "prepare: $SETSCOPE_CLI is not built (./bootstrap.sh build, or set SETSCOPE_CLI)" >&2; exit 1; }
-  pack="$KIT/data/$(echo "$PACK_SPEC" | tr -c 'A-Za-z0-9._-\n' '-').setpack"
+  pack="$KIT/data/$(echo "$PACK_SPEC" | tr -c 'A-Za-z0-9._\n-' '-').setpack"
   if [ ! -f "$pack" ]; then
     for src in $(echo "$PACK_SPEC" | sed 's/[:?].*//') glove-100d; do
       if ! "$SETSCOPE_CLI" datasets 2>/dev/null | grep -E "^ *$src " | grep -vq "not fetched"; then
@@ -130,10 +130,19 @@ if [ "${NO_PACK:-0}" != 1 ]; then
     "$SETSCOPE_CLI" export --dataset "$PACK_SPEC" --format pack --out "$pack"
   fi
   if ! ls "$KIT/data/cache/setscope/"pairwise-*.f32 >/dev/null 2>&1; then
-    say "the pack's pairwise EMD matrix (setscope-cli emd-matrix, all cores)"
+    # Through this user's cache: the pack has the content hash of the dataset it was made from,
+    # so a matrix solved earlier for that dataset is the pack's (the cache key is the content
+    # hash and the options), and one solved now stays there for the next kit.
+    say "the pack's pairwise EMD matrix (setscope-cli emd-matrix: this user's cache, else solved on all cores)"
     rm -rf "$KIT/data/cache"
-    XDG_CACHE_HOME="$KIT/data/cache" "$SETSCOPE_CLI" emd-matrix --dataset "$pack" --out "$KIT/data/emd-matrix.npy"
-    rm -f "$KIT/data/emd-matrix.npy" "$KIT/data/emd-matrix.csv"
+    mkdir -p "$KIT/data/cache/setscope"
+    tmp=$(mktemp -d)
+    "$SETSCOPE_CLI" emd-matrix --dataset "$pack" --out "$tmp/emd-matrix.npy" 2> "$tmp/log" || { cat "$tmp/log" >&2; exit 1; }
+    tail -n 3 "$tmp/log" | sed 's/^/  /'
+    cached=$(sed -n 's/.*; cache \(.*\.f32\)$/\1/p' "$tmp/log" | head -1)
+    [ -f "$cached" ] || { echo "prepare: emd-matrix named no cache file ($tmp/log)" >&2; exit 1; }
+    cp "$cached" "$KIT/data/cache/setscope/"
+    rm -rf "$tmp"
   fi
 fi
 
