@@ -261,7 +261,8 @@ BENCH_DEVICE=${BENCH_DEVICE:-$gpu}
 # One timed run: prints "<steps> <seconds> <steps of epoch 1> <step seconds>" of the epochs after
 # the first (warm-up: CUDA and cuBLAS initialisation, the first allocations), from the epoch
 # lines "epoch N  step S  ...  step-seconds X ...  (T s)", T the run's wall time at the epoch's
-# end (evaluation included), X the time its steps took (docs/METRICS.md).
+# end (evaluation included), X the time its steps took (docs/METRICS.md). The line of the model
+# kept at the end ("[best (epoch N)]") is no epoch of training and is left out.
 bench_run() { # device steps threads label
   local device=$1 steps=$2 threads=$3 label=$4 log=$WORK/bench-$4.log
   echo "== $label: setscope-cli train --dataset PACK --recipe ours --model selfattn --preset paper --lr 1e-4 --epochs 1000 --max-steps $steps --seed 1 --no-baseline --threads $threads --device $device" >> "$bench"
@@ -272,7 +273,7 @@ bench_run() { # device steps threads label
   grep -E "^epoch|peak memory|device|final|dataset|emd|EMD|cache" "$log" | head -60 >> "$bench"
   echo "exit $r, wall $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}') s" >> "$bench"
   # the time in brackets is the run's wall time at the end of that epoch
-  awk '/^epoch [0-9]+ +step/ { n++; step = $4; s = $NF; gsub(/[()s]/, "", s); x = 0;
+  awk '/^epoch [0-9]+ +step/ && !/\[best/ { n++; step = $4; s = $NF; gsub(/[()s]/, "", s); x = 0;
          for (i = 1; i < NF; i++) if ($i == "step-seconds") x = $(i + 1);
          if (n == 1) { first = step; t1 = s } else { last = step; tl = s; train += x } }
        END { if (n >= 2) printf "%d %.3f %d %.3f\n", last - first, tl - t1, first, train; else print "0 0 0 0" }' "$log"
@@ -292,8 +293,10 @@ if [ -x "$cli" ] && [ -n "$pack" ]; then
         -v gtrain="$gtrain" -v ctrain="$ctrain" 'BEGIN {
       g = (gsec > 0) ? gs / gsec : 0; c = (csec > 0) ? cs / csec : 0;
       printf "%s: %d steps in %.2f s: %.2f steps/s; steps alone %.2f s: %.2f steps/s\n", dev, gs, gsec, g, gtrain, (gtrain > 0) ? gs / gtrain : 0;
-      printf "cpu (%d threads, this machine): %d steps in %.2f s: %.2f steps/s; steps alone %.2f s: %.2f steps/s\n", jobs, cs, csec, c, ctrain, (ctrain > 0) ? cs / ctrain : 0;
-      if (g > 0 && c > 0) printf "ratio %s / cpu: %.1f\n", dev, g / c;
+      if (dev != "cpu") {
+        printf "cpu (%d threads, this machine): %d steps in %.2f s: %.2f steps/s; steps alone %.2f s: %.2f steps/s\n", jobs, cs, csec, c, ctrain, (ctrain > 0) ? cs / ctrain : 0;
+        if (g > 0 && c > 0) printf "ratio %s / cpu: %.1f; steps alone: %.1f\n", dev, g / c, (gtrain > 0 && ctrain > 0) ? (gs / gtrain) / (cs / ctrain) : 0;
+      }
       if (per > 0 && g > 0) printf "steps per epoch: %d; 1000 epochs (%d steps) at the %s rate: %.0f s (%.1f min)\n", per, 1000 * per, dev, 1000 * per / g, 1000 * per / g / 60;
     }'
   } | tee -a "$bench" | sed 's/^/   /' >> "$summary"
