@@ -269,6 +269,7 @@ BENCH_DEVICE=${BENCH_DEVICE:-$gpu}
 bench_run() { # device steps threads label
   local device=$1 steps=$2 threads=$3 label=$4 log=$WORK/bench-$4.log
   echo "== $label: setscope-cli train --dataset PACK --recipe ours --model selfattn --preset paper --lr 1e-4 --epochs 1000 --max-steps $steps --seed 1 --no-baseline --threads $threads --device $device" >> "$bench"
+  : > "$log"  # WORK outlives a call: never parse an earlier call's epochs
   local t0; t0=$(date +%s.%N)
   bounded $(( $(left) - 30 )) "$log" "$cli" train --dataset "$pack" --recipe ours --model selfattn --preset paper --lr 1e-4 \
     --epochs 1000 --max-steps "$steps" --seed 1 --no-baseline --threads "$threads" --device "$device"
