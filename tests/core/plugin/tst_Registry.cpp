@@ -54,7 +54,7 @@ void TestRegistry::builtinsRegisterThroughTheSdk()
     QStringList loaders;
     for (const auto& l : r.loaders())
         loaders << QString::fromStdString(l.name);
-    QCOMPARE(loaders, (QStringList{"idx", "npy", "csv", "mesh", "pointcloud-folder", "tudataset", "sdf", "corpus-tsv",
+    QCOMPARE(loaders, (QStringList{"pack", "idx", "npy", "csv", "mesh", "pointcloud-folder", "tudataset", "sdf", "corpus-tsv",
                                    "corpus-folder", "wmd-mat"}));
 }
 
