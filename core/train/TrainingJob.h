@@ -6,6 +6,7 @@
 #include "core/job/Job.h"
 #include "core/train/TrainerConfig.h"
 #include "core/train/TrainingSink.h"
+#include "core/train/run/RunRecord.h"
 
 #include <memory>
 #include <mutex>
@@ -27,10 +28,14 @@ namespace setscope::train {
 class ModelHandle;
 
 /// Trains an encoder with a metric loss on a dataset's train split, on a worker thread
-/// (start()) or the caller's (runHere()). This header is Torch-free: the GUI includes it.
+/// (start()) or the caller's (runHere()). This header is Torch-free: the GUI includes it. The
+/// run itself is run::TrainingRun (core/train/run/), made of parts; the job owns what the run
+/// has produced (run::RunRecord) and is the run's host (its sink, cancel and counters).
 ///
-/// - progress: TrainingSink::progress once per step (throttled), stepLoss, epochMetrics;
-///   lock-free ProgressCounters for per-frame polling;
+/// - progress: to the sink given to Job::start() / Job::runHere(); when that sink is a
+///   TrainingSink (also when the job is started through a job::Job*), it gets
+///   TrainingSink::progress once per step (throttled), stepLoss, epochMetrics and
+///   checkpointWritten; lock-free ProgressCounters for per-frame polling;
 /// - cancel: returns within one step (milliseconds) or one evaluation chunk;
 /// - pause / resume: blocks between steps;
 /// - checkpoints: every `checkpointEvery` steps (written to a temporary file, then renamed,
@@ -49,7 +54,7 @@ class ModelHandle;
 ///   the start), takes its batch_shards / W parts of each step's batch, and the gradients are
 ///   summed over the ranks before each optimizer step. Rank 0 alone evaluates, snapshots and
 ///   writes checkpoints. A rank that stops makes the others fail with dist::PeerLost's message.
-class TrainingJob final : public job::Job {
+class TrainingJob final : public job::Job, private run::RunHost {
 public:
     /// `external`: the dataset of the stages marked external (recipe ext; config.externalDataset
     /// opened by the caller), null otherwise.
@@ -57,48 +62,46 @@ public:
                 std::shared_ptr<const data::Dataset> external = nullptr);
     ~TrainingJob() override;
 
-    /// As Job::start() / runHere(), with a sink that also gets losses, metrics and
-    /// checkpoints (may be null; must outlive the job).
-    void start(TrainingSink* sink);
-    job::JobStatus runHere(TrainingSink* sink);
-
     /// Makes this job one rank of a distributed run (before start; null: a single process).
     void setCommunicator(std::shared_ptr<dist::Communicator> communicator) { m_comm = std::move(communicator); }
 
     const TrainerConfig& config() const { return m_config; }
-    const job::SnapshotBuffer& snapshots() const { return m_snapshots; }
+    const job::SnapshotBuffer& snapshots() const { return m_record.snapshots(); }
     /// Metrics of every finished epoch so far (thread-safe copy).
-    std::vector<EpochMetrics> history() const;
+    std::vector<EpochMetrics> history() const { return m_record.history(); }
     /// Path of the newest checkpoint written ("" when none).
-    std::string lastCheckpoint() const;
+    std::string lastCheckpoint() const { return m_record.lastCheckpoint(); }
     /// best.pt: the weights of the best validation epoch of the last stage ("" when the run
     /// has no validation split or no checkpoint folder).
-    std::string bestCheckpoint() const;
+    std::string bestCheckpoint() const { return m_record.bestCheckpoint(); }
     /// The weights at the last snapshot (or the end of the run) as a Torch-free handle that
     /// views and retrieval can embed sets with; null before the first snapshot.
-    std::shared_ptr<const ModelHandle> currentModel() const;
+    std::shared_ptr<const ModelHandle> currentModel() const { return m_record.model(); }
     /// Total steps this run will take (known after the job has started).
-    std::int64_t totalSteps() const { return m_totalSteps.load(); }
+    std::int64_t totalSteps() const { return m_record.totalSteps(); }
 
 protected:
     void run() override;
 
 private:
-    void runTraining();
-    struct Impl;
+    // run::RunHost: what the run reports to.
+    job::JobControl& jobControl() override { return control(); }
+    void message(const std::string& text) override { reportMessage(text); }
+    void progress(std::int64_t done, std::int64_t total, const std::string& what) override
+    {
+        reportProgress(done, total, what);
+    }
+    void setCounters(std::int64_t done, std::int64_t total, int epoch, double loss) override;
+    TrainingSink* trainingSink() override { return m_trainingSink; }
+    run::RunRecord& record() override { return m_record; }
+
     std::shared_ptr<const data::Dataset> m_dataset;
     std::shared_ptr<const data::Dataset> m_external;
     TrainerConfig m_config;
     const plugin::Registry& m_registry;
     std::shared_ptr<dist::Communicator> m_comm;
-    job::SnapshotBuffer m_snapshots;
-    TrainingSink* m_trainingSink = nullptr;
-    mutable std::mutex m_mutex;
-    std::vector<EpochMetrics> m_history;
-    std::string m_lastCheckpoint;
-    std::string m_bestCheckpoint;
-    std::shared_ptr<const ModelHandle> m_model;
-    std::atomic<std::int64_t> m_totalSteps{0};
+    TrainingSink* m_trainingSink = nullptr; ///< sink() as a TrainingSink, or null (set when the run starts)
+    run::RunRecord m_record;
 };
 
 /// Item embeddings computed with a checkpoint's model.

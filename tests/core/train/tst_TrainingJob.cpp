@@ -51,6 +51,18 @@ train::TrainerConfig quickConfig()
 struct RecordingSink : train::TrainingSink {
     std::mutex m;
     std::vector<train::EpochMetrics> epochs;
+    std::vector<std::int64_t> lossSteps;
+    std::vector<std::string> checkpoints;
+    void stepLoss(std::int64_t step, double) override
+    {
+        std::lock_guard l(m);
+        lossSteps.push_back(step);
+    }
+    void checkpointWritten(std::int64_t, const std::string& path) override
+    {
+        std::lock_guard l(m);
+        checkpoints.push_back(path);
+    }
     std::vector<std::string> messages;
     job::JobStatus status = job::JobStatus::Idle;
     std::string detail;
@@ -81,6 +93,7 @@ private Q_SLOTS:
     void trainsAndLearns_data();
     void trainsAndLearns();
     void evaluateEveryScoresChosenEpochs();
+    void startedThroughJobReportsEverything();
     void cancelStopsAtTheNextStep();
     void pauseAndResume();
     void checkpointResumeIsIdentical();
@@ -163,6 +176,36 @@ void TestTrainingJob::evaluateEveryScoresChosenEpochs()
 
 // Cancel is counted, not timed: requested from the job's own report after step k, the job
 // polls before step k + 1 and ends there (bench/jobs measures the seconds).
+void TestTrainingJob::startedThroughJobReportsEverything()
+{
+    // A caller that holds the run as a job::Job (a job slot, a list of jobs) starts it with
+    // Job::start(ProgressSink*): a TrainingSink given so still gets losses, epoch rows and
+    // checkpoints (issue 30 §1: one start for every job).
+    auto ds = dataset(20);
+    train::TrainerConfig c = quickConfig();
+    c.epochs = 2;
+    c.checkpointDir = m_dir.filePath("through-job").toStdString();
+    train::TrainingJob training(ds, c, m_registry);
+    RecordingSink sink;
+    job::Job& asJob = training;
+    asJob.start(static_cast<job::ProgressSink*>(&sink));
+    asJob.wait();
+    QCOMPARE(asJob.status(), job::JobStatus::Finished);
+    std::lock_guard l(sink.m);
+    QCOMPARE(sink.status, job::JobStatus::Finished);
+    QCOMPARE(int(sink.epochs.size()), 2);
+    QVERIFY(!sink.lossSteps.empty());
+    QCOMPARE(sink.lossSteps.back(), training.totalSteps());
+    QCOMPARE(int(sink.checkpoints.size()), 2); // one per epoch
+    QCOMPARE(sink.checkpoints.back(), training.lastCheckpoint());
+
+    // The same through Job::runHere.
+    RecordingSink again;
+    train::TrainingJob second(ds, quickConfig(), m_registry);
+    QCOMPARE(static_cast<job::Job&>(second).runHere(static_cast<job::ProgressSink*>(&again)), job::JobStatus::Finished);
+    QCOMPARE(int(again.epochs.size()), 2);
+}
+
 void TestTrainingJob::cancelStopsAtTheNextStep()
 {
     auto ds = dataset(400);
