@@ -48,6 +48,16 @@ QtProgressSink* JobSlot::prepare(std::unique_ptr<QtProgressSink> sink)
     return m_sink.get();
 }
 
+void JobSlot::start(std::unique_ptr<job::Job> job, std::unique_ptr<train::TrainingSink> recorder,
+                    job::ProgressSink* reportTo)
+{
+    checkStartable();
+    job::Job* raw = job.get();
+    m_recorder = std::move(recorder);
+    m_job = std::move(job);
+    raw->start(reportTo ? reportTo : m_sink.get());
+}
+
 void JobSlot::checkStartable() const
 {
     if (!m_sink)

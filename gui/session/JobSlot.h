@@ -91,24 +91,13 @@ public:
                          });
     }
 
-    /// Takes `job` and starts it, reporting to `reportTo` (default: the prepared sink; a
-    /// training run reports to its recorder, which forwards to the sink). `recorder` is kept
-    /// with the job and outlives it. A template so that the job's own start() is called:
-    /// train::TrainingJob hides Job::start(ProgressSink*) with start(TrainingSink*), and only
-    /// that one hands it the sink for losses and metrics. Throws std::logic_error without a
-    /// prepare() or while the slot still holds a job.
-    template <class J, class Sink = QtProgressSink>
-    void start(std::unique_ptr<J> job, std::unique_ptr<train::TrainingSink> recorder = nullptr, Sink* reportTo = nullptr)
-    {
-        checkStartable();
-        J* raw = job.get();
-        m_recorder = std::move(recorder);
-        m_job = std::move(job);
-        if (reportTo)
-            raw->start(reportTo);
-        else
-            raw->start(m_sink.get());
-    }
+    /// Takes `job` and starts it (Job::start), reporting to `reportTo` (default: the prepared
+    /// sink; a training run reports to its recorder, which forwards to the sink). A job that
+    /// reports more than progress (train::TrainingJob) finds out from the sink's type, so any
+    /// job is started the same way. `recorder` is kept with the job and outlives it. Throws
+    /// std::logic_error without a prepare() or while the slot still holds a job.
+    void start(std::unique_ptr<job::Job> job, std::unique_ptr<train::TrainingSink> recorder = nullptr,
+               job::ProgressSink* reportTo = nullptr);
 
     /// Cancels the current job and hands it (with its sinks) to the RetiredJobs; its queued
     /// signals are ignored from now on. Also drops a prepared sink that has no job yet.

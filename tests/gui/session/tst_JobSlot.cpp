@@ -57,23 +57,18 @@ private:
     std::atomic<bool> m_sawCancel{false};
 };
 
-/// Hides Job::start(ProgressSink*) with its own start(TrainingSink*), as train::TrainingJob
-/// does: the slot must call this one.
-class HidingJob final : public job::Job {
+/// Records the sink it was started with as a training sink, as train::TrainingJob takes one
+/// (Job::start's sink, when it is a TrainingSink).
+class TrainingSinkJob final : public job::Job {
 public:
-    ~HidingJob() override { stopAndWait(); }
-    void start(train::TrainingSink* sink)
-    {
-        m_trainingSink = sink;
-        job::Job::start(sink);
-    }
-    train::TrainingSink* trainingSink() const { return m_trainingSink; }
+    ~TrainingSinkJob() override { stopAndWait(); }
+    train::TrainingSink* trainingSink() const { return m_trainingSink.load(); }
 
 protected:
-    void run() override {}
+    void run() override { m_trainingSink.store(dynamic_cast<train::TrainingSink*>(sink())); }
 
 private:
-    train::TrainingSink* m_trainingSink = nullptr;
+    std::atomic<train::TrainingSink*> m_trainingSink{nullptr};
 };
 
 } // namespace
@@ -86,7 +81,7 @@ private Q_SLOTS:
     void retiredJobIsKeptUntilItsThreadEnds();
     void retireWithoutJobFreesAtOnce();
     void startWithoutPrepareThrows();
-    void startCallsTheJobsOwnStart();
+    void startHandsTheJobItsSink();
 };
 
 void TestJobSlot::currentJobReachesItsHandlers()
@@ -204,27 +199,28 @@ void TestJobSlot::startWithoutPrepareThrows()
     slot.job()->cancel(); // the slot's destructor joins it
 }
 
-void TestJobSlot::startCallsTheJobsOwnStart()
+void TestJobSlot::startHandsTheJobItsSink()
 {
     RetiredJobs retired;
     JobSlot slot(retired);
     QtProgressSink* sink = slot.prepare();
     int finished = 0;
     slot.on(&QtProgressSink::jobFinished, this, [&](int, const QString&) { ++finished; });
-    auto job = std::make_unique<HidingJob>();
-    HidingJob* j = job.get();
+    auto job = std::make_unique<TrainingSinkJob>();
+    TrainingSinkJob* j = job.get();
     slot.start(std::move(job));
-    QCOMPARE(j->trainingSink(), static_cast<train::TrainingSink*>(sink));
+    // The worker has run (and recorded its sink) once finished() is delivered.
     QTRY_COMPARE_WITH_TIMEOUT(finished, 1, setscope::testing::scaledMs(10000));
+    QCOMPARE(j->trainingSink(), static_cast<train::TrainingSink*>(sink));
 
     // With a sink of its own (a run recorder in front of the slot's sink).
     QtProgressSink other;
     slot.prepare();
-    auto job2 = std::make_unique<HidingJob>();
-    HidingJob* j2 = job2.get();
-    slot.start(std::move(job2), nullptr, static_cast<train::TrainingSink*>(&other));
-    QCOMPARE(j2->trainingSink(), static_cast<train::TrainingSink*>(&other));
+    auto job2 = std::make_unique<TrainingSinkJob>();
+    TrainingSinkJob* j2 = job2.get();
+    slot.start(std::move(job2), nullptr, &other);
     slot.job()->wait();
+    QCOMPARE(j2->trainingSink(), static_cast<train::TrainingSink*>(&other));
 }
 
 QTEST_MAIN(TestJobSlot)
