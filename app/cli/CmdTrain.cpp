@@ -284,13 +284,16 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
         std::shared_ptr<const data::Dataset> external;
         if (plan.needsExternal)
             external = context.openDataset(cfg.externalDataset);
+        // Checked as the job will check them: with the preset's model options written in (a
+        // checkpoint of a --preset cpu run records them).
+        const train::TrainerConfig checked = train::applyPreset(cfg, context.registry);
         if (cfg.resumeFrom.empty() && !cfg.initFrom.empty()) {
-            train::checkResume(cfg, *ds); // checks the weights' fit
+            train::checkResume(checked, *ds); // checks the weights' fit
             if (rank.lead)
                 std::fprintf(stderr, "starting from the weights of %s\n", cfg.initFrom.c_str());
         }
         if (!cfg.resumeFrom.empty()) { // refuse a checkpoint that does not fit before any other work
-            const std::string overridden = train::checkResume(cfg, *ds);
+            const std::string overridden = train::checkResume(checked, *ds);
             if (rank.lead)
                 std::fprintf(stderr, "resuming from %s: %s\n", cfg.resumeFrom.c_str(),
                          overridden.empty() ? "an exact continuation"

@@ -33,6 +33,7 @@ private Q_SLOTS:
     void ssdmlReportsTheMinedTripletsClasses();
     void openMpWaitsPassivelyUnlessTold();
     void trainResumeChecksTheConfiguration();
+    void trainResumesAPresetRun();
     void trainRejectsUnavailableCuda();
     void evalRawAndCheckpoint();
     void exportNpyRoundTrip();
@@ -268,6 +269,26 @@ void TestCli::trainResumeChecksTheConfiguration()
                            m_dir.filePath("resume-exact"), "--no-baseline"});
     QCOMPARE(exact.code, 0);
     QVERIFY2(exact.err.contains("resuming from " + file + ": an exact continuation"), qPrintable(exact.err));
+}
+
+// A run at the cpu preset (the default on a dataset of sets) is resumed by the same command:
+// the check compares the configuration with the preset's model options written in, as the
+// checkpoint records them. Before, the CLI compared the bare options and refused the resume as
+// "a checkpoint of another model".
+void TestCli::trainResumesAPresetRun()
+{
+    const QString sets = "synthetic:dim=2,coarse=2,fine=2,points=32,set=5";
+    const QString ck = m_dir.filePath("preset-ck");
+    const QStringList common{"train", "--dataset", sets, "--recipe", "ours", "--preset", "cpu", "--epochs", "1",
+                             "--max-steps", "2", "--checkpoint-every", "1", "--no-baseline", "--threads", "1"};
+    const Run first = cli(QStringList(common) << "--checkpoint-dir" << ck);
+    QVERIFY2(first.code == 0, qPrintable(first.err));
+    const QString file = ck + "/step-000000001.pt";
+    QVERIFY(QFile::exists(file));
+    const Run resumed = cli(QStringList(common) << "--checkpoint-dir" << m_dir.filePath("preset-resumed") << "--resume" << file);
+    QVERIFY2(resumed.code == 0, qPrintable(resumed.err));
+    QVERIFY2(resumed.err.contains("resuming from " + file + ": an exact continuation"), qPrintable(resumed.err));
+    QVERIFY(QFile::exists(m_dir.filePath("preset-resumed/step-000000002.pt")));
 }
 
 void TestCli::trainRejectsUnavailableCuda()
