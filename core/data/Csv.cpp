@@ -15,17 +15,6 @@ namespace setscope::data {
 
 using sdk::InputError;
 
-namespace {
-std::string trim(const std::string& s)
-{
-    const auto b = s.find_first_not_of(" \t");
-    if (b == std::string::npos)
-        return {};
-    const auto e = s.find_last_not_of(" \t");
-    return s.substr(b, e - b + 1);
-}
-} // namespace
-
 int CsvTable::column(const std::string& name) const
 {
     const std::string n = util::toLower(name);
@@ -50,7 +39,7 @@ CsvTable readCsv(const std::string& path, char sep)
     bool inQuotes = false, fieldQuoted = false, rowHasContent = false;
     std::uint64_t line = 1, rowStartLine = 1;
     auto endField = [&] {
-        row.push_back(fieldQuoted ? field : trim(field));
+        row.push_back(fieldQuoted ? field : util::trimmed(field));
         field.clear();
         fieldQuoted = false;
     };

@@ -445,35 +445,18 @@ void fetchGlove100d(FetchContext& ctx)
 
 namespace {
 
-bool validUtf8(const std::string& s)
-{
-    std::size_t i = 0;
-    while (i < s.size()) {
-        const unsigned char c = static_cast<unsigned char>(s[i]);
-        int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
-        if (n < 0 || i + static_cast<std::size_t>(n) >= s.size() + (n == 0 ? 1 : 0))
-            return false;
-        for (int k = 1; k <= n; ++k)
-            if ((static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) >> 6) != 2)
-                return false;
-        i += static_cast<std::size_t>(n) + 1;
-    }
-    return true;
-}
+bool validUtf8(const std::string& s) { return util::isValidUtf8(s); }
 
+/// The code points of `s`; a byte that starts no valid UTF-8 sequence stands for itself (its
+/// Latin-1 code point), so a name in another encoding still folds to something readable.
 std::vector<std::uint32_t> decodeUtf8(const std::string& s)
 {
     std::vector<std::uint32_t> cps;
     for (std::size_t i = 0; i < s.size();) {
-        const unsigned char c = static_cast<unsigned char>(s[i]);
-        int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : 0;
-        std::uint32_t cp = n == 0 ? c : n == 1 ? (c & 0x1F) : n == 2 ? (c & 0x0F) : (c & 0x07);
-        if (i + static_cast<std::size_t>(n) >= s.size() + (n == 0 ? 1 : 0))
-            n = 0, cp = c;
-        for (int k = 1; k <= n; ++k)
-            cp = (cp << 6) | (static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) & 0x3F);
-        cps.push_back(cp);
-        i += static_cast<std::size_t>(n) + 1;
+        char32_t cp;
+        const int n = util::decodeUtf8(s, i, cp);
+        cps.push_back(cp == util::kInvalidCodePoint ? static_cast<unsigned char>(s[i]) : static_cast<std::uint32_t>(cp));
+        i += static_cast<std::size_t>(n);
     }
     return cps;
 }

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/losses/UniformityLoss.h"
 
+#include "core/util/Text.h"
+
 #include <torch/torch.h>
 
 #include <cmath>
@@ -25,13 +27,6 @@ UniformityLoss::Penalty penaltyFromName(const std::string& name)
     throw std::invalid_argument("uniformity: penalty must be kl, threshold or l2, got '" + name + "'");
 }
 
-std::string trimmed(const std::string& s)
-{
-    const auto b = s.find_first_not_of(" \t");
-    if (b == std::string::npos)
-        return {};
-    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
 
 } // namespace
 
@@ -64,7 +59,7 @@ std::vector<std::int64_t> UniformityLoss::parseGroups(const std::string& text, s
                                     std::to_string(coarse) +
                                     " coarse classes of the label set; each coarse class needs at least one output");
     std::vector<std::int64_t> groups;
-    if (trimmed(text).empty()) {
+    if (util::trimmed(text).empty()) {
         const std::int64_t base = fine / coarse;
         const std::int64_t extra = fine % coarse;
         for (std::int64_t k = 0; k < coarse; ++k)
@@ -74,7 +69,7 @@ std::vector<std::int64_t> UniformityLoss::parseGroups(const std::string& text, s
     std::size_t start = 0;
     while (start <= text.size()) {
         const std::size_t comma = std::min(text.find(',', start), text.size());
-        const std::string item = trimmed(text.substr(start, comma - start));
+        const std::string item = util::trimmed(text.substr(start, comma - start));
         std::int64_t v = 0;
         std::size_t used = 0;
         try {

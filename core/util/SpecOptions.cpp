@@ -2,20 +2,12 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/util/SpecOptions.h"
 
+#include "core/util/Text.h"
+
 #include <algorithm>
 #include <stdexcept>
 
 namespace setscope::util {
-
-namespace {
-std::string trimmed(const std::string& s)
-{
-    const auto b = s.find_first_not_of(" \t");
-    if (b == std::string::npos)
-        return {};
-    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-} // namespace
 
 std::pair<std::string, std::string> splitSpec(const std::string& spec)
 {

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/text/Tokenizer.h"
 
+#include "core/util/Utf8.h"
+
 #include <setscope/sdk/Errors.h>
 
 #include <algorithm>
@@ -18,73 +20,12 @@ extern const std::string_view kStopWordsEnText; // generated from resources/text
 
 namespace {
 
-/// Decodes one code point at s[i]; returns its byte length, cp = -1 for an invalid byte.
-int decode(std::string_view s, std::size_t i, char32_t& cp)
-{
-    const auto b0 = static_cast<unsigned char>(s[i]);
-    if (b0 < 0x80) {
-        cp = b0;
-        return 1;
-    }
-    int len = 0;
-    char32_t v = 0;
-    char32_t min = 0;
-    if ((b0 & 0xE0) == 0xC0) {
-        len = 2;
-        v = b0 & 0x1F;
-        min = 0x80;
-    } else if ((b0 & 0xF0) == 0xE0) {
-        len = 3;
-        v = b0 & 0x0F;
-        min = 0x800;
-    } else if ((b0 & 0xF8) == 0xF0) {
-        len = 4;
-        v = b0 & 0x07;
-        min = 0x10000;
-    } else {
-        cp = static_cast<char32_t>(-1);
-        return 1;
-    }
-    if (i + len > s.size()) {
-        cp = static_cast<char32_t>(-1);
-        return 1;
-    }
-    for (int k = 1; k < len; ++k) {
-        const auto b = static_cast<unsigned char>(s[i + k]);
-        if ((b & 0xC0) != 0x80) {
-            cp = static_cast<char32_t>(-1);
-            return 1;
-        }
-        v = (v << 6) | (b & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
-        cp = static_cast<char32_t>(-1);
-        return 1;
-    }
-    cp = v;
-    return len;
-}
+// One UTF-8 rule for every reader (core/util/Utf8.h).
+using util::decodeUtf8;
 
-void encode(char32_t cp, std::string& out)
-{
-    if (cp < 0x80) {
-        out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-        out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-        out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-        out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-}
+void encode(char32_t cp, std::string& out) { util::appendUtf8(out, static_cast<std::uint32_t>(cp)); }
 
-constexpr char32_t kInvalid = static_cast<char32_t>(-1);
+constexpr char32_t kInvalid = util::kInvalidCodePoint;
 
 bool isDigit(char32_t c) { return c >= '0' && c <= '9'; }
 
@@ -134,7 +75,7 @@ std::string lowerString(std::string_view s)
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size();) {
         char32_t cp;
-        const int n = decode(s, i, cp);
+        const int n = decodeUtf8(s, i, cp);
         if (cp == kInvalid)
             out.push_back(s[i]);
         else
@@ -149,7 +90,7 @@ std::size_t codePoints(std::string_view s)
     std::size_t n = 0;
     for (std::size_t i = 0; i < s.size();) {
         char32_t cp;
-        i += static_cast<std::size_t>(decode(s, i, cp));
+        i += static_cast<std::size_t>(decodeUtf8(s, i, cp));
         ++n;
     }
     return n;
@@ -199,16 +140,7 @@ NumberMode parseNumberMode(std::string_view name)
     throw std::invalid_argument("unknown number mode '" + std::string(name) + "' (drop, keep, hash)");
 }
 
-bool isValidUtf8(std::string_view s)
-{
-    for (std::size_t i = 0; i < s.size();) {
-        char32_t cp;
-        i += static_cast<std::size_t>(decode(s, i, cp));
-        if (cp == kInvalid)
-            return false;
-    }
-    return true;
-}
+bool isValidUtf8(std::string_view s) { return util::isValidUtf8(s); }
 
 const std::vector<std::string>& builtinStopWords()
 {
@@ -275,10 +207,10 @@ std::vector<std::string> Tokenizer::tokenize(std::string_view text) const
     bool numeric = true;        // token so far made of digits (and joiners between digits)
     bool lastDigit = false;     // last code point appended was a digit
     std::size_t i = 0;
-    auto peek = [&](std::size_t at, char32_t& cp) -> int { return at < text.size() ? decode(text, at, cp) : 0; };
+    auto peek = [&](std::size_t at, char32_t& cp) -> int { return at < text.size() ? decodeUtf8(text, at, cp) : 0; };
     while (i < text.size()) {
         char32_t cp;
-        const int n = decode(text, i, cp);
+        const int n = decodeUtf8(text, i, cp);
         if (isWordChar(cp)) {
             encode(m_options.lowercase ? lower(cp) : cp, token);
             lastDigit = isDigit(cp);

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/fetch/corpora/CorpusWriter.h"
 
+#include "core/util/Utf8.h"
+
 #include <setscope/sdk/Errors.h>
 
 #include <algorithm>
@@ -32,38 +34,13 @@ std::uint64_t stableHash(const std::string& s, std::uint64_t seed)
 
 namespace {
 
-/// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not valid
-/// (overlong forms, surrogates and code points above U+10FFFF are invalid).
+/// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not valid (the one
+/// rule of core/util/Utf8.h: no overlong forms, surrogates or code points above U+10FFFF).
 std::size_t utf8Length(const std::string& s, std::size_t i)
 {
-    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char c = b(i);
-    std::size_t n = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (i + n > s.size())
-        return 0;
-    for (std::size_t k = 1; k < n; ++k) {
-        if ((b(i + k) & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (b(i + k) & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
+    char32_t cp;
+    const int n = util::decodeUtf8(s, i, cp);
+    return cp == util::kInvalidCodePoint ? 0 : static_cast<std::size_t>(n);
 }
 
 } // namespace

@@ -778,6 +778,10 @@ private Q_SLOTS:
         QCOMPARE(p.at("empty"), std::string());
         // A UTF-8 file stays UTF-8.
         QCOMPARE(parseJavaProperties("k=K\xc3\xbc" "che").at("k"), std::string("K\xc3\xbc" "che"));
+        // A file with an overlong form or a surrogate is not UTF-8 (the one rule of
+        // core/util/Utf8.h): its bytes are read as Latin-1, so no invalid UTF-8 gets through.
+        QCOMPARE(parseJavaProperties("k=\xc1\xa9").at("k"), std::string("\xc3\x81\xc2\xa9"));
+        QCOMPARE(parseJavaProperties("k=\xed\xa0\x80").at("k"), std::string("\xc3\xad\xc2\xa0\xc2\x80"));
         QCOMPARE(safeName("Living room", true), std::string("living-room"));
         QCOMPARE(safeName("Doors and windows", false), std::string("Doors-and-windows"));
         QCOMPARE(safeName("K\xc3\xbc" "che & Bad/..", true), std::string("kuche-bad"));
