@@ -48,7 +48,7 @@ QtProgressSink* JobSlot::prepare(std::unique_ptr<QtProgressSink> sink)
     return m_sink.get();
 }
 
-void JobSlot::start(std::unique_ptr<job::Job> job, std::unique_ptr<train::TrainingSink> recorder,
+void JobSlot::start(std::unique_ptr<job::Job> job, std::unique_ptr<job::ProgressSink> recorder,
                     job::ProgressSink* reportTo)
 {
     checkStartable();

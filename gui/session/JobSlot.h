@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/job/Job.h"
-#include "core/train/TrainingSink.h"
+#include "core/job/ProgressSink.h"
 #include "gui/bridge/QtProgressSink.h"
 
 #include <QObject>
@@ -25,7 +25,7 @@ public:
     /// sink call when it reports its end.
     struct Entry {
         std::unique_ptr<QtProgressSink> sink;
-        std::unique_ptr<train::TrainingSink> recorder;
+        std::unique_ptr<job::ProgressSink> recorder;
         std::unique_ptr<job::Job> job;
     };
 
@@ -96,7 +96,7 @@ public:
     /// reports more than progress (train::TrainingJob) finds out from the sink's type, so any
     /// job is started the same way. `recorder` is kept with the job and outlives it. Throws
     /// std::logic_error without a prepare() or while the slot still holds a job.
-    void start(std::unique_ptr<job::Job> job, std::unique_ptr<train::TrainingSink> recorder = nullptr,
+    void start(std::unique_ptr<job::Job> job, std::unique_ptr<job::ProgressSink> recorder = nullptr,
                job::ProgressSink* reportTo = nullptr);
 
     /// Cancels the current job and hands it (with its sinks) to the RetiredJobs; its queued
@@ -122,7 +122,7 @@ private:
     RetiredJobs& m_retired;
     quint64 m_generation = 0;
     std::unique_ptr<QtProgressSink> m_sink;
-    std::unique_ptr<train::TrainingSink> m_recorder;
+    std::unique_ptr<job::ProgressSink> m_recorder;
     std::unique_ptr<job::Job> m_job; ///< declared last: destroyed (joined) first
 };
 
