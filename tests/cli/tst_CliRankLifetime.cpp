@@ -11,6 +11,7 @@
 #include "CliRun.h"
 
 #include "core/project/ProjectStore.h"
+#include "tests/support/Processes.h"
 #include "tests/support/TimeFactor.h"
 
 #include <QtTest>
@@ -32,6 +33,10 @@ using namespace setscope;
 
 namespace {
 
+using testing::childrenOf;
+using testing::parentOf;
+using testing::statOf;
+
 const QString kDataset = QStringLiteral("synthetic:dim=6,coarse=3,fine=2,points=40,seed=4");
 constexpr int kGraceSeconds = 5;
 
@@ -43,30 +48,6 @@ QStringList trainArgs(const QString& project, const QString& checkpoints)
             "--checkpoint-dir", checkpoints};
 }
 
-/// Fields of /proc/PID/stat after the command: [0] state, [1] ppid, ... [19] start time.
-std::vector<std::string> statOf(long pid)
-{
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text;
-    if (!std::getline(in, text))
-        return {};
-    const auto close = text.rfind(')');
-    if (close == std::string::npos)
-        return {};
-    std::istringstream rest(text.substr(close + 2));
-    std::vector<std::string> out;
-    for (std::string f; rest >> f;)
-        out.push_back(f);
-    return out;
-}
-
-/// The parent's pid of `pid`, -1 when there is no such process (or it is a zombie: it ended).
-long parentOf(long pid)
-{
-    const std::vector<std::string> s = statOf(pid);
-    return s.size() < 2 || s[0] == "Z" ? -1 : std::stol(s[1]);
-}
-
 /// The process's start time (clock ticks since boot), "" when there is none: with the pid it
 /// names one process, never a later one that reuses the pid.
 std::string startOf(long pid)
@@ -76,19 +57,6 @@ std::string startOf(long pid)
 }
 
 bool alive(long pid) { return parentOf(pid) >= 0; }
-
-/// The children of `pid` (every process whose parent it is).
-std::vector<long> childrenOf(long pid)
-{
-    std::vector<long> out;
-    for (const QString& e : QDir("/proc").entryList(QDir::Dirs)) {
-        bool ok = false;
-        const long p = e.toLong(&ok);
-        if (ok && parentOf(p) == pid)
-            out.push_back(p);
-    }
-    return out;
-}
 
 /// The value of `name` in the environment `pid` started with ("" when not set).
 std::string environmentOf(long pid, const std::string& name)

@@ -11,6 +11,7 @@
 #include "core/plugin/Registry.h"
 #include "core/project/ProjectStore.h"
 #include "core/train/ModelHandle.h"
+#include "tests/support/Processes.h"
 #include "tests/support/TimeFactor.h"
 
 #include <QtTest/QtTest>
@@ -30,6 +31,9 @@ using setscope::testing::scaledMs;
 
 namespace {
 
+using testing::childrenOf;
+using testing::parentOf;
+
 train::TrainerConfig quickConfig(std::int64_t steps)
 {
     train::TrainerConfig c;
@@ -41,32 +45,6 @@ train::TrainerConfig quickConfig(std::int64_t steps)
     c.maxSteps = steps;
     c.threads = 1;
     return c;
-}
-
-/// The parent's pid of `pid` (/proc/PID/stat), -1 when there is no such process (or a zombie).
-long parentOf(long pid)
-{
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text;
-    if (!std::getline(in, text) || text.rfind(')') == std::string::npos)
-        return -1;
-    std::istringstream rest(text.substr(text.rfind(')') + 2));
-    char state = 0;
-    long ppid = -1;
-    rest >> state >> ppid;
-    return state == 'Z' ? -1 : ppid;
-}
-
-std::vector<long> childrenOf(long pid)
-{
-    std::vector<long> out;
-    for (const QString& e : QDir("/proc").entryList(QDir::Dirs)) {
-        bool ok = false;
-        const long p = e.toLong(&ok);
-        if (ok && parentOf(p) == pid)
-            out.push_back(p);
-    }
-    return out;
 }
 
 /// The event loop's lateness while it runs: a 10 ms precise timer, the largest delay of a tick
