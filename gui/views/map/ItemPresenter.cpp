@@ -3,7 +3,7 @@
 #include "gui/views/map/ItemPresenter.h"
 
 #include "core/data/Dataset.h"
-#include "core/data/graph/GraphLayout.h"
+#include "core/layout/GraphLayout.h"
 #include "gui/views/Palette.h"
 
 #include <imgui.h>
@@ -199,9 +199,9 @@ ItemPresenter::GraphGlyph ItemPresenter::graphGlyph(std::int64_t item, std::size
         return out;
     const auto i = static_cast<std::size_t>(item);
     const std::span<const std::int32_t> pairs = m_dataset->edges(i);
-    data::GraphLayoutOptions options;
+    layout::GraphLayoutOptions options;
     options.maxNodes = maxNodes;
-    const data::GraphLayout layout = data::layoutGraph(m_dataset->setSize(i), pairs, options);
+    const layout::GraphLayout layout = layout::layoutGraph(m_dataset->setSize(i), pairs, options);
     const std::size_t n = layout.nodeCount();
     if (n == 0)
         return out;

@@ -24,7 +24,7 @@ namespace setscope::gui {
 /// image dataset, the heaviest words of a document, and a small glyph of the set: for a graph
 /// dataset (Dataset::hasEdges(), e.g. TUDataset folders and SDF molecules) a drawing of the
 /// item's graph, its nodes (the elements) as dots at a stress-majorization layout
-/// (data::layoutGraph) and its edges as lines; for other sets of more than one element a
+/// (layout::layoutGraph) and its edges as lines; for other sets of more than one element a
 /// point cloud (a 2-D projection of the elements).
 ///
 /// The data part (describe, words, thumbnail, glyph) is plain and testable offscreen; the
@@ -54,7 +54,7 @@ public:
     /// elements (an even stride through the set). Empty for a set of fewer than 2 elements.
     std::vector<QPointF> glyph(std::int64_t item, std::size_t maxPoints = 2048) const;
 
-    /// A graph item's drawing: `nodes[i]` is element i at data::layoutGraph's position, the
+    /// A graph item's drawing: `nodes[i]` is element i at layout::layoutGraph's position, the
     /// drawing centred and scaled into [-1, 1] (aspect kept); one segment per edge between
     /// two drawn nodes, from node a's position to node b's (self-loops have none). At most
     /// `maxNodes` nodes (the first ones; edges to the others are left out).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/data/graph/GraphLayout.h"
+#include "core/layout/GraphLayout.h"
 
 #include <Eigen/Dense>
 
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-namespace setscope::data {
+namespace setscope::layout {
 
 namespace {
 
@@ -247,4 +247,4 @@ GraphLayout layoutGraph(std::size_t nodeCount, std::span<const std::int32_t> pai
     return out;
 }
 
-} // namespace setscope::data
+} // namespace setscope::layout

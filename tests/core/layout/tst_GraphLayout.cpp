@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/data/graph/GraphLayout.h"
+#include "core/layout/GraphLayout.h"
 
 #include <QtTest>
 
@@ -9,7 +9,7 @@
 #include <limits>
 #include <random>
 
-using namespace setscope::data;
+using namespace setscope::layout;
 
 namespace {
 

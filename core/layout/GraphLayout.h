@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-namespace setscope::data {
+namespace setscope::layout {
 
 /// Bounds of layoutGraph(): the work is O(n^2) per iteration and O(n^3) once (the classical
 /// MDS start), so the node count is capped.
@@ -54,4 +54,4 @@ struct GraphLayout {
 GraphLayout layoutGraph(std::size_t nodeCount, std::span<const std::int32_t> pairs,
                         const GraphLayoutOptions& options = {});
 
-} // namespace setscope::data
+} // namespace setscope::layout
