@@ -272,8 +272,17 @@ void removeOrphanedStore()
     const std::filesystem::path folder = file.parent_path();
     if (file.filename() != "store" || folder.filename().string().rfind(kStoreFolderPrefix, 0) != 0)
         return;
+    // Both ranks remove it at about the same time; std::filesystem::remove_all gives up at the
+    // first entry the other rank removed under it, so it is tried again until the folder is gone.
     std::error_code ec;
-    std::filesystem::remove_all(folder, ec);
+    for (int attempt = 0; attempt < 10; ++attempt) {
+        ec.clear();
+        std::filesystem::remove_all(folder, ec);
+        if (!ec || !std::filesystem::exists(folder))
+            break;
+    }
+    if (ec && std::filesystem::exists(folder))
+        std::fprintf(stderr, "setscope-cli: cannot remove the ranks' store folder %s: %s\n", folder.c_str(), ec.message().c_str());
 }
 
 void watchLauncher(std::function<void()> onLost)
@@ -286,6 +295,11 @@ void watchLauncher(std::function<void()> onLost)
     if (fd < 0 || ::fcntl(fd, F_GETFD) < 0)
         return; // not inherited (run by hand with the variable set): nothing to watch
     ::fcntl(fd, F_SETFD, FD_CLOEXEC); // not for this rank's own children
+    // The rank's output often goes to a pipe that its launcher's parent reads (a terminal's
+    // pager, a test, the GUI): when that reader goes with the launcher, a write would kill the
+    // rank by SIGPIPE before it takes the cancel path and removes the store folder. Ignored, the
+    // write fails (EPIPE) and the rank ends as it should.
+    ::signal(SIGPIPE, SIG_IGN);
     // The kernel's part: SIGTERM (the cancel path) when the launcher dies. The launcher may have
     // died before this call: then the parent is no longer the one that started this process.
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
