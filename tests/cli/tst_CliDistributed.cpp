@@ -27,6 +27,8 @@
 #include <torch/types.h>
 
 #include <chrono>
+#include "tests/core/train/DeviceTestUtil.h"
+
 #include <csignal>
 #include <functional>
 #include <map>
@@ -35,27 +37,8 @@ namespace {
 
 const QString kDataset = QStringLiteral("synthetic:dim=6,coarse=3,fine=2,points=40,seed=4");
 
-/// Every tensor of the encoder's weights in a checkpoint, by name.
-std::map<std::string, torch::Tensor> weights(const QString& path)
-{
-    std::map<std::string, torch::Tensor> out;
-    torch::serialize::InputArchive root, model;
-    root.load_from(path.toStdString(), torch::kCPU);
-    root.read("model", model);
-    std::function<void(torch::serialize::InputArchive&, const std::string&)> walk =
-        [&](torch::serialize::InputArchive& ar, const std::string& prefix) {
-            for (const std::string& key : ar.keys()) {
-                torch::Tensor t;
-                torch::serialize::InputArchive sub;
-                if (ar.try_read(key, t, false) || ar.try_read(key, t, true))
-                    out[prefix + key] = t.to(torch::kFloat64);
-                else if (ar.try_read(key, sub))
-                    walk(sub, prefix + key + "/");
-            }
-        };
-    walk(model, "");
-    return out;
-}
+/// Every tensor of the encoder's weights in a checkpoint, by name (float64 on the CPU).
+std::map<std::string, torch::Tensor> weights(const QString& path) { return setscope::testing::checkpointWeights(path.toStdString()); }
 
 /// The largest absolute difference between two checkpoints' weights (infinity when they do not
 /// have the same tensors).
