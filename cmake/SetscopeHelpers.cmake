@@ -74,7 +74,7 @@ function(setscope_add_test name)
     target_precompile_headers(${target} REUSE_FROM setscope_core_torch)
   elseif("setscope_gui" IN_LIST T_LIBS AND TARGET setscope_gui_test_pch)
     target_precompile_headers(${target} REUSE_FROM setscope_gui_test_pch)
-  elseif("setscope_core" IN_LIST T_LIBS OR "setscope_builtin" IN_LIST T_LIBS)
+  elseif("setscope_core" IN_LIST T_LIBS OR "setscope_builtins" IN_LIST T_LIBS)
     target_precompile_headers(${target} REUSE_FROM setscope_test_pch)
   endif()
   target_compile_definitions(${target} PRIVATE

@@ -3,7 +3,7 @@
 #include "CliContext.h"
 #include "ConsoleSink.h"
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/train/ModelHandle.h"
 #include "core/workspace/ItemText.h"
@@ -20,7 +20,7 @@ namespace setscope::cli {
 CliContext::CliContext(std::string exe)
     : executable(std::move(exe))
 {
-    builtin::registerBuiltins(registry);
+    builtins::registerBuiltins(registry);
     for (const auto& dir : plugin::defaultPluginDirectories(executable, &pluginErrors)) {
         auto errs = registry.loadPluginDirectory(dir);
         pluginErrors.insert(pluginErrors.end(), errs.begin(), errs.end());

@@ -3,7 +3,7 @@
 // setscope: the GUI. Parses the command line, fills the plugin registry, opens the window
 // and, for --screenshot, takes the documentation screenshot and quits.
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/job/Job.h"
 #include "core/layout/LayoutJob.h"
@@ -542,7 +542,7 @@ int main(int argc, char** argv)
 
     // Registry first: the window and its jobs keep references to it.
     setscope::plugin::Registry registry;
-    setscope::builtin::registerBuiltins(registry);
+    setscope::builtins::registerBuiltins(registry);
     QStringList pluginMessages;
     std::vector<std::string> ignoredPluginFolders;
     for (const std::string& dir : setscope::plugin::defaultPluginDirectories(

@@ -10,7 +10,7 @@
 //
 // Each case starts the work, waits until it is under way (a counter or a progress report),
 // cancels and times the stop. No reference tool exists for this number: nothing to compare.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
 #include "core/data/text/FastTextTrainer.h"
@@ -109,7 +109,7 @@ int main(int argc, char** argv)
             repeats = std::max(1, std::atoi(argv[i + 1]));
 
     plugin::Registry registry;
-    builtin::registerBuiltins(registry);
+    builtins::registerBuiltins(registry);
     const fs::path tmp = fs::temp_directory_path() / ("setscope-bench-cancel-" + std::to_string(::getpid()));
     fs::create_directories(tmp);
 

@@ -27,7 +27,7 @@
 // "weights": [...]}], weights normalised in double) and pairs.json ([[i, j], ...]).
 
 #include "bench/BenchUtil.h"
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/data/VectorLoaders.h"
@@ -298,7 +298,7 @@ bool sameResults(const std::vector<ot::EmdKnnResult>& x, const std::vector<ot::E
 int runKnn(const KnnArgs& a)
 {
     plugin::Registry registry;
-    builtin::registerBuiltins(registry);
+    builtins::registerBuiltins(registry);
     const data::Dataset ds = catalog::openDataset(a.spec, registry);
     std::vector<std::int64_t> candidates = ds.indices(data::Split::Train);
     std::vector<std::int64_t> queries = ds.indices(data::Split::Test);

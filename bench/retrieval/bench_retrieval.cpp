@@ -24,7 +24,7 @@
 // same neighbours. Writes everything to OUT.json.
 
 #include "bench/BenchUtil.h"
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/data/Dataset.h"
 #include "core/data/Transform.h"
@@ -142,7 +142,7 @@ int main(int argc, char** argv)
     at::set_num_threads(threads); // LibTorch's intra-op threads of this (the encoding) thread
 
     plugin::Registry registry;
-    builtin::registerBuiltins(registry);
+    builtins::registerBuiltins(registry);
     const data::Dataset ds = catalog::openDataset(spec, registry);
     const std::vector<std::int64_t> train = ds.indices(data::Split::Train);
     const std::vector<std::int64_t> test = ds.indices(data::Split::Test);

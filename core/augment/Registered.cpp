@@ -198,4 +198,33 @@ sdk::AugmentedSet PointMixupAugmentation::augment(const sdk::AugmentationBatch& 
     return toSdk(naming(index, [&] { return pointMixupWithFlow(x, partner, p, flow, m_options); }));
 }
 
+sdk::AugmentationInfo pointSwapInfo()
+{
+    return {"pointswap",
+            "PointSwap: elements swapped along the optimal flow to the EMD-nearest set of the batch (seed 001 Eq. 6; "
+            "variants 1-3 of Table 11)",
+            PointSwapAugmentation::schema(),
+            [](const sdk::AugmentationSpec& s) -> std::unique_ptr<sdk::SetAugmentation> {
+                return std::make_unique<PointSwapAugmentation>(s.options);
+            }};
+}
+
+sdk::AugmentationInfo pointDropInfo()
+{
+    return {"pointdrop", "PointDrop: each element dropped with probability p (seed 001 §4.2)",
+            PointDropAugmentation::schema(),
+            [](const sdk::AugmentationSpec& s) -> std::unique_ptr<sdk::SetAugmentation> {
+                return std::make_unique<PointDropAugmentation>(s.options);
+            }};
+}
+
+sdk::AugmentationInfo pointMixupInfo()
+{
+    return {"pointmixup", "PointMixup: interpolation along the optimal assignment to the EMD-nearest set, λ (seed 001 §7)",
+            PointMixupAugmentation::schema(),
+            [](const sdk::AugmentationSpec& s) -> std::unique_ptr<sdk::SetAugmentation> {
+                return std::make_unique<PointMixupAugmentation>(s.options);
+            }};
+}
+
 } // namespace setscope::augment

@@ -18,6 +18,7 @@
 
 #include <setscope/sdk/Augmentation.h>
 #include <setscope/sdk/Options.h>
+#include <setscope/sdk/Registrar.h>
 
 namespace setscope::augment {
 
@@ -87,5 +88,10 @@ public:
 private:
     PointMixupOptions m_options;
 };
+
+/// The registry's entries "pointswap", "pointdrop" and "pointmixup".
+sdk::AugmentationInfo pointSwapInfo();
+sdk::AugmentationInfo pointDropInfo();
+sdk::AugmentationInfo pointMixupInfo();
 
 } // namespace setscope::augment

@@ -782,4 +782,13 @@ bool looksLikeDatasetPack(const std::string& path)
     return std::string_view(head, sizeof head) == kPackMagic;
 }
 
+sdk::LoaderInfo datasetPackLoaderInfo()
+{
+    return {"pack", "setscope dataset pack (setscope-cli export --format pack): sets, labels, splits, text, images, edges",
+            {kPackExtension},
+            {},
+            [](const std::string& p) { return looksLikeDatasetPack(p); },
+            [](const std::string& p, const sdk::OptionValues&, sdk::DatasetSink& s, sdk::LoadContext&) { loadDatasetPack(p, s); }};
+}
+
 } // namespace setscope::data

@@ -9,6 +9,7 @@
 // pointing at its row, so a pack of documents holds only the vocabulary they use.
 
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <cstdint>
 #include <iosfwd>
@@ -63,5 +64,8 @@ void loadDatasetPack(const std::string& path, sdk::DatasetSink& sink, const Pack
 
 /// True when `path` is a regular file that starts with kPackMagic.
 bool looksLikeDatasetPack(const std::string& path);
+
+/// The registry's loader "pack": recognised by its magic bytes, whatever the file's name.
+sdk::LoaderInfo datasetPackLoaderInfo();
 
 } // namespace setscope::data

@@ -410,4 +410,13 @@ std::string fashionMnistDir()
     return "/usr/share/datasets/fashion-mnist";
 }
 
+sdk::LoaderInfo idxLoaderInfo()
+{
+    return {"idx", "IDX images and labels (MNIST / Fashion-MNIST layout, .gz or raw, or their folder)",
+            {".gz", ".idx3-ubyte", ""},
+            {},
+            [](const std::string& p) { return looksLikeIdx(p); },
+            [](const std::string& p, const sdk::OptionValues&, sdk::DatasetSink& s, sdk::LoadContext&) { loadIdx(p, s); }};
+}
+
 } // namespace setscope::data

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <cstdint>
 #include <string>
@@ -45,5 +46,8 @@ const std::vector<std::int32_t>& fashionMnistFineToCoarse();
 /// Folder of the Fashion-MNIST IDX files: $SETSCOPE_FASHION_MNIST_DIR or
 /// /usr/share/datasets/fashion-mnist (Debian package dataset-fashion-mnist).
 std::string fashionMnistDir();
+
+/// The registry's loader "idx".
+sdk::LoaderInfo idxLoaderInfo();
 
 } // namespace setscope::data

@@ -801,4 +801,15 @@ void loadKusnerMat(const std::string& path, sdk::DatasetSink& sink, const Kusner
     Reader(path, options).load(sink);
 }
 
+sdk::LoaderInfo kusnerMatLoaderInfo()
+{
+    return {"wmd-mat", "Kusner's WMD documents (.mat: X, BOW_X, Y, TR, TE, words; split 1), MATLAB v5/v7/v7.3",
+            {".mat"},
+            KusnerMatOptions::schema(),
+            [](const std::string& p) { return looksLikeKusnerMat(p); },
+            [](const std::string& p, const sdk::OptionValues& o, sdk::DatasetSink& s, sdk::LoadContext&) {
+                loadKusnerMat(p, s, KusnerMatOptions::fromValues(o));
+            }};
+}
+
 } // namespace setscope::data

@@ -4,6 +4,7 @@
 
 #include <setscope/sdk/DatasetSink.h>
 #include <setscope/sdk/Options.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <string>
 
@@ -53,5 +54,8 @@ bool looksLikeKusnerMat(const std::string& path);
 /// Runs on the caller's thread. matio and the serial HDF5 library are not thread-safe, so
 /// concurrent calls take turns on a process-wide lock.
 void loadKusnerMat(const std::string& path, sdk::DatasetSink& sink, const KusnerMatOptions& options = {});
+
+/// The registry's loader "wmd-mat".
+sdk::LoaderInfo kusnerMatLoaderInfo();
 
 } // namespace setscope::data

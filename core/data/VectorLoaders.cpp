@@ -468,4 +468,24 @@ void loadCsvVectors(const std::string& path, sdk::DatasetSink& sink)
     applyLabelColumns(t, sink, 0);
 }
 
+sdk::LoaderInfo npyLoaderInfo()
+{
+    return {"npy", "NumPy .npy vectors (N x D) or sets (N x S x D), labels from a .csv beside it",
+            {".npy"},
+            {},
+            [](const std::string& p) { return util::lowerExtension(p) == ".npy"; },
+            [](const std::string& p, const sdk::OptionValues&, sdk::DatasetSink& s, sdk::LoadContext&) { loadNpy(p, s); }};
+}
+
+sdk::LoaderInfo csvLoaderInfo()
+{
+    return {"csv", "CSV table of vectors with label / coarse / split columns",
+            {".csv"},
+            {},
+            [](const std::string& p) { return util::lowerExtension(p) == ".csv"; },
+            [](const std::string& p, const sdk::OptionValues&, sdk::DatasetSink& s, sdk::LoadContext&) {
+                loadCsvVectors(p, s);
+            }};
+}
+
 } // namespace setscope::data

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <cstdint>
 #include <iosfwd>
@@ -38,5 +39,9 @@ void loadNpy(const std::string& path, sdk::DatasetSink& sink);
 /// A CSV table of vectors: every column is a numeric feature except the metadata columns
 /// (`label` / `fine`, `coarse`, `label:<name>`, `split`, `id`). A header row is required.
 void loadCsvVectors(const std::string& path, sdk::DatasetSink& sink);
+
+/// The registry's loaders "npy" and "csv".
+sdk::LoaderInfo npyLoaderInfo();
+sdk::LoaderInfo csvLoaderInfo();
 
 } // namespace setscope::data

@@ -48,4 +48,12 @@ sdk::LossOutput ApproxEmdLoss::forward(const sdk::LossContext& context)
     return out;
 }
 
+sdk::LossInfo approxEmdLossInfo()
+{
+    return {"approx-emd",
+            "Approx.EMD: squared embedding distances regressed on the batch's EMDs (seed 001 §7.1)",
+            ApproxEmdLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<ApproxEmdLoss>(s); }};
+}
+
 } // namespace setscope::losses

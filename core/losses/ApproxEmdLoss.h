@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 namespace setscope::losses {
 
@@ -28,5 +29,8 @@ public:
 private:
     double m_emdScale;
 };
+
+/// The registry's entry "approx-emd": name, one line of doc, schema and factory.
+sdk::LossInfo approxEmdLossInfo();
 
 } // namespace setscope::losses

@@ -27,4 +27,13 @@ sdk::LossOutput ContrastiveLoss::compute(const torch::Tensor& emb, const torch::
     return out;
 }
 
+sdk::LossInfo contrastiveLossInfo()
+{
+    return {"contrastive",
+            "pairwise contrastive loss y d + (1-y) max(0, m - d) (seed 002)",
+            {sdk::OptionSpec::real("margin", ContrastiveLoss::kDefaultMargin, 1e-9, 1e6,
+                                    "the margin m: dissimilar pairs closer than m are pushed apart")},
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<ContrastiveLoss>(s.options.real("margin")); }};
+}
+
 } // namespace setscope::losses

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 namespace setscope::losses {
 
@@ -23,5 +24,8 @@ public:
 private:
     double m_margin;
 };
+
+/// The registry's entry "contrastive": name, one line of doc, schema and factory.
+sdk::LossInfo contrastiveLossInfo();
 
 } // namespace setscope::losses

@@ -97,4 +97,12 @@ sdk::LossOutput CosineTripletLoss::forward(const sdk::LossContext& context)
     return out;
 }
 
+sdk::LossInfo cosineTripletLossInfo()
+{
+    return {"cosine-triplet",
+            "triplet loss on the cosine distance, margin M = 0.5 (seed 002, Video Processing)",
+            CosineTripletLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<CosineTripletLoss>(s); }};
+}
+
 } // namespace setscope::losses

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 namespace setscope::losses {
 
@@ -43,5 +44,8 @@ private:
     Positive m_positive;
     Mining m_mining;
 };
+
+/// The registry's entry "cosine-triplet": name, one line of doc, schema and factory.
+sdk::LossInfo cosineTripletLossInfo();
 
 } // namespace setscope::losses

@@ -54,4 +54,12 @@ sdk::LossOutput CrossEntropyLoss::forward(const sdk::LossContext& context)
     return out;
 }
 
+sdk::LossInfo crossEntropyLossInfo()
+{
+    return {"cross-entropy",
+            "cross-entropy through a linear classifier on the embedding (the +CE rows)",
+            CrossEntropyLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<CrossEntropyLoss>(s); }};
+}
+
 } // namespace setscope::losses

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <torch/nn/modules/linear.h>
 
@@ -32,5 +33,8 @@ private:
     std::int64_t m_numClasses;
     torch::nn::Linear m_classifier{nullptr};
 };
+
+/// The registry's entry "cross-entropy": name, one line of doc, schema and factory.
+sdk::LossInfo crossEntropyLossInfo();
 
 } // namespace setscope::losses

@@ -64,4 +64,12 @@ sdk::LossOutput ExemplarLoss::forward(const sdk::LossContext& context)
     return out;
 }
 
+sdk::LossInfo exemplarLossInfo()
+{
+    return {"exemplar",
+            "Exemplar: a classifier with one class per set, on the set and its augmented view",
+            ExemplarLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<ExemplarLoss>(s); }};
+}
+
 } // namespace setscope::losses

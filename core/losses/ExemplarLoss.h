@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <torch/nn/modules/linear.h>
 
@@ -38,5 +39,8 @@ private:
     std::int64_t m_datasetSize;
     torch::nn::Linear m_classifier{nullptr};
 };
+
+/// The registry's entry "exemplar": name, one line of doc, schema and factory.
+sdk::LossInfo exemplarLossInfo();
 
 } // namespace setscope::losses

@@ -131,4 +131,13 @@ sdk::LossOutput LocalityContrastiveLoss::forward(const sdk::LossContext& context
     return out;
 }
 
+sdk::LossInfo localityContrastiveLossInfo()
+{
+    return {"locality-contrastive",
+            "contrastive on squared distances + α KL(P ‖ Q) of t-SNE-like input / embedding affinities "
+            "(seed 003 §4.2-4.3, Algorithm 2)",
+            LocalityContrastiveLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<LocalityContrastiveLoss>(s); }};
+}
+
 } // namespace setscope::losses

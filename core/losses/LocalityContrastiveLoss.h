@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 namespace setscope::losses {
 
@@ -67,5 +68,8 @@ private:
     double m_alpha;
     double m_perplexity;
 };
+
+/// The registry's entry "locality-contrastive": name, one line of doc, schema and factory.
+sdk::LossInfo localityContrastiveLossInfo();
 
 } // namespace setscope::losses

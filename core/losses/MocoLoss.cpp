@@ -102,4 +102,13 @@ sdk::LossOutput MocoLoss::forward(const sdk::LossContext& context)
     return out;
 }
 
+sdk::LossInfo mocoLossInfo()
+{
+    return {"moco",
+            "InfoNCE against a FIFO queue of K keys from a momentum key encoder (seed 002, MoCo; m = 0.999, "
+            "τ = 0.07)",
+            MocoLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<MocoLoss>(s); }};
+}
+
 } // namespace setscope::losses

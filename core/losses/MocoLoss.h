@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 namespace setscope::losses {
 
@@ -55,5 +56,8 @@ private:
     torch::Tensor m_next;   ///< int64 scalar: the slot the next key goes to
     torch::Tensor m_filled; ///< int64 scalar: how many slots hold a key
 };
+
+/// The registry's entry "moco": name, one line of doc, schema and factory.
+sdk::LossInfo mocoLossInfo();
 
 } // namespace setscope::losses

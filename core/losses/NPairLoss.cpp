@@ -101,4 +101,12 @@ sdk::LossOutput NPairLoss::forward(const sdk::LossContext& context)
     return compute(emb.index_select(0, idx(a)), emb.index_select(0, idx(p)), idx(pl));
 }
 
+sdk::LossInfo npairLossInfo()
+{
+    return {"npair",
+            "multi-class N-pair loss: other pairs' positives as negatives (seed 002, N Pair Loss)",
+            NPairLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<NPairLoss>(s); }};
+}
+
 } // namespace setscope::losses

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 namespace setscope::losses {
 
@@ -46,5 +47,8 @@ private:
     Positive m_positive;
     double m_l2;
 };
+
+/// The registry's entry "npair": name, one line of doc, schema and factory.
+sdk::LossInfo npairLossInfo();
 
 } // namespace setscope::losses

@@ -54,4 +54,12 @@ sdk::LossOutput NtXentLoss::forward(const sdk::LossContext& context)
     return out;
 }
 
+sdk::LossInfo ntXentLossInfo()
+{
+    return {"nt-xent",
+            "NT-Xent (SimCLR) between each set and its augmented view: Cont. of seed 001 §7.1",
+            NtXentLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<NtXentLoss>(s); }};
+}
+
 } // namespace setscope::losses

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 namespace setscope::losses {
 
@@ -29,5 +30,8 @@ public:
 private:
     double m_temperature;
 };
+
+/// The registry's entry "nt-xent": name, one line of doc, schema and factory.
+sdk::LossInfo ntXentLossInfo();
 
 } // namespace setscope::losses

@@ -227,4 +227,28 @@ sdk::LossOutput SelfSupervisedTripletLoss::forward(const sdk::LossContext& conte
     return out;
 }
 
+sdk::LossInfo wssetLossInfo()
+{
+    return {"wsset",
+            "WSSET: EMD-nearest positive, semi-hard negative weighted by w(a,n) (seed 000 Eq. 2-3, seed 001 "
+            "Eq. 4-5), as printed (form paper) or as the authors' code runs it (form authors); "
+            "augmented-term adds the PointSwap term of Eq. 7",
+            SelfSupervisedTripletLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> {
+                return std::make_shared<SelfSupervisedTripletLoss>(s);
+            }};
+}
+
+sdk::LossInfo ssetLossInfo()
+{
+    sdk::OptionSchema schema = SelfSupervisedTripletLoss::schema();
+    for (sdk::OptionSpec& o : schema)
+        if (o.name == "weighted")
+            o.defaultValue = "false";
+    return {"sset", "SSET: the self-supervised EMD triplet loss without weights (seed 000 Eq. 1)", std::move(schema),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> {
+                return std::make_shared<SelfSupervisedTripletLoss>(s);
+            }};
+}
+
 } // namespace setscope::losses

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <string>
 
@@ -119,5 +120,10 @@ private:
     bool m_percentileOfMatrix;
     bool m_augmentedTerm;
 };
+
+/// The registry's entries "wsset" (seed 000 Eq. 2-3, the weighted loss) and "sset" (seed 000
+/// Eq. 1: the same loss with weighted=false by default).
+sdk::LossInfo wssetLossInfo();
+sdk::LossInfo ssetLossInfo();
 
 } // namespace setscope::losses

@@ -36,4 +36,12 @@ sdk::LossOutput TripletLoss::compute(const torch::Tensor& emb, const torch::Tens
     return out;
 }
 
+sdk::LossInfo tripletLossInfo()
+{
+    return {"triplet",
+            "triplet loss with semi-hard negative mining (FaceNet; seed 000 Eq. 1)",
+            {sdk::OptionSpec::real("margin", TripletLoss::kDefaultMargin, 0, 1e6, "the margin α")},
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<TripletLoss>(s.options.real("margin")); }};
+}
+
 } // namespace setscope::losses

@@ -210,4 +210,13 @@ sdk::LossOutput UniformityLoss::forward(const sdk::LossContext& context)
     return out;
 }
 
+sdk::LossInfo uniformityLossInfo()
+{
+    return {"uniformity",
+            "coarse-label cross-entropy over groups of C outputs + λ KL(batch-mean softmax ‖ uniform C) "
+            "(seed 003 §3.1; threshold / L2 penalties of §3.5)",
+            UniformityLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<UniformityLoss>(s); }};
+}
+
 } // namespace setscope::losses

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <torch/nn/modules/linear.h>
 
@@ -93,5 +94,8 @@ private:
     torch::Tensor m_groupMask; ///< K x C bool, on the CPU: row k marks G(k)
     torch::nn::Linear m_classifier{nullptr};
 };
+
+/// The registry's entry "uniformity": name, one line of doc, schema and factory.
+sdk::LossInfo uniformityLossInfo();
 
 } // namespace setscope::losses

@@ -73,4 +73,13 @@ bool CnnMnistEncoderImpl::resetHead()
     return true;
 }
 
+sdk::EncoderInfo cnnMnistEncoderInfo()
+{
+    return {"cnn-mnist",
+            "seed 004's MNIST network for 28 x 28 images: Conv(5x5, 20) - pool - Conv(5x5, 50) - pool - "
+        "Conv(4x4, 500) - ReLU - FC(500 -> out) - l2",
+            CnnMnistEncoderImpl::schema(),
+            [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> { return CnnMnistEncoder(spec).ptr(); }};
+}
+
 } // namespace setscope::nn

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
@@ -42,5 +43,8 @@ private:
     bool m_normalize = true;
 };
 TORCH_MODULE(CnnMnistEncoder);
+
+/// The registry's entry "cnn-mnist": name, one line of doc, CnnMnistEncoderImpl::schema() and its factory.
+sdk::EncoderInfo cnnMnistEncoderInfo();
 
 } // namespace setscope::nn

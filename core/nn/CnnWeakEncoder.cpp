@@ -81,4 +81,13 @@ bool CnnWeakEncoderImpl::resetHead()
     return true;
 }
 
+sdk::EncoderInfo cnnWeakEncoderInfo()
+{
+    return {"cnn-weak",
+            "seed 003's 6-layer CNN for images: 3 x [Conv(3x3, 16/32/64, padding 1) - BatchNorm - ReLU - pool 2] - "
+        "FC 576-128-64-out with ReLU between (28 x 28 -> 14 -> 7 -> 3)",
+            CnnWeakEncoderImpl::schema(),
+            [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> { return CnnWeakEncoder(spec).ptr(); }};
+}
+
 } // namespace setscope::nn

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
@@ -44,5 +45,8 @@ private:
     bool m_normalize = false;
 };
 TORCH_MODULE(CnnWeakEncoder);
+
+/// The registry's entry "cnn-weak": name, one line of doc, CnnWeakEncoderImpl::schema() and its factory.
+sdk::EncoderInfo cnnWeakEncoderInfo();
 
 } // namespace setscope::nn

@@ -51,4 +51,12 @@ bool DeepSetsEncoderImpl::resetHead()
     return true;
 }
 
+sdk::EncoderInfo deepSetsEncoderInfo()
+{
+    return {"deepsets",
+            "DeepSets: per-element MLP phi, sum over the set, MLP rho, L2-normalised (Zaheer et al.)",
+            DeepSetsEncoderImpl::schema(),
+            [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> { return DeepSetsEncoder(spec).ptr(); }};
+}
+
 } // namespace setscope::nn

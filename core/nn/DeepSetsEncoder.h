@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/pimpl.h>
@@ -53,5 +54,8 @@ private:
     std::vector<std::int64_t> m_rhoHidden;
 };
 TORCH_MODULE(DeepSetsEncoder);
+
+/// The registry's entry "deepsets": name, one line of doc, DeepSetsEncoderImpl::schema() and its factory.
+sdk::EncoderInfo deepSetsEncoderInfo();
 
 } // namespace setscope::nn

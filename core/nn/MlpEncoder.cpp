@@ -49,4 +49,12 @@ torch::Tensor MlpEncoderImpl::forward(const sdk::SetBatch& batch)
     return y;
 }
 
+sdk::EncoderInfo mlpEncoderInfo()
+{
+    return {"mlp",
+            "fully connected d-128-128-64-64-out on the weighted mean of each set (seed 003 §4.3)",
+            MlpEncoderImpl::schema(),
+            [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> { return MlpEncoder(spec).ptr(); }};
+}
+
 } // namespace setscope::nn

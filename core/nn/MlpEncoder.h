@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/pimpl.h>
@@ -41,5 +42,8 @@ TORCH_MODULE(MlpEncoder);
 
 /// Weighted mean of each set: B x S x D, B x S -> B x D.
 torch::Tensor weightedMeanPool(const torch::Tensor& values, const torch::Tensor& weights);
+
+/// The registry's entry "mlp": name, one line of doc, MlpEncoderImpl::schema() and its factory.
+sdk::EncoderInfo mlpEncoderInfo();
 
 } // namespace setscope::nn

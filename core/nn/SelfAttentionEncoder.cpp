@@ -116,4 +116,13 @@ bool SelfAttentionEncoderImpl::resetHead()
     return true;
 }
 
+sdk::EncoderInfo selfAttentionEncoderInfo()
+{
+    return {"selfattn",
+            "self-attention set encoder: Transformer layers (no positional encoding, padding masked), sum over "
+        "the set, FC 512-256-out, L2-normalised (seed 001 §4.3)",
+            SelfAttentionEncoderImpl::schema(),
+            [](const sdk::EncoderSpec& spec) -> std::shared_ptr<sdk::SetEncoder> { return SelfAttentionEncoder(spec).ptr(); }};
+}
+
 } // namespace setscope::nn

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
@@ -103,5 +104,8 @@ private:
     std::int64_t m_groupTokens = kDefaultGroupTokens;
 };
 TORCH_MODULE(SelfAttentionEncoder);
+
+/// The registry's entry "selfattn": name, one line of doc, SelfAttentionEncoderImpl::schema() and its factory.
+sdk::EncoderInfo selfAttentionEncoderInfo();
 
 } // namespace setscope::nn

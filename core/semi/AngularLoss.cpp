@@ -158,4 +158,13 @@ void AngularLoss::stepMetric(double lr)
     m_metric.mutable_grad().zero_();
 }
 
+sdk::LossInfo angularLossInfo()
+{
+    return {"ssdml-angular",
+            "SSDML: the angular loss of seed 004 Eq. 3 under the orthogonal metric L it owns, on mined triplets "
+            "(sampler ssdml-triplets; recipe ssdml)",
+            AngularLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<AngularLoss>(s); }};
+}
+
 } // namespace setscope::semi

@@ -5,6 +5,7 @@
 #include "core/semi/Stiefel.h"
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 namespace setscope::semi {
 
@@ -104,5 +105,8 @@ private:
     ConjugateGradientResult m_lastSolve;
     torch::Tensor m_metric;
 };
+
+/// The registry's entry "ssdml-angular": name, one line of doc, schema and factory.
+sdk::LossInfo angularLossInfo();
 
 } // namespace setscope::semi

@@ -428,4 +428,31 @@ void ApPriorLoss::stepMetric(double lr)
     m_metric.mutable_grad().zero_();
 }
 
+sdk::LossInfo seraphLossInfo()
+{
+    return {"seraph",
+            "Deep-SERAPH (seed 004 Eq. 1): entropy regularisation over labelled and unlabelled pairs under "
+            "the metric M ⪰ 0 it owns (sampler ssdml-partition; recipe seraph)",
+            SeraphLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<SeraphLoss>(s); }};
+}
+
+sdk::LossInfo lrmlLossInfo()
+{
+    return {"lrml",
+            "Deep-LRML (seed 004 Eq. 2): labelled pair distances + the Laplacian term of the batch's kNN "
+            "affinities, metric M ⪰ 0, log|M| ≥ 0 (sampler ssdml-partition; recipes lrml, isdml)",
+            LrmlLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<LrmlLoss>(s); }};
+}
+
+sdk::LossInfo apPriorLossInfo()
+{
+    return {"ap-prior",
+            "Deep-APLLR / Deep-APIT (seed 004; Dutta and Sekhar 2018): LogDet divergence to a prior metric "
+            "from the labelled rows + the Laplacian term of propagated affinities (recipes apllr, apit)",
+            ApPriorLoss::schema(),
+            [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<ApPriorLoss>(s); }};
+}
+
 } // namespace setscope::semi

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <setscope/sdk/Model.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <torch/types.h>
 
@@ -246,5 +247,10 @@ private:
     double m_lrScale = 1.0;
     torch::Tensor m_metric;
 };
+
+/// The registry's entries "seraph", "lrml" and "ap-prior".
+sdk::LossInfo seraphLossInfo();
+sdk::LossInfo lrmlLossInfo();
+sdk::LossInfo apPriorLossInfo();
 
 } // namespace setscope::semi

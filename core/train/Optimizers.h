@@ -4,12 +4,15 @@
 
 #include <setscope/sdk/Registrar.h>
 
-#include <vector>
-
 namespace setscope::train {
 
-/// adam (seed 000 §VI-A: β 0.9/0.999, ε 1e-7), adamw and sgd, registered by the builtin
-/// plugin. Every one declares "lr"; the trainer's schedule scales it per step.
-std::vector<sdk::OptimizerInfo> builtinOptimizers();
+/// The registry's optimizers (core/builtins/Optimizers.cpp registers them). Every one declares
+/// "lr"; the trainer's schedule scales it per step.
+/// adam: seed 000 §VI-A's β 0.9/0.999, ε 1e-7.
+sdk::OptimizerInfo adamOptimizerInfo();
+/// adamw: Adam with decoupled weight decay.
+sdk::OptimizerInfo adamwOptimizerInfo();
+/// sgd: momentum 0.9, optional Nesterov.
+sdk::OptimizerInfo sgdOptimizerInfo();
 
 } // namespace setscope::train

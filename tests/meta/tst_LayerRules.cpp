@@ -17,6 +17,7 @@ private Q_SLOTS:
     void guiObjectsReferNoTorch();
     void sdkHasNoQt();
     void coreFoldersIncludeOnlyLowerOnes();
+    void builtinRegistrationsStayWithTheirKind();
     void everyTestHasSlots();
     void everySourceHasSpdx();
 
@@ -101,7 +102,8 @@ void TestLayerRules::guiObjectsReferNoTorch()
 void TestLayerRules::coreFoldersIncludeOnlyLowerOnes()
 {
     const QStringList order = {"util", "job", "dist", "plugin", "data", "ot", "nn", "losses", "augment",
-                               "eval", "semi", "layout", "fetch", "catalog", "train", "project", "workspace"};
+                               "eval", "semi", "layout", "fetch", "catalog", "train", "project", "workspace",
+                               "builtins"};
     const QString root = QString(SETSCOPE_SOURCE_DIR) + "/core/";
     const QRegularExpression include(R"(^\s*#\s*include\s*"core/([a-z_]+)/)");
     QStringList bad;
@@ -131,6 +133,74 @@ void TestLayerRules::coreFoldersIncludeOnlyLowerOnes()
                            .arg(path)
                            .arg(line)
                            .arg(folder, m.captured(1));
+        }
+    }
+    QVERIFY2(bad.isEmpty(), qPrintable(bad.join('\n')));
+}
+
+// The built-ins (core/builtins, the top of core) register one kind per file, one line per item,
+// and each item describes itself where it lives: a loss in core/losses, a loader in core/data.
+// So a kind's file may include only the folders of that kind (and its own header), no other
+// file of core calls a Registrar, and no kind is registered outside its file. A registration
+// that reached into another layer (a loss's entry written in train/, a loader's in workspace/)
+// would fail here.
+void TestLayerRules::builtinRegistrationsStayWithTheirKind()
+{
+    struct Kind {
+        const char* file;
+        const char* call;
+        QStringList folders;
+    };
+    const QList<Kind> kinds = {{"Loaders.cpp", "addLoader", {"data", "catalog"}},
+                               {"Encoders.cpp", "addEncoder", {"nn"}},
+                               {"Losses.cpp", "addLoss", {"losses", "semi"}},
+                               {"Augmentations.cpp", "addAugmentation", {"augment"}},
+                               {"Samplers.cpp", "addSampler", {"train"}},
+                               {"Optimizers.cpp", "addOptimizer", {"train"}},
+                               {"Recipes.cpp", "addRecipe", {"train"}}};
+    const QString root = QString(SETSCOPE_SOURCE_DIR) + "/core/";
+    const QRegularExpression include(R"(^\s*#\s*include\s*"core/([a-z_]+)/)");
+    const QRegularExpression anyAdd(R"(\b(addLoader|addEncoder|addLoss|addAugmentation|addSampler|addOptimizer|addRecipe)\s*\()");
+    QStringList bad;
+    for (const Kind& kind : kinds) {
+        QFile f(root + "builtins/" + kind.file);
+        QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(f.fileName()));
+        int line = 0;
+        int registrations = 0;
+        while (!f.atEnd()) {
+            ++line;
+            const QString l = QString::fromUtf8(f.readLine());
+            const auto m = include.match(l);
+            if (m.hasMatch() && m.captured(1) != "builtins" && !kind.folders.contains(m.captured(1)))
+                bad << QString("core/builtins/%1:%2: includes core/%3; a %4 entry lives in core/%5")
+                           .arg(kind.file)
+                           .arg(line)
+                           .arg(m.captured(1), QString(kind.call).mid(3).toLower(), kind.folders.join(" or core/"));
+            const auto a = anyAdd.match(l);
+            if (!a.hasMatch())
+                continue;
+            if (a.captured(1) != kind.call)
+                bad << QString("core/builtins/%1:%2: %3 belongs in the file of its kind").arg(kind.file).arg(line).arg(a.captured(1));
+            else
+                ++registrations;
+        }
+        if (registrations == 0)
+            bad << QString("core/builtins/%1 registers nothing").arg(kind.file);
+    }
+    // Nobody else in core registers.
+    QDirIterator it(root, {"*.h", "*.cpp"}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        if (path.mid(root.size()).startsWith("builtins/") || path.mid(root.size()).startsWith("plugin/"))
+            continue; // the registry itself implements the Registrar
+        QFile f(path);
+        QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(path));
+        int line = 0;
+        while (!f.atEnd()) {
+            ++line;
+            const QString l = QString::fromUtf8(f.readLine());
+            if (anyAdd.match(l).hasMatch() && !l.trimmed().startsWith("//") && !l.trimmed().startsWith("///"))
+                bad << QString("%1:%2: registers outside core/builtins").arg(path).arg(line);
         }
     }
     QVERIFY2(bad.isEmpty(), qPrintable(bad.join('\n')));

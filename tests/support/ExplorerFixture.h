@@ -5,7 +5,7 @@
 // selection, a small word corpus read through the real loaders, and a quick training run
 // whose snapshot gives the views a model.
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
 #include "core/plugin/Registry.h"
@@ -63,7 +63,7 @@ struct ExplorerFixture {
 
     ExplorerFixture()
     {
-        builtin::registerBuiltins(registry);
+        builtins::registerBuiltins(registry);
         session = std::make_unique<gui::Session>(registry);
         layout::LayoutJob::Options pca; // a quick map: the views do not depend on t-SNE
         pca.method = layout::LayoutMethod::Pca;

@@ -377,4 +377,15 @@ void loadSdf(const std::string& path, sdk::DatasetSink& sink, const GraphOptions
     emitGraphs(readSdf(path, options), options, sink);
 }
 
+sdk::LoaderInfo sdfLoaderInfo()
+{
+    return {"sdf", "MDL SD / V2000 molfile molecules: atoms as node vectors, bonds as edges (unlabelled by default)",
+            {".sdf", ".sd", ".mol"},
+            GraphOptions::sdfSchema(),
+            [](const std::string& p) { return looksLikeSdf(p); },
+            [](const std::string& p, const sdk::OptionValues& o, sdk::DatasetSink& s, sdk::LoadContext&) {
+                loadSdf(p, s, GraphOptions::fromValues(o));
+            }};
+}
+
 } // namespace setscope::data

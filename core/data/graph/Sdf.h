@@ -5,6 +5,7 @@
 #include "core/data/graph/Graph.h"
 
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <string>
 
@@ -21,5 +22,8 @@ bool looksLikeSdf(const std::string& path);
 
 /// readSdf + emitGraphs.
 void loadSdf(const std::string& path, sdk::DatasetSink& sink, const GraphOptions& options = {});
+
+/// The registry's loader "sdf".
+sdk::LoaderInfo sdfLoaderInfo();
 
 } // namespace setscope::data

@@ -360,4 +360,17 @@ void loadTuDataset(const std::string& path, sdk::DatasetSink& sink, const GraphO
     emitGraphs(readTuDataset(path), options, sink);
 }
 
+sdk::LoaderInfo tuDatasetLoaderInfo()
+{
+    return {"tudataset",
+            "TUDataset graphs (folder or DS_A.txt): sets of node vectors (label one-hot, attributes, degree, "
+            "random-walk return probabilities), 10 stratified CV folds, fold 0 as test",
+            {".txt", ""},
+            GraphOptions::schema(),
+            [](const std::string& p) { return looksLikeTuDataset(p); },
+            [](const std::string& p, const sdk::OptionValues& o, sdk::DatasetSink& s, sdk::LoadContext&) {
+                loadTuDataset(p, s, GraphOptions::fromValues(o));
+            }};
+}
+
 } // namespace setscope::data

@@ -5,6 +5,7 @@
 #include "core/data/graph/Graph.h"
 
 #include <setscope/sdk/DatasetSink.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <string>
 
@@ -22,5 +23,8 @@ bool looksLikeTuDataset(const std::string& path);
 
 /// readTuDataset + emitGraphs.
 void loadTuDataset(const std::string& path, sdk::DatasetSink& sink, const GraphOptions& options = {});
+
+/// The registry's loader "tudataset".
+sdk::LoaderInfo tuDatasetLoaderInfo();
 
 } // namespace setscope::data

@@ -341,4 +341,30 @@ void loadPointCloudFolder(const std::string& rootPath, sdk::DatasetSink& sink, c
         context->progress(static_cast<std::int64_t>(total), static_cast<std::int64_t>(total), "sampling point clouds");
 }
 
+sdk::LoaderInfo meshLoaderInfo()
+{
+    return {"mesh", "one mesh or point file (OFF, PLY, OBJ, STL, XYZ) as a point cloud of 1024 points in the unit sphere",
+            meshExtensions(),
+            PointCloudOptions::fileSchema(),
+            [](const std::string& p) {
+                std::error_code ec;
+                return isMeshFile(p) && std::filesystem::is_regular_file(p, ec);
+            },
+            [](const std::string& p, const sdk::OptionValues& o, sdk::DatasetSink& s, sdk::LoadContext&) {
+                loadMeshFile(p, s, PointCloudOptions::fromValues(o));
+            }};
+}
+
+sdk::LoaderInfo pointCloudFolderLoaderInfo()
+{
+    return {"pointcloud-folder",
+            "folder per category of meshes (ModelNet40 layout root/<category>/[train|test]/*.off) as point clouds",
+            {""},
+            PointCloudOptions::folderSchema(),
+            [](const std::string& p) { return looksLikePointCloudFolder(p); },
+            [](const std::string& p, const sdk::OptionValues& o, sdk::DatasetSink& s, sdk::LoadContext& c) {
+                loadPointCloudFolder(p, s, PointCloudOptions::fromValues(o), &c);
+            }};
+}
+
 } // namespace setscope::data::mesh

@@ -7,6 +7,7 @@
 #include <setscope/sdk/DatasetSink.h>
 #include <setscope/sdk/LoadContext.h>
 #include <setscope/sdk/Options.h>
+#include <setscope/sdk/Registrar.h>
 
 #include <string>
 
@@ -53,5 +54,9 @@ bool looksLikePointCloudFolder(const std::string& path);
 /// throws; job::Cancelled when it does not) and by the workers for pause.
 void loadPointCloudFolder(const std::string& root, sdk::DatasetSink& sink, const PointCloudOptions& options = {},
                           sdk::LoadContext* context = nullptr);
+
+/// The registry's loaders "mesh" (one file) and "pointcloud-folder" (ModelNet40's layout).
+sdk::LoaderInfo meshLoaderInfo();
+sdk::LoaderInfo pointCloudFolderLoaderInfo();
 
 } // namespace setscope::data::mesh

@@ -3,7 +3,7 @@
 // The catalogue of built-in datasets: fetched sources opened by name with options. The
 // "fetched" folders are written by the test (a MANIFEST.json like the fetcher's and the
 // files the fetcher would leave), so no network and no fetch is involved.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/fetch/Catalog.h"
 #include "core/plugin/Registry.h"
@@ -75,7 +75,7 @@ private Q_SLOTS:
         qputenv("SETSCOPE_DATA_DIR", m_dir.filePath("data").toUtf8());
         qputenv("SETSCOPE_FASHION_MNIST_DIR", m_dir.filePath("no-fashion-mnist").toUtf8());
         qputenv("XDG_CACHE_HOME", m_dir.filePath("cache").toUtf8());
-        builtin::registerBuiltins(m_registry);
+        builtins::registerBuiltins(m_registry);
     }
 
     void listsEveryFetchableSource()

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/data/Transform.h"
 #include "core/plugin/Registry.h"
@@ -126,7 +126,7 @@ void TestTransform::subsetKeepsEdges()
 void TestTransform::specSuffix()
 {
     setscope::plugin::Registry r;
-    setscope::builtin::registerBuiltins(r);
+    setscope::builtins::registerBuiltins(r);
     const Dataset p = catalog::openDataset("synthetic:dim=4,points=5+pointsets=0.5", r);
     QCOMPARE(p.dim(), 2);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, catalog::openDataset("synthetic:dim=4+pointsets=abc", r));

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 // The background losses of seed 002: N-pair, the cosine-distance triplet and MoCo's queue
 // InfoNCE; and the registration of all of issue 11's losses.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/losses/CosineTripletLoss.h"
 #include "core/losses/MocoLoss.h"
 #include "core/losses/NPairLoss.h"
@@ -364,7 +364,7 @@ void TestBackgroundLosses::badOptionsThrow()
 void TestBackgroundLosses::registered()
 {
     plugin::Registry registry;
-    builtin::registerBuiltins(registry);
+    builtins::registerBuiltins(registry);
     for (const char* name : {"uniformity", "locality-contrastive", "npair", "cosine-triplet", "moco"}) {
         const sdk::LossInfo& info = registry.requireLoss(name);
         QVERIFY2(!info.description.empty() && info.description.find("seed 00") != std::string::npos, name);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/data/IdxLoader.h"
@@ -46,7 +46,7 @@ void TestRegistry::builtinsRegisterThroughTheSdk()
 {
     plugin::Registry r;
     sdk::Registrar& asSdk = r; // builtins see only the SDK interface
-    builtin::registerBuiltins(asSdk);
+    builtins::registerBuiltins(asSdk);
     QVERIFY(r.encoder("mlp"));
     QVERIFY(r.loss("triplet"));
     QVERIFY(r.loss("contrastive"));
@@ -84,7 +84,7 @@ void TestRegistry::builtinLoadersDeclareTheirOptions()
     QFETCH(QString, loader);
     QFETCH(QStringList, options);
     plugin::Registry r;
-    builtin::registerBuiltins(r);
+    builtins::registerBuiltins(r);
     const sdk::LoaderInfo* info = nullptr;
     for (const auto& l : r.loaders())
         if (l.name == loader.toStdString())
@@ -125,7 +125,7 @@ void TestRegistry::loaderWithABrokenSchemaIsRefused()
 void TestRegistry::loaderChoice()
 {
     plugin::Registry r;
-    builtin::registerBuiltins(r);
+    builtins::registerBuiltins(r);
     QTemporaryDir dir;
     const std::string csv = dir.filePath("x.CSV").toStdString();
     std::ofstream(csv) << "a,label\n1,x\n";
@@ -146,7 +146,7 @@ void TestRegistry::loaderChoice()
 void TestRegistry::examplePluginLoadsAndReads()
 {
     plugin::Registry r;
-    builtin::registerBuiltins(r);
+    builtins::registerBuiltins(r);
     const plugin::LoadedPlugin& p = r.loadPlugin(GOOD_PLUGIN);
     QCOMPARE(p.name, std::string("libsvm-loader"));
     QTemporaryDir dir;
@@ -476,7 +476,7 @@ void TestRegistry::directoryScanReportsAndContinues()
 void TestRegistry::unknownNamesListAlternatives()
 {
     plugin::Registry r;
-    builtin::registerBuiltins(r);
+    builtins::registerBuiltins(r);
     try {
         r.requireEncoder("resnet");
         QFAIL("accepted");

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 // prepareTrainingRun(): the one place where the CLI and the GUI set up a training run, and
 // what a recorded run leaves in the project (its row, folder, metrics and checkpoints).
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/plugin/Registry.h"
 #include "core/project/ProjectStore.h"
@@ -89,7 +89,7 @@ private:
 void TestRunRecorder::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    builtin::registerBuiltins(m_registry);
+    builtins::registerBuiltins(m_registry);
     m_ds = vectors();
 }
 

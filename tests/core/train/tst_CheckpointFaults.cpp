@@ -6,7 +6,7 @@
 // file is left, and resuming from it gives the model an uninterrupted run of the same seed
 // gives. Faults from the seam at every write, the fsync and the rename of the checkpoint, and
 // from a real full disk (a tmpfs, root only).
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Synthetic.h"
 #include "core/plugin/Registry.h"
 #include "core/train/TrainingJob.h"
@@ -120,7 +120,7 @@ private:
 
 void TestCheckpointFaults::initTestCase()
 {
-    builtin::registerBuiltins(m_registry);
+    builtins::registerBuiltins(m_registry);
     QVERIFY(m_dir.isValid());
     m_ds = dataset();
     const fs::path ref = m_dir.filePath("reference").toStdString();

@@ -29,7 +29,7 @@
 // themselves where there is no GPU.
 #include "tests/core/train/DeviceTestUtil.h"
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/dist/Gloo.h"
 #include "core/plugin/Registry.h"
 
@@ -137,7 +137,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        builtin::registerBuiltins(m_registry);
+        builtins::registerBuiltins(m_registry);
         QVERIFY(m_dir.isValid());
     }
 

@@ -9,7 +9,7 @@
 // GPU. The counts are printed (qInfo) for docs/BENCHMARKS.md "GPU".
 #include "tests/core/train/DeviceTestUtil.h"
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/plugin/Registry.h"
 
 #include <QtTest>
@@ -24,7 +24,7 @@ private:
     plugin::Registry m_registry;
 
 private Q_SLOTS:
-    void initTestCase() { builtin::registerBuiltins(m_registry); }
+    void initTestCase() { builtins::registerBuiltins(m_registry); }
 
     void constantPerStep_data()
     {

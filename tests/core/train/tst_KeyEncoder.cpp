@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 // MoCo's momentum key encoder: the EMA against hand computations, kept out of the optimizer,
 // saved in and restored from checkpoints, and a short moco run that learns.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/losses/MocoLoss.h"
 #include "core/plugin/Registry.h"
@@ -185,7 +185,7 @@ private:
 
 void TestKeyEncoder::initTestCase()
 {
-    builtin::registerBuiltins(m_registry);
+    builtins::registerBuiltins(m_registry);
     m_registry.addLoss({"moco-augmented", "moco with keys from the augmented view's embedding, detached (test)",
                         losses::MocoLoss::schema(), [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> {
                             return std::make_shared<MocoFromAugmented>(s);

@@ -4,7 +4,7 @@
 // fine-tuning), what each stage reads, resume across stages, loss parameters in checkpoints,
 // what a loss gets to see, and best-validation model selection. A plugin-style "recording"
 // loss registered in the test's registry shows the trainer's LossContext.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/eval/Metrics.h"
 #include "core/ot/Emd.h"
@@ -280,7 +280,7 @@ private:
 void TestRecipes::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    builtin::registerBuiltins(m_registry);
+    builtins::registerBuiltins(m_registry);
     auto recorder = m_recorder;
     m_registry.addLoss({"recording", "records what the trainer hands a loss (test)",
                         {sdk::OptionSpec::flag("labels", false, "ask for labels"),

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 // planRun / resolveSamplerOptions / applyItemOptions with the builtin registry: the stages
 // every recipe plans, how options layer, and the errors a user sees. Torch-free.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/plugin/Registry.h"
 #include "core/train/RunPlan.h"
 
@@ -89,7 +89,7 @@ private:
 
 void TestRunPlan::initTestCase()
 {
-    builtin::registerBuiltins(m_registry);
+    builtins::registerBuiltins(m_registry);
 }
 
 // A new builtin recipe must come with its row in recipeStages_data.

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 // The builtin samplers through the SDK interface (SamplerInfo::create, sdk::BatchSampler), as
 // the trainer and a plugin's recipe see them. Torch-free.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/nn/SizeBuckets.h"
 #include "core/plugin/Registry.h"
 
@@ -79,7 +79,7 @@ private:
 
 void TestSamplers::initTestCase()
 {
-    builtin::registerBuiltins(m_registry);
+    builtins::registerBuiltins(m_registry);
     QVERIFY(!m_registry.requireSampler("random").needsLabels);
     QVERIFY(!m_registry.requireSampler("size-bucketed").needsLabels);
     QVERIFY(m_registry.requireSampler("class-balanced").needsLabels);

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 // The recipe ssdml (seed 004, Algorithm 1) end to end through TrainingJob: mining from the
 // current network, the angular loss's metric L stepped on the Stiefel manifold, checkpoints.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Synthetic.h"
 #include "core/plugin/Registry.h"
 #include "core/data/Dataset.h"
@@ -121,7 +121,7 @@ private:
 
 void TestSsdml::initTestCase()
 {
-    builtin::registerBuiltins(m_registry);
+    builtins::registerBuiltins(m_registry);
     QVERIFY(m_dir.isValid());
 }
 

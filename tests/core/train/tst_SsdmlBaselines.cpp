@@ -3,7 +3,7 @@
 // Seed 004's deep baselines as recipes (lrml, seraph, isdml, apllr, apit): the partition
 // sampler (batches, labelled rows per batch, the batch's affinities against a brute-force kNN
 // graph, state), and short runs of each recipe through TrainingJob with M kept feasible.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
 #include "core/plugin/Registry.h"
@@ -163,7 +163,7 @@ private:
 
 void TestSsdmlBaselines::initTestCase()
 {
-    builtin::registerBuiltins(m_registry);
+    builtins::registerBuiltins(m_registry);
     QVERIFY(m_dir.isValid());
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 // TrainingJob through its Torch-free public API, as the GUI and the CLI use it.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Synthetic.h"
 #include "core/eval/Metrics.h"
 #include "core/plugin/Registry.h"
@@ -115,7 +115,7 @@ private:
 
 void TestTrainingJob::initTestCase()
 {
-    builtin::registerBuiltins(m_registry);
+    builtins::registerBuiltins(m_registry);
     QVERIFY(m_dir.isValid());
 }
 

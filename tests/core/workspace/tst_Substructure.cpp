@@ -5,7 +5,7 @@
 // §4.4), not by the eval code: the before side (raw features) and the after side (a model's
 // embedding, re-embedded here); the fine set found from the coarse one; the initial network as
 // "before" for a run started from a checkpoint; cancel; and the refusals.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
 #include "core/job/Job.h"
@@ -190,7 +190,7 @@ std::shared_ptr<train::ModelHandle const> TestSubstructure::trainOn(const data::
 
 void TestSubstructure::initTestCase()
 {
-    builtin::registerBuiltins(m_registry);
+    builtins::registerBuiltins(m_registry);
     m_ds = std::make_shared<const data::Dataset>(tiny());
     m_coarseModel = trainOn(*m_ds, quick("coarse"));
     m_fineModel = trainOn(*m_ds, quick("fine"));

@@ -4,7 +4,7 @@
 // 24 two-element sets and a temporary project: opening and creating projects, attaching,
 // reloading a label set after an edit, the map's items and raw vectors worked out by hand,
 // and the rule that a run is recorded only for a dataset in the project.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/plugin/Registry.h"
 #include "core/project/ProjectStore.h"
@@ -103,7 +103,7 @@ private:
     plugin::Registry m_registry;
 
 private Q_SLOTS:
-    void initTestCase() { builtin::registerBuiltins(m_registry); }
+    void initTestCase() { builtins::registerBuiltins(m_registry); }
 
     void openProjectCreatesTheFileAndItsFolder()
     {

@@ -3,7 +3,7 @@
 // The workspace's requests (core/workspace) against independent references: retrieval
 // against brute-force Euclidean and exact-EMD rankings, the flow view against a hand-solved
 // transport, PCA against a hand-made line, augmentation against an independent EMD.
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Synthetic.h"
 #include "core/ot/Emd.h"
 #include "core/plugin/Registry.h"
@@ -87,7 +87,7 @@ private:
 
 void TestWorkspaceRequests::initTestCase()
 {
-    builtin::registerBuiltins(m_registry);
+    builtins::registerBuiltins(m_registry);
     m_ds = setDataset();
     QVERIFY(m_ds->size() >= 40);
     // A model to retrieve with: a few steps are enough, the test compares rankings, not quality.

@@ -5,7 +5,7 @@
 // on it; each must show that item.
 #include "gui/MainWindow.h"
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/plugin/Registry.h"
 #include "core/train/TrainerConfig.h"
 #include "gui/session/SelectionModel.h"
@@ -36,7 +36,7 @@ void TestExplorer::documentsEndToEnd()
     QTemporaryDir dir;
     qputenv("XDG_CACHE_HOME", dir.filePath("cache").toUtf8());
     plugin::Registry registry;
-    builtin::registerBuiltins(registry);
+    builtins::registerBuiltins(registry);
     gui::MainWindow window(registry);
     window.resize(1500, 950);
     window.show();

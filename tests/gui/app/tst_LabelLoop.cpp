@@ -7,7 +7,7 @@
 // project file, opened on its own, holds the labels, the history and the run.
 #include "gui/MainWindow.h"
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/plugin/Registry.h"
 #include "core/project/ProjectStore.h"
 #include "core/train/TrainerConfig.h"
@@ -53,7 +53,7 @@ void TestLabelLoop::lassoLabelUndoRedoRetrain()
     QTemporaryDir dir;
     qputenv("XDG_CACHE_HOME", dir.filePath("cache").toUtf8());
     plugin::Registry registry;
-    builtin::registerBuiltins(registry);
+    builtins::registerBuiltins(registry);
     gui::MainWindow window(registry);
     window.resize(1400, 900);
     window.show();

@@ -4,7 +4,7 @@
 // second run, and look at the map.
 #include "gui/MainWindow.h"
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/layout/LayoutJob.h"
 #include "core/plugin/Registry.h"
@@ -63,7 +63,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        builtin::registerBuiltins(m_registry);
+        builtins::registerBuiltins(m_registry);
         m_window = std::make_unique<MainWindow>(m_registry);
         // The window's behaviour, not the t-SNE of 70 000 items (the app's default maps every
         // item; tst_Session and tst_Explorer check that, bench/layout measures its cost): a

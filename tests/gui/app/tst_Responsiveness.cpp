@@ -7,7 +7,7 @@
 // running. Real data (dataset-fashion-mnist): skipped without it.
 #include "gui/MainWindow.h"
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/data/Transform.h"
 #include "core/layout/LayoutJob.h"
@@ -52,7 +52,7 @@ void TestResponsiveness::eventLoopKeepsUpUnderLoad()
     if (setscope::testing::timeFactor() > 1)
         QSKIP("a latency test has no meaning in a sanitizer build (SETSCOPE_TEST_TIME_FACTOR > 1)");
     plugin::Registry registry;
-    builtin::registerBuiltins(registry);
+    builtins::registerBuiltins(registry);
     MainWindow window(registry);
     window.session()->setMapItemLimit(0); // the map of every item: a t-SNE of 70 000 points
     window.resize(1400, 900);

@@ -4,7 +4,7 @@
 // (assign into a new set and class, one edit each, undo / redo and their texts, refusals),
 // the assign dialog's fields, the mapping editor's model (rows, targets, the LabelMapping it
 // gives) and dialog (derive, re-derive as one undoable edit, the stored mapping preloaded).
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/data/LabelMapping.h"
 #include "core/data/Synthetic.h"
@@ -67,7 +67,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        builtin::registerBuiltins(m_registry);
+        builtins::registerBuiltins(m_registry);
         QVERIFY(m_dir.isValid());
     }
 

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "gui/panels/DatasetPanel.h"
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
 #include "core/plugin/Registry.h"
@@ -56,7 +56,7 @@ private Q_SLOTS:
         // An empty data root: every fetchable dataset is "not fetched" (fashion-mnist is
         // read from the Debian package when it is installed, so it is not used below).
         qputenv("SETSCOPE_DATA_DIR", m_data.path().toUtf8());
-        builtin::registerBuiltins(m_registry);
+        builtins::registerBuiltins(m_registry);
     }
 
     void notFetchedDatasetsOfferFetchAndCancel()

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "gui/panels/TrainingPanel.h"
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
 #include "core/plugin/Registry.h"
@@ -96,7 +96,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        builtin::registerBuiltins(m_registry);
+        builtins::registerBuiltins(m_registry);
         m_registry.addLoss(fakeLoss());
         m_ds = std::make_shared<const data::Dataset>(data::makeHierarchicalGaussians(data::SyntheticSpec::parse("")));
     }

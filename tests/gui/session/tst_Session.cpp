@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "gui/session/Session.h"
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
 #include "core/plugin/Registry.h"
@@ -89,7 +89,7 @@ private:
     plugin::Registry m_registry;
 
 private Q_SLOTS:
-    void initTestCase() { builtin::registerBuiltins(m_registry); }
+    void initTestCase() { builtins::registerBuiltins(m_registry); }
 
     void mapItemsAreEveryItemOrTheTestSplitWhenLimited()
     {

@@ -5,7 +5,7 @@
 // apt-get first on PATH that hands out a .deb the test built (no network).
 #include "gui/session/Session.h"
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/fetch/Catalog.h"
 #include "core/plugin/Registry.h"
@@ -43,7 +43,7 @@ private Q_SLOTS:
         qputenv("FAKE_REPO", QByteArray::fromStdString(repo.string()));
         qputenv("FAKE_LOG", QByteArray::fromStdString((root / "log.txt").string()));
         qputenv("SETSCOPE_DATA_DIR", QByteArray::fromStdString((root / "data").string()));
-        builtin::registerBuiltins(m_registry);
+        builtins::registerBuiltins(m_registry);
     }
 
     void fetchThenOpen()

@@ -5,7 +5,7 @@
 // one run in the project -- and cancelled as one.
 #include "gui/session/Session.h"
 
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
 #include "core/plugin/Registry.h"
@@ -101,7 +101,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        builtin::registerBuiltins(m_registry);
+        builtins::registerBuiltins(m_registry);
         qputenv("SETSCOPE_CLI", SETSCOPE_CLI);
         qputenv("SETSCOPE_DIST_STOP_GRACE", "5"); // the launcher's, and the GUI's escalation after it
     }

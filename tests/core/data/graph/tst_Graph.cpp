@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/data/graph/Graph.h"
 #include "core/data/graph/Sdf.h"
@@ -234,7 +234,7 @@ void TestGraph::registryDispatch()
     const QString dir = miniTuDataset();
     const QString sdf = oneSdf();
     setscope::plugin::Registry r;
-    setscope::builtin::registerBuiltins(r);
+    setscope::builtins::registerBuiltins(r);
     QCOMPARE(r.loaderFor(dir.toStdString()).name, std::string("tudataset"));
     QCOMPARE(r.loaderFor((dir + "/MINI_A.txt").toStdString()).name, std::string("tudataset"));
     QCOMPARE(r.loaderFor(sdf.toStdString()).name, std::string("sdf"));
@@ -257,7 +257,7 @@ void TestGraph::optionsThroughTheCatalog()
     const std::string mini = miniTuDataset().toStdString();
     const std::string sdf = oneSdf().toStdString();
     setscope::plugin::Registry r;
-    setscope::builtin::registerBuiltins(r);
+    setscope::builtins::registerBuiltins(r);
     auto open = [&](const std::string& spec) { return catalog::openDataset(spec, r); };
     auto error = [&](const std::string& spec) {
         try {
@@ -319,7 +319,7 @@ void TestGraph::edgesReachTheDataset()
     writeText(dir + "/TRI_graph_indicator.txt", "1\n1\n1\n2\n2\n2\n3\n");
     writeText(dir + "/TRI_graph_labels.txt", "0\n1\n1\n");
     setscope::plugin::Registry r;
-    setscope::builtin::registerBuiltins(r);
+    setscope::builtins::registerBuiltins(r);
     const Dataset tu = catalog::openDataset(dir.toStdString(), r);
     QVERIFY(tu.hasEdges());
     QCOMPARE(tu.size(), std::size_t(3));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/data/KusnerMat.h"
 #include "core/data/MatV5Check.h"
@@ -601,7 +601,7 @@ void TestKusnerMat::registeredLoader()
     const QString file = path("classic-emd_tr_te_split.mat");
     writeMat(file, xFamily(handCorpus()));
     setscope::plugin::Registry r;
-    setscope::builtin::registerBuiltins(r);
+    setscope::builtins::registerBuiltins(r);
     QCOMPARE(r.loaderFor(file.toStdString()).name, std::string("wmd-mat"));
     const Dataset ds = catalog::openDataset(file.toStdString(), r);
     QCOMPARE(ds.size(), std::size_t(5));

@@ -8,7 +8,7 @@
 #include "core/plugin/Registry.h"
 #include "core/job/Job.h"
 #include "core/job/JobLoadContext.h"
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 
 #include <QtTest>
 
@@ -236,7 +236,7 @@ void TestPointCloudLoader::singleFileAndRegistry()
     QCOMPARE(ds.name(), std::string("tetra"));
 
     setscope::plugin::Registry r;
-    setscope::builtin::registerBuiltins(r);
+    setscope::builtins::registerBuiltins(r);
     QCOMPARE(r.loaderFor(off.toStdString()).name, std::string("mesh"));
     mk("reg/sofa/train/s.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
                                "property float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n");
@@ -246,7 +246,7 @@ void TestPointCloudLoader::singleFileAndRegistry()
 void TestPointCloudLoader::optionsThroughTheCatalog()
 {
     setscope::plugin::Registry r;
-    setscope::builtin::registerBuiltins(r);
+    setscope::builtins::registerBuiltins(r);
     const std::string off = mk("opts/tetra.off", kTetraOff).toStdString();
     const Dataset plain = setscope::catalog::openDataset(off, r);
     QCOMPARE(plain.size(), std::size_t(1));
@@ -290,7 +290,7 @@ void TestPointCloudLoader::folderOptionsProgressAndCancelThroughTheCatalog()
     mk("optsdir/table/train/c.off", kTetraOff);
     const std::string root = m_dir.filePath("optsdir").toStdString();
     setscope::plugin::Registry r;
-    setscope::builtin::registerBuiltins(r);
+    setscope::builtins::registerBuiltins(r);
     QCOMPARE(r.loaderFor(root).name, std::string("pointcloud-folder"));
     const Dataset d32 = setscope::catalog::openDataset(root + "?points=32,threads=1", r);
     QCOMPARE(d32.size(), std::size_t(3));

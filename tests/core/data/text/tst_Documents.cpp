@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "Builtin.h"
+#include "core/builtins/Builtins.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/data/text/Documents.h"
 #include "core/plugin/Registry.h"
@@ -373,7 +373,7 @@ void TestDocuments::builtinLoaderUsesEnvironment()
     qputenv("SETSCOPE_WORD_VECTORS", QByteArray("file ") + QByteArray::fromStdString(vec.string()));
     qputenv("XDG_CACHE_HOME", m_dir.filePath("xdg").toUtf8());
     setscope::plugin::Registry r;
-    setscope::builtin::registerBuiltins(r);
+    setscope::builtins::registerBuiltins(r);
     const Dataset a = catalog::openDataset(tsv.string(), r);
     QCOMPARE(a.size(), std::size_t(2));
     QCOMPARE(a.dim(), 2);
