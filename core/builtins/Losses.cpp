@@ -3,20 +3,26 @@
 // The built-in losses; each entry lives with its loss in core/losses (docs/LOSSES.md).
 #include "core/builtins/Builtins.h"
 
+#include "core/losses/AngularLoss.h"
+#include "core/losses/ApPriorLoss.h"
 #include "core/losses/ApproxEmdLoss.h"
 #include "core/losses/ContrastiveLoss.h"
 #include "core/losses/CosineTripletLoss.h"
 #include "core/losses/CrossEntropyLoss.h"
 #include "core/losses/ExemplarLoss.h"
 #include "core/losses/LocalityContrastiveLoss.h"
+#include "core/losses/LrmlLoss.h"
 #include "core/losses/MocoLoss.h"
 #include "core/losses/NPairLoss.h"
 #include "core/losses/NtXentLoss.h"
 #include "core/losses/SelfSupervisedTripletLoss.h"
+#include "core/losses/SeraphLoss.h"
 #include "core/losses/TripletLoss.h"
 #include "core/losses/UniformityLoss.h"
-#include "core/semi/AngularLoss.h"
-#include "core/semi/Baselines.h"
+#include "core/losses/AngularLoss.h"
+#include "core/losses/SeraphLoss.h"
+#include "core/losses/LrmlLoss.h"
+#include "core/losses/ApPriorLoss.h"
 
 namespace setscope::builtins {
 
@@ -38,10 +44,10 @@ void registerLosses(sdk::Registrar& r)
     r.addLoss(losses::cosineTripletLossInfo());
     r.addLoss(losses::mocoLossInfo());
     // Semi-supervised metric learning (seed 004).
-    r.addLoss(semi::angularLossInfo());
-    r.addLoss(semi::seraphLossInfo());
-    r.addLoss(semi::lrmlLossInfo());
-    r.addLoss(semi::apPriorLossInfo());
+    r.addLoss(losses::angularLossInfo());
+    r.addLoss(losses::seraphLossInfo());
+    r.addLoss(losses::lrmlLossInfo());
+    r.addLoss(losses::apPriorLossInfo());
 }
 
 } // namespace setscope::builtins

@@ -12,7 +12,7 @@
 /// The partition step of seed 004's method (Algorithm 1 with M replaced by L), Torch-free.
 ///
 /// How Algorithm 1 alternates (what the trainer does with these blocks; not implemented here):
-///   initialise θ_z (the network) and L (d x l, orthogonal: semi::initialOrthogonal)
+///   initialise θ_z (the network) and L (d x l, orthogonal: losses::initialOrthogonal)
 ///   for each partition p = 1..P:
 ///     items  = samplePartition(labels, N_p, rng)          // all labelled + N_p unlabelled
 ///     z      = the network's features of `items` (the l2-normalised layer just before L)

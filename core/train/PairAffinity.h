@@ -9,7 +9,7 @@ namespace setscope::train {
 
 /// A built-in capability of a batch sampler (not part of the plugin SDK): the affinities W_ij
 /// between the rows of a batch that it drew, from the graph it built on its last refresh.
-/// The trainer asks for them when the stage's loss is a semi::PairAffinityLoss (seed 004's
+/// The trainer asks for them when the stage's loss is a losses::PairAffinityLoss (seed 004's
 /// graph-based baselines: LRML, ISDML, APLLR, APIT) and hands them to the loss's
 /// forward(context, affinity). Torch-free. docs/SSDML.md, "Deep baselines", says why this is a
 /// core interface rather than an SDK field.

@@ -15,7 +15,7 @@ namespace setscope::train {
 ///   3. mines triplets (semi::minePartition: kNN graph with `k` neighbours, affinity
 ///      propagation with `gamma`, every row an anchor, ⌊k/2⌋ triplets each).
 /// Each epoch then visits the mined triplets in a seeded order, `batch-triplets` triplets per
-/// batch, a batch laid out as (a_1, p_1, n_1, a_2, ...): the layout semi::AngularLoss reads.
+/// batch, a batch laid out as (a_1, p_1, n_1, a_2, ...): the layout losses::AngularLoss reads.
 /// The batches per epoch are fixed from the pool (rows x ⌊k/2⌋ triplets); should a partition
 /// give fewer triplets, the epoch wraps around them. state() holds the mined triplets, so a
 /// run resumed between two refreshes continues on them.

@@ -153,7 +153,7 @@ void TestLayerRules::builtinRegistrationsStayWithTheirKind()
     };
     const QList<Kind> kinds = {{"Loaders.cpp", "addLoader", {"data", "catalog"}},
                                {"Encoders.cpp", "addEncoder", {"nn"}},
-                               {"Losses.cpp", "addLoss", {"losses", "semi"}},
+                               {"Losses.cpp", "addLoss", {"losses"}},
                                {"Augmentations.cpp", "addAugmentation", {"augment"}},
                                {"Samplers.cpp", "addSampler", {"train"}},
                                {"Optimizers.cpp", "addOptimizer", {"train"}},

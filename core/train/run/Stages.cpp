@@ -4,7 +4,7 @@
 
 #include "core/data/Dataset.h"
 #include "core/plugin/Registry.h"
-#include "core/semi/Baselines.h"
+#include "core/losses/MahalanobisMetric.h"
 #include "core/train/PairAffinity.h"
 #include "core/train/run/Embedding.h"
 #include "core/train/run/RunContext.h"
@@ -212,7 +212,7 @@ ActiveStage buildStage(const RunContext& ctx, StageRun& st, std::size_t k, std::
     a.loss->to(ctx.device);
     a.needs = a.loss->needs();
     // Seed 004's graph-based baselines weigh the batch's pairs by the sampler's graph.
-    a.affinityLoss = dynamic_cast<semi::PairAffinityLoss*>(a.loss.get());
+    a.affinityLoss = dynamic_cast<losses::PairAffinityLoss*>(a.loss.get());
     a.affinitySampler = dynamic_cast<const PairAffinitySampler*>(st.sampler.get());
     if (a.affinityLoss && !(a.affinitySampler && a.affinitySampler->hasAffinity()))
         throw std::invalid_argument("loss " + ps.loss->name + " weighs the batch's pairs by a graph's affinities: "

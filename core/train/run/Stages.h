@@ -23,7 +23,7 @@
 namespace setscope::data {
 class Dataset;
 }
-namespace setscope::semi {
+namespace setscope::losses {
 class PairAffinityLoss;
 }
 
@@ -99,7 +99,7 @@ struct ActiveStage {
     std::unique_ptr<torch::optim::Optimizer> opt;
     std::unique_ptr<KeyEncoder> keyEnc; ///< MoCo's momentum key encoder, when the stage's loss asks for one
     sdk::LossNeeds needs;
-    semi::PairAffinityLoss* affinityLoss = nullptr;       ///< when the loss reads the batch's graph
+    losses::PairAffinityLoss* affinityLoss = nullptr;       ///< when the loss reads the batch's graph
     const PairAffinitySampler* affinitySampler = nullptr; ///< and the sampler that gives it
     std::vector<double> baseLr;                           ///< each parameter group's rate before the schedule
     /// What the ranks sum the gradients of: the encoder's and the loss's parameters.

@@ -5,7 +5,7 @@
 #include "core/data/Dataset.h"
 #include "core/nn/Collate.h"
 #include "core/ot/PairwiseMatrix.h"
-#include "core/semi/Baselines.h"
+#include "core/losses/MahalanobisMetric.h"
 #include "core/train/PairAffinity.h"
 #include "core/train/run/EpochEvaluator.h"
 #include "core/train/run/GradientSync.h"

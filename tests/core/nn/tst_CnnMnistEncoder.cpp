@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/nn/CnnMnistEncoder.h"
-#include "core/semi/AngularLoss.h"
+#include "core/losses/AngularLoss.h"
 
 #include <torch/torch.h>
 
@@ -103,7 +103,7 @@ void TestCnnMnistEncoder::fewStepsReduceTheLoss()
     // 28 x 28 images: 30 Adam steps at lr 1e-3 lower it on a held-out batch.
     torch::manual_seed(3);
     nn::CnnMnistEncoder enc(spec(784, 128));
-    const torch::Tensor l = semi::initialOrthogonal(128, 64, 0);
+    const torch::Tensor l = losses::initialOrthogonal(128, 64, 0);
     auto triplets = [](std::uint64_t seed) {
         std::vector<int> a, p, n;
         for (int i = 0; i < 30; ++i) {
@@ -114,7 +114,7 @@ void TestCnnMnistEncoder::fewStepsReduceTheLoss()
         return std::array<torch::Tensor, 3>{images(a, seed), images(p, seed + 1), images(n, seed + 2)};
     };
     auto lossOn = [&](const std::array<torch::Tensor, 3>& t) {
-        return semi::angularLoss(enc->forward(asSets(t[0])), enc->forward(asSets(t[1])), enc->forward(asSets(t[2])), l, 40.0);
+        return losses::angularLoss(enc->forward(asSets(t[0])), enc->forward(asSets(t[1])), enc->forward(asSets(t[2])), l, 40.0);
     };
     const auto heldOut = triplets(100);
     const double before = lossOn(heldOut).item<double>();

@@ -9,7 +9,7 @@
 #include "core/eval/Metrics.h"
 #include "core/nn/Collate.h"
 #include "core/train/ModelHandle.h"
-#include "core/semi/Stiefel.h"
+#include "core/losses/Stiefel.h"
 #include "core/train/TrainingJob.h"
 
 #include <torch/torch.h>
@@ -248,9 +248,9 @@ void TestSsdml::metricStaysOrthogonal()
         QCOMPARE(j.runHere(nullptr), job::JobStatus::Finished);
         const torch::Tensor l = metricOf(j.lastCheckpoint());
         QCOMPARE(l.sizes().vec(), (std::vector<std::int64_t>{16, 8}));
-        err[orth] = semi::orthogonalityError(l);
+        err[orth] = losses::orthogonalityError(l);
         // L moved (it is not left at its initial value: the step ran).
-        QVERIFY(!torch::allclose(l, semi::initialOrthogonal(16, 8, 0)));
+        QVERIFY(!torch::allclose(l, losses::initialOrthogonal(16, 8, 0)));
     }
     std::printf("max |LtL - I| after 2 epochs: %.3g with orthogonal=true, %.3g with false\n", err[1], err[0]);
     QVERIFY(err[1] < 1e-6);

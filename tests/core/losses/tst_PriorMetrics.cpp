@@ -3,7 +3,7 @@
 // The prior metrics of the APLLR / APIT baselines (core/semi/PriorMetrics.h): KISSME's
 // log-likelihood ratio and ITML against hand-computed cases and a brute-force 2 x 2 reference,
 // ITML's constraints after convergence, the spectrum floor, bad input.
-#include "core/semi/PriorMetrics.h"
+#include "core/losses/PriorMetrics.h"
 
 #include <QtTest>
 
@@ -70,11 +70,11 @@ void TestPriorMetrics::kissmeOneDimensionByHand()
 {
     // Labelled 0, 1 (class 0), 3, 5 (class 1). Similar differences 1, 2: Σ_S = 5/2. Dissimilar
     // 3, 5, 2, 4: Σ_D = 54/4 = 27/2. M0 = 2/5 - 2/27 = 44/135.
-    const Eigen::MatrixXd m = semi::kissmePrior(rowsOf({{0}, {1}, {3}, {5}}), {0, 0, 1, 1}, {0.0, 1e-3});
+    const Eigen::MatrixXd m = losses::kissmePrior(rowsOf({{0}, {1}, {3}, {5}}), {0, 0, 1, 1}, {0.0, 1e-3});
     QCOMPARE(m.rows(), Eigen::Index(1));
     QVERIFY(std::abs(m(0, 0) - 44.0 / 135.0) < 1e-12);
     // The ridge adds ridge · tr(Σ)/d to each covariance: Σ_S' = 2.5 (1.1), Σ_D' = 13.5 (1.1).
-    const Eigen::MatrixXd r = semi::kissmePrior(rowsOf({{0}, {1}, {3}, {5}}), {0, 0, 1, 1}, {0.1, 1e-3});
+    const Eigen::MatrixXd r = losses::kissmePrior(rowsOf({{0}, {1}, {3}, {5}}), {0, 0, 1, 1}, {0.1, 1e-3});
     QVERIFY(std::abs(r(0, 0) - 44.0 / 135.0 / 1.1) < 1e-12);
 }
 
@@ -105,7 +105,7 @@ void TestPriorMetrics::kissmeTwoDimensionsBruteForce()
     double si[4], di[4];
     inverse2(s, si);
     inverse2(dd, di);
-    const Eigen::MatrixXd m = semi::kissmePrior(x, y, {0.0, 1e-6});
+    const Eigen::MatrixXd m = losses::kissmePrior(x, y, {0.0, 1e-6});
     for (int k = 0; k < 4; ++k)
         QVERIFY2(std::abs(m(k / 2, k % 2) - (si[k] - di[k])) < 1e-10,
                  qPrintable(QString("entry %1: %2 vs %3").arg(k).arg(m(k / 2, k % 2)).arg(si[k] - di[k])));
@@ -119,7 +119,7 @@ void TestPriorMetrics::kissmeFloorWhenIndefinite()
     // negative eigenvalue by 0.01 × the positive one.
     const Eigen::MatrixXd x = rowsOf({{0, 0}, {2, 0}, {3, 0}, {3, 1}});
     const std::vector<std::int32_t> y{0, 0, 1, 1};
-    const Eigen::MatrixXd m = semi::kissmePrior(x, y, {0.0, 0.01});
+    const Eigen::MatrixXd m = losses::kissmePrior(x, y, {0.0, 0.01});
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(m);
     const double lo = es.eigenvalues()(0), hi = es.eigenvalues()(1);
     double sd[4] = {5, 1, 1, 0.5}, di[4];
@@ -136,24 +136,24 @@ void TestPriorMetrics::itmlOneProjectionByHand()
 {
     // One similar pair v = (2, 0), p = 4 > u = 1, hard constraint (γ = ∞), one sweep:
     // α = 1/4 - 1 = -3/4, β = α / (1 - α p) = -3/16, A = I + β (Av)(Av)ᵀ = diag(1 - 3/4, 1).
-    semi::ItmlOptions o;
+    losses::ItmlOptions o;
     o.gamma = std::numeric_limits<double>::infinity();
     o.sweeps = 1;
     o.upper = 1.0;
     o.floor = 1e-9;
-    Eigen::MatrixXd a = semi::itmlPrior(rowsOf({{0, 0}, {2, 0}}), {0, 0}, o);
+    Eigen::MatrixXd a = losses::itmlPrior(rowsOf({{0, 0}, {2, 0}}), {0, 0}, o);
     QVERIFY((a - rowsOf({{0.25, 0}, {0, 1}})).cwiseAbs().maxCoeff() < 1e-12);
     // One dissimilar pair v = (0, 1), p = 1 < l = 4: α = -(1 - 1/4) = -3/4,
     // β = -α / (1 + α p) = 3, A = diag(1, 1 + 3) and p' = 4 = l.
     o.lower = 4.0;
-    a = semi::itmlPrior(rowsOf({{0, 0}, {0, 1}}), {0, 1}, o);
+    a = losses::itmlPrior(rowsOf({{0, 0}, {0, 1}}), {0, 1}, o);
     QVERIFY((a - rowsOf({{1, 0}, {0, 4}})).cwiseAbs().maxCoeff() < 1e-12);
     // A satisfied constraint leaves A = I (α = min(λ = 0, positive) = 0).
-    a = semi::itmlPrior(rowsOf({{0, 0}, {0.5, 0}}), {0, 0}, o);
+    a = losses::itmlPrior(rowsOf({{0, 0}, {0.5, 0}}), {0, 0}, o);
     QVERIFY((a - Eigen::MatrixXd::Identity(2, 2)).cwiseAbs().maxCoeff() < 1e-12);
     // Zero sweeps: A0 = I.
     o.sweeps = 0;
-    a = semi::itmlPrior(rowsOf({{0, 0}, {2, 0}}), {0, 0}, o);
+    a = losses::itmlPrior(rowsOf({{0, 0}, {2, 0}}), {0, 0}, o);
     QVERIFY((a - Eigen::MatrixXd::Identity(2, 2)).cwiseAbs().maxCoeff() < 1e-12);
 }
 
@@ -170,13 +170,13 @@ void TestPriorMetrics::itmlSatisfiesConstraintsWhenConverged()
         for (int c = 0; c < 3; ++c)
             x(i, c) = (i < 4 ? 0.0 : 2.0) + g(rng);
     }
-    semi::ItmlOptions o;
+    losses::ItmlOptions o;
     o.gamma = std::numeric_limits<double>::infinity();
     o.sweeps = 2000;
     o.upper = 0.5;
     o.lower = 30.0;
     o.floor = 1e-12;
-    const Eigen::MatrixXd a = semi::itmlPrior(x, y, o);
+    const Eigen::MatrixXd a = losses::itmlPrior(x, y, o);
     double worstS = 0.0, worstD = 1e300;
     for (int i = 0; i < 8; ++i)
         for (int j = i + 1; j < 8; ++j) {
@@ -200,10 +200,10 @@ void TestPriorMetrics::itmlDefaultBoundsArePercentiles()
     // (dissimilar); sorted 1, 4, 9: 5th percentile index ⌊0.05 · 2⌋ = 0 → u = 1, 95th
     // ⌊0.95 · 2⌋ = 1 → l = 4. The similar pair already meets p = 1 ≤ u; the dissimilar (0, 3)
     // at 9 ≥ 4 too; (1, 3) at 4 ≥ 4: nothing moves, A = 1.
-    semi::ItmlOptions o;
+    losses::ItmlOptions o;
     o.gamma = std::numeric_limits<double>::infinity();
     o.sweeps = 5;
-    Eigen::MatrixXd a = semi::itmlPrior(rowsOf({{0}, {1}, {3}}), {0, 0, 1}, o);
+    Eigen::MatrixXd a = losses::itmlPrior(rowsOf({{0}, {1}, {3}}), {0, 0, 1}, o);
     QVERIFY(std::abs(a(0, 0) - 1.0) < 1e-12);
     // With the bounds swapped by hand (u = 4, l = 9) the dissimilar (1, 3) at 4 < 9 pulls A up;
     // but the similar pair allows at most A · 1 ≤ 4: the alternating projections settle at a
@@ -211,24 +211,24 @@ void TestPriorMetrics::itmlDefaultBoundsArePercentiles()
     o.upper = 4.0;
     o.lower = 9.0;
     o.sweeps = 500;
-    a = semi::itmlPrior(rowsOf({{0}, {1}, {3}}), {0, 0, 1}, o);
+    a = losses::itmlPrior(rowsOf({{0}, {1}, {3}}), {0, 0, 1}, o);
     QVERIFY2(a(0, 0) >= 9.0 / 4.0 * (1 - 1e-6) && a(0, 0) <= 4.0 * (1 + 1e-6), qPrintable(QString::number(a(0, 0))));
 }
 
 void TestPriorMetrics::badInput()
 {
     const Eigen::MatrixXd x = rowsOf({{0}, {1}, {3}});
-    expectThrows([&] { semi::kissmePrior(x, {0, 0}); }, "labels");
-    expectThrows([&] { semi::kissmePrior(x, {0, -1, 1}); }, "labelled");
-    expectThrows([&] { semi::kissmePrior(x, {0, 0, 0}); }, "dissimilar");
-    expectThrows([&] { semi::kissmePrior(x, {0, 1, 2}); }, "similar");
-    expectThrows([&] { semi::kissmePrior(x, {0, 0, 1}, {0.0, 0.0}); }, "floor");
-    expectThrows([&] { semi::itmlPrior(rowsOf({{0}}), {0}); }, "two labelled");
-    semi::ItmlOptions o;
+    expectThrows([&] { losses::kissmePrior(x, {0, 0}); }, "labels");
+    expectThrows([&] { losses::kissmePrior(x, {0, -1, 1}); }, "labelled");
+    expectThrows([&] { losses::kissmePrior(x, {0, 0, 0}); }, "dissimilar");
+    expectThrows([&] { losses::kissmePrior(x, {0, 1, 2}); }, "similar");
+    expectThrows([&] { losses::kissmePrior(x, {0, 0, 1}, {0.0, 0.0}); }, "floor");
+    expectThrows([&] { losses::itmlPrior(rowsOf({{0}}), {0}); }, "two labelled");
+    losses::ItmlOptions o;
     o.gamma = 0.0;
-    expectThrows([&] { semi::itmlPrior(x, {0, 0, 1}, o); }, "slack");
+    expectThrows([&] { losses::itmlPrior(x, {0, 0, 1}, o); }, "slack");
     // Similar pairs spread wider than dissimilar ones in the only direction: no positive eigenvalue.
-    expectThrows([&] { semi::kissmePrior(rowsOf({{0}, {10}, {1}, {11}}), {0, 0, 1, 1}, {0.0, 1e-3}); },
+    expectThrows([&] { losses::kissmePrior(rowsOf({{0}, {10}, {1}, {11}}), {0, 0, 1, 1}, {0.0, 1e-3}); },
                  "no positive eigenvalue");
 }
 

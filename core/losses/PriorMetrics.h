@@ -18,7 +18,7 @@
 /// Input for both: x, n x d (row i = the embedding of labelled item i), and labels (n values
 /// ≥ 0). Pairs are the unordered pairs i < j: similar when the labels agree, dissimilar
 /// otherwise.
-namespace setscope::semi {
+namespace setscope::losses {
 
 /// KISSME (Köstinger et al., CVPR 2012), the log-likelihood ratio of a pair difference
 /// v = x_i - x_j under zero-mean Gaussians for similar and dissimilar pairs:
@@ -71,4 +71,4 @@ Eigen::MatrixXd itmlPrior(const Eigen::MatrixXd& x, const std::vector<std::int32
 /// Throws std::runtime_error when λ_max ≤ 0.
 Eigen::MatrixXd clipSpectrum(const Eigen::MatrixXd& m, double floor);
 
-} // namespace setscope::semi
+} // namespace setscope::losses

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/semi/PriorMetrics.h"
+#include "core/losses/PriorMetrics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace setscope::semi {
+namespace setscope::losses {
 
 namespace {
 
@@ -138,4 +138,4 @@ Eigen::MatrixXd itmlPrior(const Eigen::MatrixXd& x, const std::vector<std::int32
     return clipSpectrum(a, options.floor);
 }
 
-} // namespace setscope::semi
+} // namespace setscope::losses

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/semi/Stiefel.h"
+#include "core/losses/Stiefel.h"
 
 #include <torch/torch.h>
 
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace setscope::semi {
+namespace setscope::losses {
 
 MetricUpdate metricUpdateFromName(const std::string& name)
 {
@@ -167,4 +167,4 @@ ConjugateGradientResult conjugateGradient(torch::Tensor& l, const MetricObjectiv
     return r;
 }
 
-} // namespace setscope::semi
+} // namespace setscope::losses

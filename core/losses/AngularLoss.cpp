@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/semi/AngularLoss.h"
+#include "core/losses/AngularLoss.h"
 
 #include <torch/torch.h>
 
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace setscope::semi {
+namespace setscope::losses {
 
 namespace {
 
@@ -167,4 +167,4 @@ sdk::LossInfo angularLossInfo()
             [](const sdk::LossSpec& s) -> std::shared_ptr<sdk::MetricLoss> { return std::make_shared<AngularLoss>(s); }};
 }
 
-} // namespace setscope::semi
+} // namespace setscope::losses

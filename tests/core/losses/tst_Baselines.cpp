@@ -3,7 +3,9 @@
 // The deep SSDML baselines of seed 004: LRML (Eq. 2), SERAPH (Eq. 1) and our reading of
 // APLLR / APIT (LogDet divergence to a prior + Laplacian). Hand-computed values, finite-difference gradients in double, the
 // properties the formulas imply, bad input, and the projections that keep M feasible.
-#include "core/semi/Baselines.h"
+#include "core/losses/SeraphLoss.h"
+#include "core/losses/LrmlLoss.h"
+#include "core/losses/ApPriorLoss.h"
 
 #include <torch/torch.h>
 
@@ -151,33 +153,33 @@ private Q_SLOTS:
 // dropped (sym([[1, 0], [0, -4]]) -> [[1, 0], [0, 0]]).
 void TestBaselines::metricSquareRootHandComputed()
 {
-    const torch::Tensor p = semi::metricSquareRoot(torch::tensor({{4.0, 0.0}, {0.0, 9.0}}, torch::kFloat64));
+    const torch::Tensor p = losses::metricSquareRoot(torch::tensor({{4.0, 0.0}, {0.0, 9.0}}, torch::kFloat64));
     QVERIFY(torch::allclose(p, torch::tensor({{2.0, 0.0}, {0.0, 3.0}}, torch::kFloat64), 1e-12, 1e-12));
     const double c = std::cos(0.3), s = std::sin(0.3);
     const torch::Tensor r = torch::tensor({{c, -s}, {s, c}}, torch::kFloat64);
     const torch::Tensor m = r.matmul(torch::diag(torch::tensor({1.0, 16.0}, torch::kFloat64))).matmul(r.t());
-    const torch::Tensor root = semi::metricSquareRoot(m);
+    const torch::Tensor root = losses::metricSquareRoot(m);
     const torch::Tensor diff = torch::tensor({{0.5, -1.5}}, torch::kFloat64);
     // (a - b)ᵀ M (a - b) by hand: M = [[c² + 16 s², -15 c s], [-15 c s, s² + 16 c²]].
     const double m00 = c * c + 16 * s * s, m01 = -15 * c * s, m11 = s * s + 16 * c * c;
     const double expected = 0.25 * m00 + 2 * 0.5 * -1.5 * m01 + 2.25 * m11;
     QVERIFY(std::abs(diff.matmul(root).pow(2).sum().item<double>() - expected) < 1e-10);
-    QVERIFY(torch::allclose(semi::metricSquareRoot(torch::tensor({{1.0, 0.0}, {0.0, -4.0}}, torch::kFloat64)),
+    QVERIFY(torch::allclose(losses::metricSquareRoot(torch::tensor({{1.0, 0.0}, {0.0, -4.0}}, torch::kFloat64)),
                             torch::tensor({{1.0, 0.0}, {0.0, 0.0}}, torch::kFloat64), 1e-12, 1e-12));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, semi::metricSquareRoot(torch::ones({2, 3})));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, losses::metricSquareRoot(torch::ones({2, 3})));
 }
 
 void TestBaselines::distancesHandComputed()
 {
     // M = [[2, 1], [1, 1]]: δ²((0,0), (1,1)) = 2 + 1 + 1 + 1 = 5, δ²((0,0), (1,0)) = 2,
     // δ²((1,1), (1,0)) = 1.
-    const torch::Tensor d = semi::pairwiseMetricDistances(rows({{0, 0}, {1, 1}, {1, 0}}), rows({{2, 1}, {1, 1}}));
+    const torch::Tensor d = losses::pairwiseMetricDistances(rows({{0, 0}, {1, 1}, {1, 0}}), rows({{2, 1}, {1, 1}}));
     const double want[3][3] = {{0, 5, 2}, {5, 0, 1}, {2, 1, 0}};
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
             VERIFY_NEAR(d[i][j].item<double>(), want[i][j], 1e-12);
     // A non-symmetric M acts by its symmetric part: [[2, 2], [0, 1]] has sym = [[2, 1], [1, 1]].
-    const torch::Tensor d2 = semi::pairwiseMetricDistances(rows({{0, 0}, {1, 1}, {1, 0}}), rows({{2, 2}, {0, 1}}));
+    const torch::Tensor d2 = losses::pairwiseMetricDistances(rows({{0, 0}, {1, 1}, {1, 0}}), rows({{2, 2}, {0, 1}}));
     QVERIFY(torch::allclose(d, d2, 0, 1e-12));
 }
 
@@ -191,16 +193,16 @@ void TestBaselines::laplacianIsTheTraceForm()
     const torch::Tensor w = randomSymmetric(6);
     const torch::Tensor lap = torch::diag(w.sum(1)) - w;
     const double trace = m.matmul(z.t()).matmul(lap).matmul(z).trace().item<double>();
-    VERIFY_NEAR(semi::laplacianRegulariser(z, m, w).item<double>(), trace, 1e-10);
+    VERIFY_NEAR(losses::laplacianRegulariser(z, m, w).item<double>(), trace, 1e-10);
     // A non-symmetric W acts as its symmetric part.
     const torch::Tensor u = torch::rand({6, 6}, kF64);
-    VERIFY_NEAR(semi::laplacianRegulariser(z, m, u).item<double>(),
-                semi::laplacianRegulariser(z, m, 0.5 * (u + u.t())).item<double>(), 1e-12);
+    VERIFY_NEAR(losses::laplacianRegulariser(z, m, u).item<double>(),
+                losses::laplacianRegulariser(z, m, 0.5 * (u + u.t())).item<double>(), 1e-12);
 }
 
 void TestBaselines::lrmlHandComputed()
 {
-    const semi::BaselineLoss out = semi::lrmlLoss(lrmlZ(), lrmlM(), lrmlLabels(), lrmlW(), {2.0, 0.5});
+    const losses::BaselineLoss out = losses::lrmlLoss(lrmlZ(), lrmlM(), lrmlLabels(), lrmlW(), {2.0, 0.5});
     VERIFY_NEAR(out.labelled.item<double>(), -0.5, 1e-12);
     VERIFY_NEAR(out.unlabelled.item<double>(), 4.0, 1e-12);
     VERIFY_NEAR(out.regulariser.item<double>(), 0.0, 0);
@@ -209,9 +211,9 @@ void TestBaselines::lrmlHandComputed()
     QCOMPARE(out.pairs.dissimilar, std::int64_t(2));
     QCOMPARE(out.pairs.unlabelled, std::int64_t(0));
     // Default weights γ_S = γ_D = 1: 1 - (2 + 3) + 4 = 0.
-    VERIFY_NEAR(semi::lrmlLoss(lrmlZ(), lrmlM(), lrmlLabels(), lrmlW()).loss.item<double>(), 0.0, 1e-12);
+    VERIFY_NEAR(losses::lrmlLoss(lrmlZ(), lrmlM(), lrmlLabels(), lrmlW()).loss.item<double>(), 0.0, 1e-12);
     // Float32 inputs give the same value (M and W are cast to z's dtype).
-    const semi::BaselineLoss f = semi::lrmlLoss(lrmlZ().to(torch::kFloat32), lrmlM(), lrmlLabels(),
+    const losses::BaselineLoss f = losses::lrmlLoss(lrmlZ().to(torch::kFloat32), lrmlM(), lrmlLabels(),
                                                 lrmlW().to(torch::kFloat32), {2.0, 0.5});
     QCOMPARE(f.loss.scalar_type(), torch::kFloat32);
     VERIFY_NEAR(f.loss.item<double>(), 3.5, 1e-6);
@@ -222,7 +224,7 @@ void TestBaselines::lrmlGradientMatchesFiniteDifferences()
     torch::manual_seed(7);
     const torch::Tensor labels = labelsOf({0, 1, 0, -1, 2, -1});
     const torch::Tensor w = randomSymmetric(6);
-    checkGradients([&](const std::vector<torch::Tensor>& x) { return semi::lrmlLoss(x[0], x[1], labels, w, {1.5, 0.7}).loss; },
+    checkGradients([&](const std::vector<torch::Tensor>& x) { return losses::lrmlLoss(x[0], x[1], labels, w, {1.5, 0.7}).loss; },
                    {torch::randn({6, 4}, kF64), torch::randn({4, 4}, kF64)});
 }
 
@@ -234,29 +236,29 @@ void TestBaselines::lrmlProperties()
     const torch::Tensor m = a.matmul(a.t());
     const torch::Tensor labels = labelsOf({0, 1, 0, -1, 1});
     const torch::Tensor w = randomSymmetric(5);
-    const semi::LrmlOptions o{1.3, 0.6};
-    const double base = semi::lrmlLoss(z, m, labels, w, o).loss.item<double>();
+    const losses::LrmlOptions o{1.3, 0.6};
+    const double base = losses::lrmlLoss(z, m, labels, w, o).loss.item<double>();
     QVERIFY(std::abs(base) > 1e-3); // the comparisons below are not between zeros
     // Translation of every embedding: distances unchanged.
-    VERIFY_NEAR(semi::lrmlLoss(z + torch::tensor({3.0, -1.0, 2.0}, kF64), m, labels, w, o).loss.item<double>(), base, 1e-10);
+    VERIFY_NEAR(losses::lrmlLoss(z + torch::tensor({3.0, -1.0, 2.0}, kF64), m, labels, w, o).loss.item<double>(), base, 1e-10);
     // Linear in M and quadratic in z.
-    VERIFY_NEAR(semi::lrmlLoss(z, 2.5 * m, labels, w, o).loss.item<double>(), 2.5 * base, 1e-10);
-    VERIFY_NEAR(semi::lrmlLoss(3.0 * z, m, labels, w, o).loss.item<double>(), 9.0 * base, 1e-10);
+    VERIFY_NEAR(losses::lrmlLoss(z, 2.5 * m, labels, w, o).loss.item<double>(), 2.5 * base, 1e-10);
+    VERIFY_NEAR(losses::lrmlLoss(3.0 * z, m, labels, w, o).loss.item<double>(), 9.0 * base, 1e-10);
     // Reordering the batch (rows of z, labels, rows and columns of W) changes nothing.
     const torch::Tensor perm = torch::tensor(std::vector<std::int64_t>{3, 0, 4, 1, 2}, torch::kLong);
-    VERIFY_NEAR(semi::lrmlLoss(z.index_select(0, perm), m, labels.index_select(0, perm),
+    VERIFY_NEAR(losses::lrmlLoss(z.index_select(0, perm), m, labels.index_select(0, perm),
                                w.index_select(0, perm).index_select(1, perm), o).loss.item<double>(),
                 base, 1e-10);
     // Renaming the classes changes nothing.
-    VERIFY_NEAR(semi::lrmlLoss(z, m, labelsOf({7, 3, 7, -1, 3}), w, o).loss.item<double>(), base, 1e-12);
+    VERIFY_NEAR(losses::lrmlLoss(z, m, labelsOf({7, 3, 7, -1, 3}), w, o).loss.item<double>(), base, 1e-12);
     // Moving a dissimilar pair apart lowers the loss by γ_D times the growth of its δ² (the
     // max of the min-max principle): rows 0 (class 0) and 1 (class 1), nothing else attached.
     const torch::Tensor z2 = rows({{0, 0}, {1, 0}});
     const torch::Tensor far = rows({{0, 0}, {3, 0}});
     const torch::Tensor zeroW = torch::zeros({2, 2}, kF64);
     const torch::Tensor eye = torch::eye(2, kF64);
-    VERIFY_NEAR(semi::lrmlLoss(far, eye, labelsOf({0, 1}), zeroW, o).loss.item<double>() -
-                    semi::lrmlLoss(z2, eye, labelsOf({0, 1}), zeroW, o).loss.item<double>(),
+    VERIFY_NEAR(losses::lrmlLoss(far, eye, labelsOf({0, 1}), zeroW, o).loss.item<double>() -
+                    losses::lrmlLoss(z2, eye, labelsOf({0, 1}), zeroW, o).loss.item<double>(),
                 -0.6 * (9 - 1), 1e-12);
 }
 
@@ -265,7 +267,7 @@ void TestBaselines::lrmlZeroWhenConditionsMet()
     // No labelled pair and no affinity: exactly zero, with a zero gradient that still exists.
     torch::Tensor z = torch::randn({4, 3}, kF64).requires_grad_();
     torch::Tensor m = torch::eye(3, kF64).requires_grad_();
-    semi::BaselineLoss out = semi::lrmlLoss(z, m, labelsOf({-1, -1, -1, -1}), torch::zeros({4, 4}, kF64));
+    losses::BaselineLoss out = losses::lrmlLoss(z, m, labelsOf({-1, -1, -1, -1}), torch::zeros({4, 4}, kF64));
     QCOMPARE(out.loss.item<double>(), 0.0);
     QCOMPARE(out.pairs.unlabelled, std::int64_t(6));
     out.loss.backward();
@@ -276,26 +278,26 @@ void TestBaselines::lrmlZeroWhenConditionsMet()
     const torch::Tensor pts = rows({{1, 0}, {1, 5}, {2, 1}, {2, -3}});
     const torch::Tensor proj = rows({{1, 0}, {0, 0}});
     const torch::Tensor w = rows({{0, 1, 0, 0}, {1, 0, 0, 0}, {0, 0, 0, 2}, {0, 0, 2, 0}});
-    VERIFY_NEAR(semi::lrmlLoss(pts, proj, labelsOf({0, 0, 1, -1}), w, {1.0, 0.0}).loss.item<double>(), 0.0, 0);
+    VERIFY_NEAR(losses::lrmlLoss(pts, proj, labelsOf({0, 0, 1, -1}), w, {1.0, 0.0}).loss.item<double>(), 0.0, 0);
     // ... and positive when they do not (the identity metric sees the second coordinate).
-    QVERIFY(semi::lrmlLoss(pts, torch::eye(2, kF64), labelsOf({0, 0, 1, -1}), w, {1.0, 0.0}).loss.item<double>() > 1.0);
+    QVERIFY(losses::lrmlLoss(pts, torch::eye(2, kF64), labelsOf({0, 0, 1, -1}), w, {1.0, 0.0}).loss.item<double>() > 1.0);
 }
 
 void TestBaselines::lrmlBadInput()
 {
     const torch::Tensor z = lrmlZ(), m = lrmlM(), y = lrmlLabels(), w = lrmlW();
-    expectInvalid([&] { semi::lrmlLoss(z.view({-1}), m, y, w); }, "B x d");
-    expectInvalid([&] { semi::lrmlLoss(z, torch::eye(3, kF64), y, w); }, "d x d with d = 2");
-    expectInvalid([&] { semi::lrmlLoss(z, rows({{1, 0}}), y, w); }, "got 1 x 2");
-    expectInvalid([&] { semi::lrmlLoss(z, m, labelsOf({0, 0, 1}), w); }, "B = 4");
-    expectInvalid([&] { semi::lrmlLoss(z, m, torch::zeros({4}, kF64), w); }, "integers");
-    expectInvalid([&] { semi::lrmlLoss(z, m, labelsOf({0, -2, 1, -1}), w); }, "below -1");
-    expectInvalid([&] { semi::lrmlLoss(z, m, y, torch::zeros({4, 3}, kF64)); }, "affinity must be B x B with B = 4");
-    expectInvalid([&] { semi::lrmlLoss(z, m, y, torch::Tensor()); }, "undefined");
-    expectInvalid([&] { semi::lrmlLoss(z, m, y, w, {-1.0, 1.0}); }, "γ_S");
-    expectInvalid([&] { semi::lrmlLoss(z, m, y, w, {1.0, NAN}); }, "γ_D");
-    expectInvalid([&] { semi::laplacianRegulariser(z, m, torch::zeros({3, 3}, kF64)); }, "B = 4");
-    expectInvalid([&] { semi::pairwiseMetricDistances(z.to(torch::kLong), m); }, "floating");
+    expectInvalid([&] { losses::lrmlLoss(z.view({-1}), m, y, w); }, "B x d");
+    expectInvalid([&] { losses::lrmlLoss(z, torch::eye(3, kF64), y, w); }, "d x d with d = 2");
+    expectInvalid([&] { losses::lrmlLoss(z, rows({{1, 0}}), y, w); }, "got 1 x 2");
+    expectInvalid([&] { losses::lrmlLoss(z, m, labelsOf({0, 0, 1}), w); }, "B = 4");
+    expectInvalid([&] { losses::lrmlLoss(z, m, torch::zeros({4}, kF64), w); }, "integers");
+    expectInvalid([&] { losses::lrmlLoss(z, m, labelsOf({0, -2, 1, -1}), w); }, "below -1");
+    expectInvalid([&] { losses::lrmlLoss(z, m, y, torch::zeros({4, 3}, kF64)); }, "affinity must be B x B with B = 4");
+    expectInvalid([&] { losses::lrmlLoss(z, m, y, torch::Tensor()); }, "undefined");
+    expectInvalid([&] { losses::lrmlLoss(z, m, y, w, {-1.0, 1.0}); }, "γ_S");
+    expectInvalid([&] { losses::lrmlLoss(z, m, y, w, {1.0, NAN}); }, "γ_D");
+    expectInvalid([&] { losses::laplacianRegulariser(z, m, torch::zeros({3, 3}, kF64)); }, "B = 4");
+    expectInvalid([&] { losses::pairwiseMetricDistances(z.to(torch::kLong), m); }, "floating");
 }
 
 // The SERAPH example, M = I, η = 1, μ = 0.5, λ = 0.1:
@@ -309,7 +311,7 @@ void TestBaselines::lrmlBadInput()
 void TestBaselines::seraphHandComputed()
 {
     const torch::Tensor z = rows({{0, 0}, {0, 1}, {1, 0}, {1, 2}});
-    const semi::BaselineLoss out = semi::seraphLoss(z, torch::eye(2, kF64), labelsOf({0, 1, -1, -1}), {1.0, 0.5, 0.1});
+    const losses::BaselineLoss out = losses::seraphLoss(z, torch::eye(2, kF64), labelsOf({0, 1, -1, -1}), {1.0, 0.5, 0.1});
     VERIFY_NEAR(out.labelled.item<double>(), std::log(2.0), 1e-12);
     VERIFY_NEAR(out.unlabelled.item<double>(), 0.5 * entropyRef(3.0), 1e-12);
     VERIFY_NEAR(out.regulariser.item<double>(), 0.2, 1e-12);
@@ -324,14 +326,14 @@ void TestBaselines::seraphSimilarPairWithFullMetric()
 {
     // Two points of class 2, (0,0) and (1,1), M = [[2, 1], [1, 1]]: δ² = 5, η = 1, t = 4:
     // -ln p(+1) = ln(1 + e⁴) ≈ 4.01815; λ Tr(M) = 0.1 · 3 = 0.3.
-    const semi::BaselineLoss out =
-        semi::seraphLoss(rows({{0, 0}, {1, 1}}), rows({{2, 1}, {1, 1}}), labelsOf({2, 2}), {1.0, 0.5, 0.1});
+    const losses::BaselineLoss out =
+        losses::seraphLoss(rows({{0, 0}, {1, 1}}), rows({{2, 1}, {1, 1}}), labelsOf({2, 2}), {1.0, 0.5, 0.1});
     VERIFY_NEAR(out.loss.item<double>(), std::log1p(std::exp(4.0)) + 0.3, 1e-12);
     VERIFY_NEAR(out.loss.item<double>(), 4.31815, 1e-5);
     QCOMPARE(out.pairs.similar, std::int64_t(1));
     // The same pair called dissimilar: ln(1 + e⁻⁴); the two differ by exactly t = 4.
     const double dis =
-        semi::seraphLoss(rows({{0, 0}, {1, 1}}), rows({{2, 1}, {1, 1}}), labelsOf({2, 5}), {1.0, 0.5, 0.1}).loss.item<double>();
+        losses::seraphLoss(rows({{0, 0}, {1, 1}}), rows({{2, 1}, {1, 1}}), labelsOf({2, 5}), {1.0, 0.5, 0.1}).loss.item<double>();
     VERIFY_NEAR(dis, std::log1p(std::exp(-4.0)) + 0.3, 1e-12);
     VERIFY_NEAR(out.loss.item<double>() - dis, 4.0, 1e-12);
 }
@@ -342,7 +344,7 @@ void TestBaselines::seraphGradientMatchesFiniteDifferences()
     const torch::Tensor labels = labelsOf({0, 1, 0, -1, -1, -1, 2});
     // Small z keeps t = δ² - η around 0, where the sigmoids bend.
     checkGradients(
-        [&](const std::vector<torch::Tensor>& x) { return semi::seraphLoss(x[0], x[1], labels, {0.8, 0.7, 0.3}).loss; },
+        [&](const std::vector<torch::Tensor>& x) { return losses::seraphLoss(x[0], x[1], labels, {0.8, 0.7, 0.3}).loss; },
         {0.5 * torch::randn({7, 3}, kF64), torch::randn({3, 3}, kF64)});
 }
 
@@ -353,28 +355,28 @@ void TestBaselines::seraphProperties()
     const torch::Tensor a = torch::randn({3, 3}, kF64);
     const torch::Tensor m = a.matmul(a.t());
     const torch::Tensor labels = labelsOf({0, 1, 0, -1, -1, 1});
-    const semi::SeraphOptions o{1.2, 0.4, 0.05};
-    const double base = semi::seraphLoss(z, m, labels, o).loss.item<double>();
+    const losses::SeraphOptions o{1.2, 0.4, 0.05};
+    const double base = losses::seraphLoss(z, m, labels, o).loss.item<double>();
     QVERIFY(base > 0.0); // softplus and entropies are positive, Tr(M) ≥ 0
-    VERIFY_NEAR(semi::seraphLoss(z + 2.0, m, labels, o).loss.item<double>(), base, 1e-10);
-    VERIFY_NEAR(semi::seraphLoss(z, m, labelsOf({4, 9, 4, -1, -1, 9}), o).loss.item<double>(), base, 1e-12);
+    VERIFY_NEAR(losses::seraphLoss(z + 2.0, m, labels, o).loss.item<double>(), base, 1e-10);
+    VERIFY_NEAR(losses::seraphLoss(z, m, labelsOf({4, 9, 4, -1, -1, 9}), o).loss.item<double>(), base, 1e-12);
     const torch::Tensor perm = torch::tensor(std::vector<std::int64_t>{5, 3, 0, 1, 4, 2}, torch::kLong);
-    VERIFY_NEAR(semi::seraphLoss(z.index_select(0, perm), m, labels.index_select(0, perm), o).loss.item<double>(), base,
+    VERIFY_NEAR(losses::seraphLoss(z.index_select(0, perm), m, labels.index_select(0, perm), o).loss.item<double>(), base,
                 1e-10);
     // Only mixed pairs (or one row): the loss is λ Tr(M), wherever the points are.
     for (double x : {0.0, 0.3, 40.0}) {
         const torch::Tensor two = rows({{0, 0, 0}, {x, -x, 1}});
-        const semi::BaselineLoss out = semi::seraphLoss(two, m, labelsOf({1, -1}), o);
+        const losses::BaselineLoss out = losses::seraphLoss(two, m, labelsOf({1, -1}), o);
         VERIFY_NEAR(out.loss.item<double>(), 0.05 * m.trace().item<double>(), 1e-12);
         QCOMPARE(out.pairs.similar + out.pairs.dissimilar + out.pairs.unlabelled, std::int64_t(0));
     }
-    VERIFY_NEAR(semi::seraphLoss(rows({{1, 2, 3}}), m, labelsOf({0}), o).loss.item<double>(), 0.05 * m.trace().item<double>(),
+    VERIFY_NEAR(losses::seraphLoss(rows({{1, 2, 3}}), m, labelsOf({0}), o).loss.item<double>(), 0.05 * m.trace().item<double>(),
                 1e-12);
     // The entropy of an unlabelled pair peaks at δ² = η (μ ln 2) and is symmetric about it.
-    const semi::SeraphOptions noReg{1.0, 0.4, 0.0};
+    const losses::SeraphOptions noReg{1.0, 0.4, 0.0};
     const torch::Tensor eye = torch::eye(2, kF64);
     auto pairAt = [&](double dist2) {
-        return semi::seraphLoss(rows({{0, 0}, {std::sqrt(dist2), 0}}), eye, labelsOf({-1, -1}), noReg).loss.item<double>();
+        return losses::seraphLoss(rows({{0, 0}, {std::sqrt(dist2), 0}}), eye, labelsOf({-1, -1}), noReg).loss.item<double>();
     };
     VERIFY_NEAR(pairAt(1.0), 0.4 * std::log(2.0), 1e-12);
     VERIFY_NEAR(pairAt(1.7), pairAt(0.3), 1e-12);
@@ -386,21 +388,21 @@ void TestBaselines::seraphNearZeroWhenConditionsMet()
     // λ = 0; the similar pair coincides (t = -η), the dissimilar pairs and the unlabelled pair
     // lie far beyond η: every term is below e^-39 or so.
     const torch::Tensor z = rows({{0, 0}, {0, 0}, {10, 0}, {0, 10}, {10, 10}});
-    const semi::BaselineLoss out =
-        semi::seraphLoss(z, torch::eye(2, kF64), labelsOf({0, 0, 1, -1, -1}), {40.0, 1.0, 0.0});
+    const losses::BaselineLoss out =
+        losses::seraphLoss(z, torch::eye(2, kF64), labelsOf({0, 0, 1, -1, -1}), {40.0, 1.0, 0.0});
     QCOMPARE(out.pairs.similar, std::int64_t(1));
     QCOMPARE(out.pairs.dissimilar, std::int64_t(2));
     QCOMPARE(out.pairs.unlabelled, std::int64_t(1));
     QVERIFY2(out.loss.item<double>() < 1e-15, qPrintable(QString::number(out.loss.item<double>())));
     // The same points with the labels swapped around violate every condition.
-    QVERIFY(semi::seraphLoss(z, torch::eye(2, kF64), labelsOf({0, 1, 0, -1, -1}), {40.0, 1.0, 0.0}).loss.item<double>() > 30);
+    QVERIFY(losses::seraphLoss(z, torch::eye(2, kF64), labelsOf({0, 1, 0, -1, -1}), {40.0, 1.0, 0.0}).loss.item<double>() > 30);
 }
 
 void TestBaselines::seraphLargeDistancesStayFinite()
 {
     torch::Tensor z = rows({{0, 0}, {300, 0}, {0, 300}, {300, 300}}).requires_grad_();
     torch::Tensor m = torch::eye(2, kF64).requires_grad_();
-    const semi::BaselineLoss out = semi::seraphLoss(z, m, labelsOf({0, 0, -1, -1}), {1.0, 1.0, 1.0});
+    const losses::BaselineLoss out = losses::seraphLoss(z, m, labelsOf({0, 0, -1, -1}), {1.0, 1.0, 1.0});
     // Similar pair at δ² = 90 000: softplus(89 999) = 89 999; the unlabelled pair's entropy is
     // 0 in double; λ Tr(I) = 2.
     VERIFY_NEAR(out.loss.item<double>(), 89999.0 + 2.0, 1e-12);
@@ -415,38 +417,38 @@ void TestBaselines::seraphBadInput()
     const torch::Tensor z = rows({{0, 0}, {0, 1}, {1, 0}});
     const torch::Tensor m = torch::eye(2, kF64);
     const torch::Tensor y = labelsOf({0, 1, -1});
-    expectInvalid([&] { semi::seraphLoss(torch::zeros({2, 2, 2}, kF64), m, y); }, "B x d");
-    expectInvalid([&] { semi::seraphLoss(z, torch::eye(3, kF64), y); }, "d x d with d = 2");
-    expectInvalid([&] { semi::seraphLoss(z, m, labelsOf({0, 1})); }, "B = 3");
-    expectInvalid([&] { semi::seraphLoss(z, m, labelsOf({0, 1, -1}).view({3, 1})); }, "got 3 x 1");
-    expectInvalid([&] { semi::seraphLoss(z, m, labelsOf({0, -3, -1})); }, "below -1");
-    expectInvalid([&] { semi::seraphLoss(z, m, y, {-1.0, 1.0, 1.0}); }, "η");
-    expectInvalid([&] { semi::seraphLoss(z, m, y, {1.0, -0.5, 1.0}); }, "μ");
-    expectInvalid([&] { semi::seraphLoss(z, m, y, {1.0, 1.0, INFINITY}); }, "λ");
+    expectInvalid([&] { losses::seraphLoss(torch::zeros({2, 2, 2}, kF64), m, y); }, "B x d");
+    expectInvalid([&] { losses::seraphLoss(z, torch::eye(3, kF64), y); }, "d x d with d = 2");
+    expectInvalid([&] { losses::seraphLoss(z, m, labelsOf({0, 1})); }, "B = 3");
+    expectInvalid([&] { losses::seraphLoss(z, m, labelsOf({0, 1, -1}).view({3, 1})); }, "got 3 x 1");
+    expectInvalid([&] { losses::seraphLoss(z, m, labelsOf({0, -3, -1})); }, "below -1");
+    expectInvalid([&] { losses::seraphLoss(z, m, y, {-1.0, 1.0, 1.0}); }, "η");
+    expectInvalid([&] { losses::seraphLoss(z, m, y, {1.0, -0.5, 1.0}); }, "μ");
+    expectInvalid([&] { losses::seraphLoss(z, m, y, {1.0, 1.0, INFINITY}); }, "λ");
 }
 
 void TestBaselines::projectPsdHandComputed()
 {
     // diag(2, -1) -> diag(2, 0).
-    QVERIFY(torch::allclose(semi::projectPsd(rows({{2, 0}, {0, -1}})), rows({{2, 0}, {0, 0}}), 0, 1e-12));
+    QVERIFY(torch::allclose(losses::projectPsd(rows({{2, 0}, {0, -1}})), rows({{2, 0}, {0, 0}}), 0, 1e-12));
     // [[1, 2], [0, 1]]: sym = [[1, 1], [1, 1]], eigenvalues 2 and 0, already PSD.
-    QVERIFY(torch::allclose(semi::projectPsd(rows({{1, 2}, {0, 1}})), rows({{1, 1}, {1, 1}}), 0, 1e-12));
+    QVERIFY(torch::allclose(losses::projectPsd(rows({{1, 2}, {0, 1}})), rows({{1, 1}, {1, 1}}), 0, 1e-12));
     // [[0, 1], [1, 0]]: eigenvalues ±1 on (1, ±1)/√2 -> 1 · (1,1)(1,1)ᵀ/2.
-    QVERIFY(torch::allclose(semi::projectPsd(rows({{0, 1}, {1, 0}})), rows({{0.5, 0.5}, {0.5, 0.5}}), 0, 1e-12));
+    QVERIFY(torch::allclose(losses::projectPsd(rows({{0, 1}, {1, 0}})), rows({{0.5, 0.5}, {0.5, 0.5}}), 0, 1e-12));
     torch::manual_seed(19);
-    const torch::Tensor p = semi::projectPsd(torch::randn({5, 5}, kF64));
+    const torch::Tensor p = losses::projectPsd(torch::randn({5, 5}, kF64));
     QVERIFY(std::get<0>(torch::linalg::eigh(p, "L")).min().item<double>() > -1e-12);
-    QVERIFY(torch::allclose(semi::projectPsd(p), p, 0, 1e-12));
+    QVERIFY(torch::allclose(losses::projectPsd(p), p, 0, 1e-12));
 }
 
 void TestBaselines::projectLrmlFeasible()
 {
     // Feasible already (PSD, log|M| = ln 2 ≥ 0): unchanged.
-    QVERIFY(torch::allclose(semi::projectLrmlFeasible(rows({{2, 0}, {0, 1}})), rows({{2, 0}, {0, 1}}), 0, 1e-12));
+    QVERIFY(torch::allclose(losses::projectLrmlFeasible(rows({{2, 0}, {0, 1}})), rows({{2, 0}, {0, 1}}), 0, 1e-12));
     // diag(0.25, 1): log|M| < 0. The projection keeps the eigenvectors and moves the
     // eigenvalues to λ_i = (μ_i + sqrt(μ_i² + 4ν)) / 2 with λ_1 λ_2 = 1, i.e. λ_i (λ_i - μ_i)
     // = ν for both i (the KKT condition), ν > 0.
-    const torch::Tensor p = semi::projectLrmlFeasible(rows({{0.25, 0}, {0, 1}}));
+    const torch::Tensor p = losses::projectLrmlFeasible(rows({{0.25, 0}, {0, 1}}));
     QVERIFY(std::abs(p[0][1].item<double>()) < 1e-12 && std::abs(p[1][0].item<double>()) < 1e-12);
     const double l1 = p[0][0].item<double>(), l2 = p[1][1].item<double>();
     VERIFY_NEAR(l1 * l2, 1.0, 1e-9);
@@ -462,20 +464,20 @@ void TestBaselines::projectLrmlFeasible()
     torch::manual_seed(23);
     const torch::Tensor in = torch::randn({4, 4}, kF64) - 0.5 * torch::eye(4, kF64);
     QVERIFY(std::get<0>(torch::linalg::eigh(0.5 * (in + in.t()), "L")).min().item<double>() < 0); // infeasible
-    const torch::Tensor r = semi::projectLrmlFeasible(in);
+    const torch::Tensor r = losses::projectLrmlFeasible(in);
     QVERIFY(torch::allclose(r, r.t(), 0, 1e-12));
     const torch::Tensor ev = std::get<0>(torch::linalg::eigh(r, "L"));
     QVERIFY(ev.min().item<double>() > 0);
     QVERIFY(ev.log().sum().item<double>() >= -1e-9);
     VERIFY_NEAR(ev.log().sum().item<double>(), 0.0, 1e-9);
-    QCOMPARE(semi::projectLrmlFeasible(torch::randn({3, 3})).scalar_type(), torch::kFloat32);
+    QCOMPARE(losses::projectLrmlFeasible(torch::randn({3, 3})).scalar_type(), torch::kFloat32);
 }
 
 void TestBaselines::projectionsBadInput()
 {
-    expectInvalid([] { semi::projectPsd(torch::zeros({2, 3}, kF64)); }, "got 2 x 3");
-    expectInvalid([] { semi::projectLrmlFeasible(torch::zeros({3}, kF64)); }, "got 3");
-    expectInvalid([] { semi::projectLrmlFeasible(torch::zeros({0, 0}, kF64)); }, "non-empty");
+    expectInvalid([] { losses::projectPsd(torch::zeros({2, 3}, kF64)); }, "got 2 x 3");
+    expectInvalid([] { losses::projectLrmlFeasible(torch::zeros({3}, kF64)); }, "got 3");
+    expectInvalid([] { losses::projectLrmlFeasible(torch::zeros({0, 0}, kF64)); }, "non-empty");
 }
 
 namespace {
@@ -493,7 +495,7 @@ sdk::LossSpec specOf(std::int64_t d, const std::map<std::string, std::string>& g
 
 void TestBaselines::seraphModule()
 {
-    semi::SeraphLoss loss(specOf<semi::SeraphLoss>(2, {{"eta", "1"}, {"mu", "0.5"}, {"lambda", "0.1"}}));
+    losses::SeraphLoss loss(specOf<losses::SeraphLoss>(2, {{"eta", "1"}, {"mu", "0.5"}, {"lambda", "0.1"}}));
     QCOMPARE(loss.options().mu, 0.5);
     QVERIFY(loss.named_parameters().contains("metric"));
     QVERIFY(torch::equal(loss.metric(), torch::eye(2)));
@@ -517,12 +519,12 @@ void TestBaselines::seraphModule()
     one.labels = labelsOf({3});
     loss.forward(one).loss.backward();
     QVERIFY(torch::allclose(loss.metric().grad(), 0.1 * torch::eye(2), 0, 1e-7));
-    expectInvalid([] { semi::SeraphLoss bad(specOf<semi::SeraphLoss>(0)); }, "at least 1");
+    expectInvalid([] { losses::SeraphLoss bad(specOf<losses::SeraphLoss>(0)); }, "at least 1");
 }
 
 void TestBaselines::lrmlModule()
 {
-    semi::LrmlLoss loss(specOf<semi::LrmlLoss>(2, {{"gamma-s", "2"}, {"gamma-d", "0.5"}}));
+    losses::LrmlLoss loss(specOf<losses::LrmlLoss>(2, {{"gamma-s", "2"}, {"gamma-d", "0.5"}}));
     QVERIFY(loss.named_parameters().contains("metric"));
     sdk::LossContext c;
     c.embeddings = lrmlZ();
@@ -575,33 +577,33 @@ void TestBaselines::apPriorHandComputed()
     const torch::Tensor z = rows({{0, 0}, {1, 0}});
     const torch::Tensor m0 = rows({{2, 0}, {0, 0.5}});
     const torch::Tensor w = rows({{0, 1}, {1, 0}});
-    const semi::BaselineLoss b = semi::apPriorLoss(z, torch::eye(2, kF64), m0, w, 2.0);
+    const losses::BaselineLoss b = losses::apPriorLoss(z, torch::eye(2, kF64), m0, w, 2.0);
     VERIFY_NEAR(b.labelled.item<double>(), 0.5, 1e-12);
     VERIFY_NEAR(b.unlabelled.item<double>(), 2.0, 1e-12);
     VERIFY_NEAR(b.loss.item<double>(), 2.5, 1e-12);
     // M = M0: the divergence is 0; M = 2 M0: tr = 2 d = 4, ln det(2 I) = 2 ln 2: 4 - 2 ln 2 - 2.
-    VERIFY_NEAR(semi::apPriorLoss(z, m0, m0, torch::zeros({2, 2}, kF64), 1.0).loss.item<double>(), 0.0, 1e-12);
-    VERIFY_NEAR(semi::apPriorLoss(z, 2 * m0, m0, torch::zeros({2, 2}, kF64), 1.0).loss.item<double>(),
+    VERIFY_NEAR(losses::apPriorLoss(z, m0, m0, torch::zeros({2, 2}, kF64), 1.0).loss.item<double>(), 0.0, 1e-12);
+    VERIFY_NEAR(losses::apPriorLoss(z, 2 * m0, m0, torch::zeros({2, 2}, kF64), 1.0).loss.item<double>(),
                 2.0 - 2.0 * std::log(2.0), 1e-12);
     // A non-diagonal case: M = [[2, 1], [1, 2]], M0 = I: tr M = 4, det M = 3: 4 - ln 3 - 2.
-    VERIFY_NEAR(semi::apPriorLoss(z, rows({{2, 1}, {1, 2}}), torch::eye(2, kF64), torch::zeros({2, 2}, kF64), 1.0)
+    VERIFY_NEAR(losses::apPriorLoss(z, rows({{2, 1}, {1, 2}}), torch::eye(2, kF64), torch::zeros({2, 2}, kF64), 1.0)
                     .labelled.item<double>(),
                 2.0 - std::log(3.0), 1e-12);
     // The gradient in M of D_ld is M0⁻¹ - M⁻¹: at M = I, M0 = diag(2, 1/2) it is diag(-1/2, 1).
     torch::Tensor m = torch::eye(2, kF64).requires_grad_(true);
-    semi::apPriorLoss(z, m, m0, torch::zeros({2, 2}, kF64), 1.0).loss.backward();
+    losses::apPriorLoss(z, m, m0, torch::zeros({2, 2}, kF64), 1.0).loss.backward();
     QVERIFY(torch::allclose(m.grad(), rows({{-0.5, 0}, {0, 1}}), 0, 1e-12));
-    expectInvalid([&] { semi::apPriorLoss(z, torch::eye(2, kF64), rows({{1, 0}, {0, 0}}), w, 1.0); },
+    expectInvalid([&] { losses::apPriorLoss(z, torch::eye(2, kF64), rows({{1, 0}, {0, 0}}), w, 1.0); },
                   "positive definite");
-    expectInvalid([&] { semi::apPriorLoss(z, torch::eye(2, kF64), torch::eye(3, kF64), w, 1.0); }, "d x d");
-    expectInvalid([&] { semi::apPriorLoss(z, torch::eye(2, kF64), m0, w, -1.0); }, "λ");
+    expectInvalid([&] { losses::apPriorLoss(z, torch::eye(2, kF64), torch::eye(3, kF64), w, 1.0); }, "d x d");
+    expectInvalid([&] { losses::apPriorLoss(z, torch::eye(2, kF64), m0, w, -1.0); }, "λ");
 }
 
 void TestBaselines::apPriorModule()
 {
     // The prior of a 1-d batch by KISSME, by hand: labelled 0, 1 (class 0), 3, 5 (class 1).
     // Σ_S = (1² + 2²) / 2 = 2.5; Σ_D = (3² + 5² + 2² + 4²) / 4 = 13.5; M0 = 1/2.5 - 1/13.5 = 44/135.
-    semi::ApPriorLoss loss(specOf<semi::ApPriorLoss>(1, {{"ridge", "0"}, {"lambda", "0.5"}}));
+    losses::ApPriorLoss loss(specOf<losses::ApPriorLoss>(1, {{"ridge", "0"}, {"lambda", "0.5"}}));
     QVERIFY(loss.named_parameters().contains("metric"));
     QCOMPARE(loss.selfUpdatedParameters().size(), std::size_t(1));
     QVERIFY(loss.selfUpdatedParameters().front().is_same(loss.metric()));
@@ -630,7 +632,7 @@ void TestBaselines::apPriorModule()
     expectInvalid([&] { loss.forward(lone, w); }, "labelled");
     // APIT's prior on the same rows is positive definite and brings the similar pairs closer
     // relative to the dissimilar ones than the Euclidean metric does (ITML's constraints).
-    semi::ApPriorLoss it(specOf<semi::ApPriorLoss>(1, {{"prior", "it"}}));
+    losses::ApPriorLoss it(specOf<losses::ApPriorLoss>(1, {{"prior", "it"}}));
     QVERIFY(it.priorOf(c.embeddings, c.labels)[0][0].item<double>() > 0.0);
 }
 
@@ -640,9 +642,9 @@ void TestBaselines::metricsStayFeasibleOverManySteps()
     // LRML M ⪰ 0 and log|M| ≥ 0, the AP loss M ≻ 0 (its LogDet term needs it).
     torch::manual_seed(3);
     const std::int64_t d = 4, b = 12;
-    semi::SeraphLoss seraph(specOf<semi::SeraphLoss>(d));
-    semi::LrmlLoss lrml(specOf<semi::LrmlLoss>(d));
-    semi::ApPriorLoss ap(specOf<semi::ApPriorLoss>(d, {{"prior", "llr"}}));
+    losses::SeraphLoss seraph(specOf<losses::SeraphLoss>(d));
+    losses::LrmlLoss lrml(specOf<losses::LrmlLoss>(d));
+    losses::ApPriorLoss ap(specOf<losses::ApPriorLoss>(d, {{"prior", "llr"}}));
     const torch::Tensor labels = labelsOf({0, 0, 0, 1, 1, 1, 2, 2, -1, -1, -1, -1});
     const torch::Tensor means = 2.0 * torch::randn({3, d});
     double minEig[3] = {1e9, 1e9, 1e9}, minLogDet = 1e9;

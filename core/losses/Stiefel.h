@@ -12,7 +12,7 @@
 /// The metric matrix L (d x l, l <= d) of seed 004 on the Stiefel manifold {L : LᵀL = I_l},
 /// and the steps that keep it there. All functions take tensors of one floating dtype on
 /// one device and return tensors on it; none records autograd history.
-namespace setscope::semi {
+namespace setscope::losses {
 
 /// How L is updated from its Euclidean gradient G.
 enum class MetricUpdate {
@@ -78,4 +78,4 @@ struct ConjugateGradientResult {
 ConjugateGradientResult conjugateGradient(torch::Tensor& l, const MetricObjective& f,
                                           const ConjugateGradientOptions& options = {});
 
-} // namespace setscope::semi
+} // namespace setscope::losses

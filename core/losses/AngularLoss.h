@@ -2,12 +2,12 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/semi/Stiefel.h"
+#include "core/losses/Stiefel.h"
 
 #include <setscope/sdk/Model.h>
 #include <setscope/sdk/Registrar.h>
 
-namespace setscope::semi {
+namespace setscope::losses {
 
 /// δ²_L(a, b) = ‖Lᵀ(a - b)‖² row by row: a, b T x d, L d x l; returns T.
 torch::Tensor metricSquaredDistance(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& l);
@@ -109,4 +109,4 @@ private:
 /// The registry's entry "ssdml-angular": name, one line of doc, schema and factory.
 sdk::LossInfo angularLossInfo();
 
-} // namespace setscope::semi
+} // namespace setscope::losses
