@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/fetch/Catalog.h"
 
+#include "core/data/IdxLoader.h"
 #include "core/fetch/Command.h"
 #include "core/fetch/Fetchers.h"
 
@@ -25,6 +26,18 @@ std::string dataRoot()
     return (fs::path(home && *home ? home : ".") / ".local" / "share" / "setscope" / "datasets").string();
 }
 
+namespace {
+
+/// The Debian package's Fashion-MNIST ($SETSCOPE_FASHION_MNIST_DIR or its folder), "" when not there.
+std::string installedFashionMnist()
+{
+    const std::string dir = data::fashionMnistDir();
+    std::error_code ec;
+    return fs::is_directory(dir, ec) && data::looksLikeIdx(dir) ? dir : std::string();
+}
+
+} // namespace
+
 const std::vector<SourceInfo>& sources()
 {
     // Licences are the packages' own (debian/copyright, LICENSE). Sizes measured on
@@ -32,7 +45,9 @@ const std::vector<SourceInfo>& sources()
     static const std::vector<SourceInfo> table{
         {"fashion-mnist", "Fashion-MNIST: 70 000 28x28 grey images of clothing, 10 classes", "images",
          "Debian package dataset-fashion-mnist", "MIT (Expat), Zalando SE",
-         "31 MB download and on disk, about 2 s; nothing copied when the package is installed", {}, 1, &fetchFashionMnist, "", ""},
+         "31 MB download and on disk, about 2 s; nothing copied when the package is installed", {}, 1, &fetchFashionMnist, "", "",
+         &installedFashionMnist,
+         "apt-get install dataset-fashion-mnist (or set SETSCOPE_FASHION_MNIST_DIR to a folder with its IDX files)"},
         {"digits", "scikit-learn digits: 1 797 8x8 handwritten digits, 10 classes", "images",
          "Debian package python3-sklearn (sklearn/datasets/data/digits.csv.gz)",
          "BSD-3-Clause (scikit-learn); data: UCI Optical Recognition of Handwritten Digits",

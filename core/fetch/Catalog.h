@@ -31,6 +31,12 @@ struct SourceInfo {
     /// Defaults of that loader's options that differ for this source, "key=value,..."
     /// ("class=ACTIVITY,threshold=7" for bzr); what the user gives after "NAME:" wins.
     std::string optionDefaults;
+    /// Where an installed copy is read from before any fetch, "" when none is installed
+    /// (fashion-mnist: the Debian package dataset-fashion-mnist's folder). nullptr: the source
+    /// is only ever fetched. A source with an installed copy wins over a path of its name.
+    std::string (*installedDir)() = nullptr;
+    /// How else to get it, for the message when neither copy is there.
+    std::string installHint;
 };
 
 /// Where fetched datasets live: $SETSCOPE_DATA_DIR, else $XDG_DATA_HOME/setscope/datasets,

@@ -18,6 +18,7 @@ private Q_SLOTS:
     void sdkHasNoQt();
     void coreFoldersIncludeOnlyLowerOnes();
     void builtinRegistrationsStayWithTheirKind();
+    void catalogueNamesNoDataset();
     void everyTestHasSlots();
     void everySourceHasSpdx();
 
@@ -201,6 +202,33 @@ void TestLayerRules::builtinRegistrationsStayWithTheirKind()
             const QString l = QString::fromUtf8(f.readLine());
             if (anyAdd.match(l).hasMatch() && !l.trimmed().startsWith("//") && !l.trimmed().startsWith("///"))
                 bad << QString("%1:%2: registers outside core/builtins").arg(path).arg(line);
+        }
+    }
+    QVERIFY2(bad.isEmpty(), qPrintable(bad.join('\n')));
+}
+
+// The catalogue opens what its tables list (core/catalog/Sources.cpp: named sources, spec
+// transforms; core/fetch/Catalog.cpp: the fetched sources): its opening and word-vector code
+// branches on no dataset's name. Checked on the string literals of those files.
+void TestLayerRules::catalogueNamesNoDataset()
+{
+    const QStringList names = {"fashion-mnist", "synthetic", "glove-100d", "+pointsets", "word-vectors", "bzr", "digits"};
+    QStringList bad;
+    for (const char* file : {"core/catalog/DatasetCatalog.cpp", "core/catalog/CorpusLoaders.cpp", "core/catalog/LoadJob.cpp"}) {
+        QFile f(QString(SETSCOPE_SOURCE_DIR) + "/" + file);
+        QVERIFY2(f.open(QIODevice::ReadOnly), file);
+        int line = 0;
+        while (!f.atEnd()) {
+            ++line;
+            const QString l = QString::fromUtf8(f.readLine());
+            if (l.trimmed().startsWith("//"))
+                continue;
+            for (const QString& n : names)
+                if (l.contains('"' + n + '"'))
+                    bad << QString("%1:%2: names the dataset %3; give it an entry in core/catalog/Sources.cpp")
+                               .arg(file)
+                               .arg(line)
+                               .arg(n);
         }
     }
     QVERIFY2(bad.isEmpty(), qPrintable(bad.join('\n')));

@@ -5,6 +5,7 @@
 // files the fetcher would leave), so no network and no fetch is involved.
 #include "core/builtins/Builtins.h"
 #include "core/catalog/DatasetCatalog.h"
+#include "core/catalog/Sources.h"
 #include "core/fetch/Catalog.h"
 #include "core/plugin/Registry.h"
 
@@ -95,6 +96,31 @@ private Q_SLOTS:
         for (const char* n : {"fashion-mnist", "digits", "glove-100d", "furniture", "bzr", "wordnet-glosses", "brown",
                               "debian-descriptions", "synthetic"})
             QVERIFY2(names.count(n), n);
+    }
+
+    // The lists and openDataset() walk the same tables (core/catalog/Sources.cpp): every named
+    // source is listed once, in order; each opens by its name (here: not fetched, so its error
+    // names it, or synthetic, which is generated).
+    void namedSourcesAreWhatIsListed()
+    {
+        std::vector<std::string> listed, named;
+        for (const auto& d : catalog::builtinDatasets())
+            listed.push_back(d.name);
+        for (const auto& s : catalog::namedSources())
+            named.push_back(s.name);
+        QCOMPARE(listed, named);
+        QCOMPARE(std::set<std::string>(named.begin(), named.end()).size(), named.size());
+        QCOMPARE(named.back(), std::string("synthetic"));
+        for (const std::string& n : named) {
+            if (n == "synthetic") {
+                QCOMPARE(catalog::openDataset(n + ":dim=2,points=3", m_registry).dim(), 2);
+                continue;
+            }
+            const std::string e = errorOf([&] { catalog::openDataset(n, m_registry); });
+            QVERIFY2(e.find("setscope-cli fetch " + n) != std::string::npos, e.c_str());
+        }
+        for (const auto& t : catalog::specTransforms())
+            QVERIFY2(t.suffix.size() > 1 && t.suffix[0] == '+', t.suffix.c_str());
     }
 
     void notFetchedSaysHowToFetch()
