@@ -62,7 +62,7 @@ if(SETSCOPE_SANITIZE)
     # enough to show the OpenMP region ("._omp_fn.") that the suppressions recognise (with the
     # default, t-SNE's reports said "failed to restore the stack"). die_after_fork=0: setscope
     # never calls fork(), but after the first child process started through posix_spawn
-    # (core/fetch/Command.cpp) or QProcess (tests), GCC 12's TSan runtime held the test
+    # (core/fetch/Subprocess.cpp) or QProcess (tests), GCC 12's TSan runtime held the test
     # process itself for "a child after a multi-threaded fork" (the message names the test's
     # own pid) and killed it at its next pthread_create ("starting new threads after
     # multi-threaded fork is not supported"; fetch_fetch, ot_pairwise). With the option the

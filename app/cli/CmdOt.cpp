@@ -7,7 +7,7 @@
 #include "Interrupt.h"
 
 #include "core/data/Dataset.h"
-#include "core/data/Transform.h"
+#include "core/data/DerivedDatasets.h"
 #include "core/data/VectorLoaders.h"
 #include "core/eval/Knn.h"
 #include "core/ot/Chamfer.h"

@@ -62,9 +62,9 @@ void print(const char* what, const std::vector<double>& ms, const char* path = "
     std::fflush(stdout);
 }
 
-const char* pathName(gui::MapCanvas::DrawPath p)
+const char* pathName(gui::MapRenderer::DrawPath p)
 {
-    using P = gui::MapCanvas::DrawPath;
+    using P = gui::MapRenderer::DrawPath;
     switch (p) {
     case P::None: return "none";
     case P::Animated: return "animated (every k-th point)";
@@ -192,18 +192,18 @@ int main(int argc, char** argv)
     view.setLayout(a);
     const double setLayoutMs = double(clock.nsecsElapsed()) * 1e-6;
     // Until the retained layer is complete: the first frame uploads the buffers, each frame
-    // draws MapCanvas::kChunk points into the layer.
+    // draws MapRenderer::kChunk points into the layer.
     auto fillLayer = [&](const char* what) {
         std::vector<double> fill;
         QElapsedTimer total;
         total.start();
         do
             fill.push_back(frame());
-        while (view.lastDrawPath() == gui::MapCanvas::DrawPath::LayerFill && view.animating() == false &&
-               fill.size() < 100 && !(fill.size() > 1 && view.lastDrawPath() != gui::MapCanvas::DrawPath::LayerFill));
+        while (view.lastDrawPath() == gui::MapRenderer::DrawPath::LayerFill && view.animating() == false &&
+               fill.size() < 100 && !(fill.size() > 1 && view.lastDrawPath() != gui::MapRenderer::DrawPath::LayerFill));
         // The frame that completes the layer is a LayerFill too; one more shows the copy.
         std::printf("  %s: %zu frames, %.0f ms in all\n", what, fill.size(), double(total.nsecsElapsed()) * 1e-6);
-        print("    per frame", fill, pathName(gui::MapCanvas::DrawPath::LayerFill));
+        print("    per frame", fill, pathName(gui::MapRenderer::DrawPath::LayerFill));
     };
     fillLayer("first picture (buffer upload, then the layer filled chunk by chunk)");
     clock.restart();

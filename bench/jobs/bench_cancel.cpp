@@ -14,7 +14,7 @@
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
 #include "core/data/text/FastTextTrainer.h"
-#include "core/fetch/Command.h"
+#include "core/fetch/Subprocess.h"
 #include "core/job/JobLoadContext.h"
 #include "core/layout/LayoutJob.h"
 #include "core/ot/PairwiseMatrix.h"

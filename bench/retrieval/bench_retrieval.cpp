@@ -27,7 +27,7 @@
 #include "core/builtins/Builtins.h"
 #include "core/catalog/DatasetCatalog.h"
 #include "core/data/Dataset.h"
-#include "core/data/Transform.h"
+#include "core/data/DerivedDatasets.h"
 #include "core/eval/Knn.h"
 #include "core/ot/EmdKnn.h"
 #include "core/plugin/Registry.h"

@@ -3,7 +3,7 @@
 // The built-in set augmentations; each entry lives with its sdk adapter in core/augment.
 #include "core/builtins/Builtins.h"
 
-#include "core/augment/Registered.h"
+#include "core/augment/SetAugmentations.h"
 
 namespace setscope::builtins {
 

@@ -4,7 +4,7 @@
 
 #include "core/data/Dataset.h"
 #include "core/data/SetMeans.h"
-#include "core/eval/Hierarchy.h"
+#include "core/eval/StructureScores.h"
 #include "core/eval/Recall.h"
 #include "core/ot/Emd.h"
 #include "core/ot/PointSet.h"

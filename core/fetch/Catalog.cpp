@@ -3,7 +3,7 @@
 #include "core/fetch/Catalog.h"
 
 #include "core/data/IdxLoader.h"
-#include "core/fetch/Command.h"
+#include "core/fetch/Subprocess.h"
 #include "core/fetch/Fetchers.h"
 
 #include <nlohmann/json.hpp>

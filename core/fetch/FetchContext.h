@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/fetch/Command.h"
+#include "core/fetch/Subprocess.h"
 
 #include <nlohmann/json.hpp>
 

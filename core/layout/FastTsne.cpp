@@ -7,7 +7,7 @@
 #include "core/job/Job.h"
 #include "core/layout/Pca.h"
 #include "core/layout/Tsne.h"
-#include "core/util/Index.h"
+#include "core/util/Numeric.h"
 
 #include <faiss/IndexFlat.h>
 #include <faiss/Clustering.h>

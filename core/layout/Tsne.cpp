@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/layout/Tsne.h"
-#include "core/util/Index.h"
+#include "core/util/Numeric.h"
 #include "core/util/Perplexity.h"
 
 #include "core/job/Job.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/ot/Bounds.h"
-#include "core/util/Index.h"
+#include "core/util/Numeric.h"
 
 #include <algorithm>
 #include <cmath>

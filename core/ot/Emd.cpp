@@ -24,7 +24,7 @@
 //   JobControl is polled every few thousand pivots, so no solve is a hang a cancel cannot end.
 
 #include "core/ot/Emd.h"
-#include "core/util/Index.h"
+#include "core/util/Numeric.h"
 
 #include "core/ot/CostMatrix.h"
 #include "core/job/Job.h"

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/eval/Hierarchy.h"
+#include "core/eval/StructureScores.h"
 #include "core/eval/Metrics.h"
 #include "core/job/TaskJob.h"
 #include "core/layout/FastTsne.h"

@@ -82,7 +82,7 @@ function_pairwise_cache="setscope::fuzz::pairwiseCache"; libs_pairwise_cache="-l
 sources_plugin_info="tests/fuzz/targets/PluginTargets.cpp core/plugin/PluginInfo.cpp"
 function_plugin_info="setscope::fuzz::pluginInfo"; libs_plugin_info=""
 
-fetch="tests/fuzz/targets/FetchTargets.cpp core/fetch/Fetchers.cpp core/fetch/FetchContext.cpp core/fetch/Command.cpp
+fetch="tests/fuzz/targets/FetchTargets.cpp core/fetch/Fetchers.cpp core/fetch/FetchContext.cpp core/fetch/Subprocess.cpp
        core/fetch/corpora/CorpusWriter.cpp core/fetch/corpora/LineReader.cpp core/fetch/corpora/WordnetGlosses.cpp
        core/fetch/corpora/BrownCorpus.cpp core/fetch/corpora/DebianDescriptions.cpp core/data/IdxLoader.cpp
        core/job/Job.cpp core/util/Hash.cpp core/util/Memory.cpp core/util/AtomicFile.cpp core/util/Faults.cpp"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "gui/views/map/EmbeddingView.h"
-#include "gui/views/map/MapSurface.h"
+#include "gui/views/map/MapWindow.h"
 
 #include "gui/session/SelectionModel.h"
 
@@ -90,7 +90,7 @@ EmbeddingView::EmbeddingView(QWidget* parent)
     , m_imgui(std::make_unique<ImGuiQt>())
 {
     // The view needs GL 3.3 core whatever the application's default format is.
-    m_surface = new MapSurface(this);
+    m_surface = new MapWindow(this);
     QSurfaceFormat fmt = QSurfaceFormat::defaultFormat();
     if (fmt.majorVersion() < 3 || (fmt.majorVersion() == 3 && fmt.minorVersion() < 3)) {
         fmt.setVersion(3, 3);

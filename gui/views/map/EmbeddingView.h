@@ -20,7 +20,7 @@
 #include "gui/session/JobSlot.h"
 #include "gui/session/SelectionModel.h"
 #include "gui/views/map/ItemPresenter.h"
-#include "gui/views/map/MapCanvas.h"
+#include "gui/views/map/MapRenderer.h"
 
 namespace setscope::data {
 class Dataset;
@@ -41,13 +41,13 @@ class QWheelEvent;
 namespace setscope::gui {
 
 class ImGuiQt;
-class MapSurface;
+class MapWindow;
 class SelectionModel;
 
 /// The embedding map: the newest 2-D layout of a dataset's items as round points coloured
 /// by a label set (OpenGL 3.3 core, shaders/points.*), with a Dear ImGui overlay: legend,
 /// hovered item (labels, image thumbnail, a glyph of the set's elements, first words of a
-/// document) and a stats line. Built from two reusable parts in this folder: MapCanvas
+/// document) and a stats line. Built from two reusable parts in this folder: MapRenderer
 /// (camera, point buffers, drawing, picking through a grid index) and ItemPresenter (what
 /// the hover card says and shows about an item).
 ///
@@ -67,7 +67,7 @@ class SelectionModel;
 /// the search field (Ctrl+F): it selects the items whose label or text contains the query,
 /// Enter fits the view to them, Escape closes it.
 ///
-/// The map itself is drawn into a native OpenGL window (MapSurface, a QOpenGLWindow in
+/// The map itself is drawn into a native OpenGL window (MapWindow, a QOpenGLWindow in
 /// this folder, hosted through QWidget::createWindowContainer below the tool bar): the
 /// window system composes it, so a frame does not pay for Qt copying a QOpenGLWidget into
 /// the widget window (docs/BENCHMARKS.md, issue 10). Mouse input arrives at that window
@@ -228,10 +228,10 @@ public:
     QString glProblem() const { return m_glProblem; }
     /// CPU time of the last frame's rendering in ms (the GPU work may finish later).
     double lastFrameMs() const { return m_lastFrameMs; }
-    /// Points drawn per frame into the map's retained layer (MapCanvas::setChunkSize).
+    /// Points drawn per frame into the map's retained layer (MapRenderer::setChunkSize).
     void setFillChunk(std::size_t points) { m_canvas.setChunkSize(points); }
-    /// How the last frame drew the points (MapCanvas::DrawPath), for tests and benchmarks.
-    MapCanvas::DrawPath lastDrawPath() const { return m_canvas.lastDrawPath(); }
+    /// How the last frame drew the points (MapRenderer::DrawPath), for tests and benchmarks.
+    MapRenderer::DrawPath lastDrawPath() const { return m_canvas.lastDrawPath(); }
     /// After the last drag step or wheel notch, this long until a large map is redrawn
     /// at the new camera (until then its last picture is shown moved and scaled).
     static constexpr int kSettleMs = 200;
@@ -248,8 +248,8 @@ protected:
     void keyPressEvent(QKeyEvent* e) override;
 
 private:
-    friend class MapSurface;
-    // Called by MapSurface (its GL hooks with its context current, and its input events).
+    friend class MapWindow;
+    // Called by MapWindow (its GL hooks with its context current, and its input events).
     void initializeSurface();
     void surfaceResized();
     /// Renders one frame into `fbo` (the surface's or grabMap()'s) with the context current.
@@ -298,7 +298,7 @@ private:
     QTimer m_reapTimer;
 
     // The map's window (owned by m_container, a child of this widget).
-    MapSurface* m_surface = nullptr;
+    MapWindow* m_surface = nullptr;
     QWidget* m_container = nullptr;
     // The tool bar: a row of Qt widgets above the map's surface.
     QWidget* m_toolBar = nullptr;
@@ -308,7 +308,7 @@ private:
     QLabel* m_searchCount = nullptr;
     std::vector<std::int64_t> m_searchMatches;
 
-    MapCanvas m_canvas;
+    MapRenderer m_canvas;
     ItemPresenter m_presenter;
     bool m_autoFit = true;
     float m_pointSize = 0.0f; ///< 0 = automatic
@@ -330,7 +330,7 @@ private:
     bool m_hoverStale = false; ///< the points moved since the hover was computed
     int m_framesWanted = 0;
     /// The camera is moving (a drag or wheel within the last kSettleMs): a large map shows
-    /// its last complete picture moved and scaled instead of being redrawn (MapCanvas).
+    /// its last complete picture moved and scaled instead of being redrawn (MapRenderer).
     bool m_interacting = false;
     QTimer* m_settle = nullptr;
 

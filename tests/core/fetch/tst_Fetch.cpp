@@ -6,7 +6,7 @@
 #include "core/data/Dataset.h"
 #include "core/data/IdxLoader.h"
 #include "core/fetch/Catalog.h"
-#include "core/fetch/Command.h"
+#include "core/fetch/Subprocess.h"
 #include "core/fetch/FetchContext.h"
 #include "core/fetch/FetchJob.h"
 #include "core/fetch/Fetchers.h"

@@ -6,7 +6,7 @@
 #include "tests/core/SetFixture.h"
 #include "core/train/BatchTransport.h"
 
-#include "core/augment/Registered.h"
+#include "core/augment/SetAugmentations.h"
 #include "core/data/Dataset.h"
 #include "core/job/Job.h"
 #include "core/ot/PairwiseMatrix.h"

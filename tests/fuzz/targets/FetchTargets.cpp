@@ -3,7 +3,7 @@
 // Fuzz targets of the fetchers' parsers of downloaded bytes (see FuzzTargets.h).
 #include "tests/fuzz/targets/FuzzTargets.h"
 
-#include "core/fetch/Command.h"
+#include "core/fetch/Subprocess.h"
 #include "core/fetch/FetchContext.h"
 #include "core/fetch/Fetchers.h"
 #include "core/fetch/corpora/Corpora.h"

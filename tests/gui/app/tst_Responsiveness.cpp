@@ -9,7 +9,7 @@
 
 #include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
-#include "core/data/Transform.h"
+#include "core/data/DerivedDatasets.h"
 #include "core/layout/LayoutJob.h"
 #include "core/ot/PairwiseMatrix.h"
 #include "core/plugin/Registry.h"

@@ -747,10 +747,10 @@ private Q_SLOTS:
 
     void largeMapsFillTheirLayerInChunksAndPreviewWhileMoving()
     {
-        // What a million points do (MapCanvas: a retained layer filled chunk by chunk, the
+        // What a million points do (MapRenderer: a retained layer filled chunk by chunk, the
         // last picture moved and scaled while the camera moves), shown with 90 points and a
         // chunk of 25. The picture at the end must be the one drawn in a single pass.
-        using Path = setscope::gui::MapCanvas::DrawPath;
+        using Path = setscope::gui::MapRenderer::DrawPath;
         m_view->setAnimationDuration(0);
         m_view->setDataset(m_ds);
         m_view->setColorBy(QStringLiteral("fine"));
@@ -790,7 +790,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(settledPath(), Path::LayerCopy, setscope::testing::scaledMs(10000));
         const QImage settled = m_view->grabFrame();
         // The same camera drawn in one pass gives the same picture.
-        m_view->setFillChunk(setscope::gui::MapCanvas::kChunk);
+        m_view->setFillChunk(setscope::gui::MapRenderer::kChunk);
         m_view->setColorBy(QStringLiteral("single"));
         m_view->setColorBy(QStringLiteral("fine"));
         QVERIFY(sameMap(m_view->grabFrame(), settled));
@@ -800,7 +800,7 @@ private Q_SLOTS:
 
     void toolBarSitsAboveTheSurfaceAndKeysReachTheView()
     {
-        // The map is a native window (MapSurface): widgets over it are not reliably drawn, so
+        // The map is a native window (MapWindow): widgets over it are not reliably drawn, so
         // the tool bar is a row of its own above it, as wide as the view.
         auto* bar = m_view->findChild<QWidget*>(QStringLiteral("mapToolBar"));
         QVERIFY(bar && bar->isVisible());

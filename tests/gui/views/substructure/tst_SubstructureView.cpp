@@ -8,7 +8,7 @@
 // the selection is the window's.
 #include "gui/views/substructure/SubstructureView.h"
 
-#include "core/eval/Hierarchy.h"
+#include "core/eval/StructureScores.h"
 #include "core/project/ProjectStore.h"
 #include "core/train/ModelHandle.h"
 #include "core/workspace/Substructure.h"

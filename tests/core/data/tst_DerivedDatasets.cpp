@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/builtins/Builtins.h"
 #include "core/catalog/DatasetCatalog.h"
-#include "core/data/Transform.h"
+#include "core/data/DerivedDatasets.h"
 #include "core/plugin/Registry.h"
 
 #include <QtTest>
@@ -134,4 +134,4 @@ void TestTransform::specSuffix()
 }
 
 QTEST_GUILESS_MAIN(TestTransform)
-#include "tst_Transform.moc"
+#include "tst_DerivedDatasets.moc"

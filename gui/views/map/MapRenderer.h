@@ -45,14 +45,14 @@ namespace setscope::gui {
 /// animation ends.
 ///
 /// GUI thread only; GL calls need the owner's context current.
-class MapCanvas {
+class MapRenderer {
 public:
-    MapCanvas();
+    MapRenderer();
     /// Call cleanupGL() before, with the context current (the owner's destructor must make
     /// it current; nothing here does).
-    ~MapCanvas();
-    MapCanvas(const MapCanvas&) = delete;
-    MapCanvas& operator=(const MapCanvas&) = delete;
+    ~MapRenderer();
+    MapRenderer(const MapRenderer&) = delete;
+    MapRenderer& operator=(const MapRenderer&) = delete;
 
     // --- points -----------------------------------------------------------------------
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
+// Running an external tool for a fetch (apt-get, dpkg-deb, npm) without a shell, its output
+// read line by line, cancellable; FetchError and CommandError. (Was fetch/Command.h.)
 
 #include <functional>
 #include <stdexcept>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
+// Datasets made from another: its images as point sets (the catalogue's +pointsets), a subset
+// of its items. (Was data/Transform.h.)
 
 #include "core/data/Dataset.h"
 

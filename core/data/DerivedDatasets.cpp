@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/data/Transform.h"
+#include "core/data/DerivedDatasets.h"
 
 #include <cmath>
 #include <stdexcept>

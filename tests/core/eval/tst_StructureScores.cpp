@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "core/data/Dataset.h"
-#include "core/eval/Hierarchy.h"
+#include "core/eval/StructureScores.h"
 #include "core/eval/Metrics.h"
 
 #include <QtTest>
@@ -633,4 +633,4 @@ void TestHierarchy::metricsNeedingCoarseLabels()
 }
 
 QTEST_GUILESS_MAIN(TestHierarchy)
-#include "tst_Hierarchy.moc"
+#include "tst_StructureScores.moc"

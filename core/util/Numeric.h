@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
-// Small helpers shared by several translation units (one definition each, so that unity
+// Numeric helpers: an index as std::size_t (sz) and +infinity. Shared by several translation units (one definition each, so that unity
 // builds can put those units together).
 
 #include <cstddef>

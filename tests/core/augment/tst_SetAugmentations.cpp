@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-// PointSwap, PointDrop and PointMixup as sdk::SetAugmentation (core/augment/Registered.h).
+// PointSwap, PointDrop and PointMixup as sdk::SetAugmentation (core/augment/SetAugmentations.h).
 // The batch transport here is a test double: EMDs, nearest sets and flows from ot::emd pair
 // by pair on demand (brute force), or a flow the test imposes, so a test can tell whether an
 // augmentation follows the flow it is handed. Frequencies are checked against binomial
 // bounds (5 standard deviations), never against timings.
 #include "tests/core/SetFixture.h"
-#include "core/augment/Registered.h"
+#include "core/augment/SetAugmentations.h"
 
 #include "core/ot/Emd.h"
 
@@ -599,4 +599,4 @@ void TestRegistered::errors()
 }
 
 QTEST_GUILESS_MAIN(TestRegistered)
-#include "tst_Registered.moc"
+#include "tst_SetAugmentations.moc"

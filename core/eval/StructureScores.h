@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
+// How an embedding's neighbourhoods and clusters follow a label structure: neighbourhood purity,
+// nDCG with fine / coarse relevance and the context-sensitive loss on a class dendrogram (seed
+// 003), and k-means NMI (seed 004). (Was eval/Hierarchy.h.)
 
 #include "core/eval/Knn.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "gui/views/map/MapCanvas.h"
+#include "gui/views/map/MapRenderer.h"
 
 #include "gui/views/Palette.h"
 #include "gui/views/ShaderSource.h"
@@ -44,14 +44,14 @@ std::uint32_t unlabelledRgb() { return Palette::unlabelled().rgb() & 0xffffffu; 
 
 } // namespace
 
-MapCanvas::MapCanvas() = default;
-MapCanvas::~MapCanvas() = default;
+MapRenderer::MapRenderer() = default;
+MapRenderer::~MapRenderer() = default;
 
 // --- points ----------------------------------------------------------------------------
 
-void MapCanvas::clear() { setPoints({}, {}); }
+void MapRenderer::clear() { setPoints({}, {}); }
 
-void MapCanvas::setPoints(std::vector<std::int64_t> items, std::vector<float> xy)
+void MapRenderer::setPoints(std::vector<std::int64_t> items, std::vector<float> xy)
 {
     xy.resize(2 * items.size());
     // Known items start where they are drawn now.
@@ -84,14 +84,14 @@ void MapCanvas::setPoints(std::vector<std::int64_t> items, std::vector<float> xy
     ++m_content;
 }
 
-std::int64_t MapCanvas::vertexOf(std::int64_t item) const
+std::int64_t MapRenderer::vertexOf(std::int64_t item) const
 {
     if (item < 0 || static_cast<std::size_t>(item) >= m_vertexOf.size())
         return -1;
     return m_vertexOf[static_cast<std::size_t>(item)];
 }
 
-void MapCanvas::setColors(std::vector<std::uint32_t> rgb)
+void MapRenderer::setColors(std::vector<std::uint32_t> rgb)
 {
     if (rgb.size() != m_items.size())
         return;
@@ -100,7 +100,7 @@ void MapCanvas::setColors(std::vector<std::uint32_t> rgb)
     ++m_content;
 }
 
-void MapCanvas::setSizes(std::vector<float> factors)
+void MapRenderer::setSizes(std::vector<float> factors)
 {
     if (!factors.empty() && factors.size() != m_items.size())
         return;
@@ -111,7 +111,7 @@ void MapCanvas::setSizes(std::vector<float> factors)
 
 // --- animation -------------------------------------------------------------------------
 
-float MapCanvas::animationT() const
+float MapRenderer::animationT() const
 {
     if (m_animationMs <= 0 || !m_animClock.isValid())
         return 1.0f;
@@ -119,7 +119,7 @@ float MapCanvas::animationT() const
     return t * t * (3.0f - 2.0f * t); // ease in and out
 }
 
-std::vector<float> MapCanvas::currentPositions() const
+std::vector<float> MapRenderer::currentPositions() const
 {
     const float t = animationT();
     std::vector<float> p(m_to.size());
@@ -128,13 +128,13 @@ std::vector<float> MapCanvas::currentPositions() const
     return p;
 }
 
-QRectF MapCanvas::currentBounds() const
+QRectF MapRenderer::currentBounds() const
 {
     const float t = animationT();
     return t >= 1.0f ? m_toBounds : lerp(m_fromBounds, m_toBounds, t);
 }
 
-QRectF MapCanvas::boundsOf(const std::vector<std::int64_t>& items) const
+QRectF MapRenderer::boundsOf(const std::vector<std::int64_t>& items) const
 {
     std::vector<float> xy;
     xy.reserve(2 * items.size());
@@ -148,7 +148,7 @@ QRectF MapCanvas::boundsOf(const std::vector<std::int64_t>& items) const
 
 // --- picking ---------------------------------------------------------------------------
 
-const PointIndex& MapCanvas::index() const
+const PointIndex& MapRenderer::index() const
 {
     if (m_indexDirty) {
         m_index.build(m_to.data(), m_items.size());
@@ -157,7 +157,7 @@ const PointIndex& MapCanvas::index() const
     return m_index;
 }
 
-std::int64_t MapCanvas::itemAt(QPointF widgetPos, double radiusPx) const
+std::int64_t MapRenderer::itemAt(QPointF widgetPos, double radiusPx) const
 {
     // Widget distances are map distances times the zoom (the same in x and y).
     const QPointF m = m_camera.widgetToMap(widgetPos);
@@ -165,7 +165,7 @@ std::int64_t MapCanvas::itemAt(QPointF widgetPos, double radiusPx) const
     return v < 0 ? -1 : m_items[static_cast<std::size_t>(v)];
 }
 
-std::vector<std::int64_t> MapCanvas::itemsInRect(QRectF r) const
+std::vector<std::int64_t> MapRenderer::itemsInRect(QRectF r) const
 {
     const QPointF a = m_camera.widgetToMap(r.topLeft()), b = m_camera.widgetToMap(r.bottomRight());
     std::vector<std::int64_t> out;
@@ -175,7 +175,7 @@ std::vector<std::int64_t> MapCanvas::itemsInRect(QRectF r) const
     return out;
 }
 
-std::vector<std::int64_t> MapCanvas::itemsInPolygon(const QPolygonF& polygon) const
+std::vector<std::int64_t> MapRenderer::itemsInPolygon(const QPolygonF& polygon) const
 {
     std::vector<double> xy;
     xy.reserve(2 * static_cast<std::size_t>(polygon.size()));
@@ -191,7 +191,7 @@ std::vector<std::int64_t> MapCanvas::itemsInPolygon(const QPolygonF& polygon) co
     return out;
 }
 
-void MapCanvas::setSelectedItems(const std::vector<std::int64_t>& items)
+void MapRenderer::setSelectedItems(const std::vector<std::int64_t>& items)
 {
     m_selectedVertices.clear();
     for (std::int64_t item : items)
@@ -203,7 +203,7 @@ void MapCanvas::setSelectedItems(const std::vector<std::int64_t>& items)
 
 // --- GL --------------------------------------------------------------------------------
 
-bool MapCanvas::initializeGL(QOpenGLFunctions_3_3_Core* gl, QString* problem)
+bool MapRenderer::initializeGL(QOpenGLFunctions_3_3_Core* gl, QString* problem)
 {
     auto program = std::make_unique<QOpenGLShaderProgram>();
     QString vertOrigin, fragOrigin;
@@ -249,7 +249,7 @@ bool MapCanvas::initializeGL(QOpenGLFunctions_3_3_Core* gl, QString* problem)
     return true;
 }
 
-void MapCanvas::cleanupGL()
+void MapRenderer::cleanupGL()
 {
     if (!m_gl)
         return;
@@ -265,7 +265,7 @@ void MapCanvas::cleanupGL()
     m_gl = nullptr;
 }
 
-void MapCanvas::uploadPositions()
+void MapRenderer::uploadPositions()
 {
     std::vector<float> v(4 * m_items.size());
     for (std::size_t i = 0; i < m_items.size(); ++i) {
@@ -280,7 +280,7 @@ void MapCanvas::uploadPositions()
     m_positionsDirty = false;
 }
 
-void MapCanvas::uploadStyle()
+void MapRenderer::uploadStyle()
 {
     struct Style {
         std::uint8_t rgba[4];
@@ -299,7 +299,7 @@ void MapCanvas::uploadStyle()
     m_styleDirty = false;
 }
 
-void MapCanvas::setUniforms(QSize fb, float dpr, float pointSizePx)
+void MapRenderer::setUniforms(QSize fb, float dpr, float pointSizePx)
 {
     QOpenGLFunctions_3_3_Core* gl = m_gl;
     gl->glViewport(0, 0, fb.width(), fb.height());
@@ -319,13 +319,13 @@ void MapCanvas::setUniforms(QSize fb, float dpr, float pointSizePx)
     m_program->setUniformValue("u_selected", 0);
 }
 
-void MapCanvas::drawRange(std::size_t first, std::size_t count)
+void MapRenderer::drawRange(std::size_t first, std::size_t count)
 {
     QOpenGLVertexArrayObject::Binder bind(&m_vao);
     m_gl->glDrawArrays(GL_POINTS, static_cast<GLint>(first), static_cast<GLsizei>(count));
 }
 
-void MapCanvas::drawSelected()
+void MapRenderer::drawSelected()
 {
     if (m_selectedCount <= 0)
         return;
@@ -337,7 +337,7 @@ void MapCanvas::drawSelected()
     m_program->setUniformValue("u_selected", 0);
 }
 
-void MapCanvas::drawHovered(std::int64_t vertex)
+void MapRenderer::drawHovered(std::int64_t vertex)
 {
     if (vertex < 0)
         return;
@@ -347,7 +347,7 @@ void MapCanvas::drawHovered(std::int64_t vertex)
     m_program->setUniformValue("u_highlight", -1);
 }
 
-void MapCanvas::blitLayer(GLuint targetFbo, QSize fb, float dpr, bool transformed)
+void MapRenderer::blitLayer(GLuint targetFbo, QSize fb, float dpr, bool transformed)
 {
     QOpenGLFunctions_3_3_Core* gl = m_gl;
     gl->glBindFramebuffer(GL_READ_FRAMEBUFFER, m_layer->handle());
@@ -371,7 +371,7 @@ void MapCanvas::blitLayer(GLuint targetFbo, QSize fb, float dpr, bool transforme
     gl->glBindFramebuffer(GL_FRAMEBUFFER, targetFbo);
 }
 
-bool MapCanvas::draw(GLuint targetFbo, QSize fb, float dpr, float pointSizePx, std::int64_t hoveredItem, bool interacting)
+bool MapRenderer::draw(GLuint targetFbo, QSize fb, float dpr, float pointSizePx, std::int64_t hoveredItem, bool interacting)
 {
     m_lastPath = DrawPath::None;
     if (!m_gl || m_items.empty() || fb.isEmpty())

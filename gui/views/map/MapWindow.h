@@ -20,10 +20,10 @@ class EmbeddingView;
 ///
 /// GUI thread only. The view outlives the surface's use: it detaches itself (detach())
 /// before its children, the window among them, are destroyed.
-class MapSurface final : public QOpenGLWindow, public QOpenGLFunctions_3_3_Core {
+class MapWindow final : public QOpenGLWindow, public QOpenGLFunctions_3_3_Core {
     Q_OBJECT
 public:
-    explicit MapSurface(EmbeddingView* view);
+    explicit MapWindow(EmbeddingView* view);
     /// Stops forwarding (the view is being destroyed).
     void detach() { m_view = nullptr; }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/augment/Registered.h"
+#include "core/augment/SetAugmentations.h"
 
 #include <stdexcept>
 #include <string>

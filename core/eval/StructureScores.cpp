@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/eval/Hierarchy.h"
+#include "core/eval/StructureScores.h"
 
 #include "core/job/Job.h"
 

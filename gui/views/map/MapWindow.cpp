@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "gui/views/map/MapSurface.h"
+#include "gui/views/map/MapWindow.h"
 
 #include "gui/views/map/EmbeddingView.h"
 
@@ -26,31 +26,31 @@ bool openGlAvailable()
 
 } // namespace
 
-MapSurface::MapSurface(EmbeddingView* view)
+MapWindow::MapWindow(EmbeddingView* view)
     : QOpenGLWindow(QOpenGLWindow::NoPartialUpdate)
     , m_view(view)
 {
 }
 
-void MapSurface::initializeGL()
+void MapWindow::initializeGL()
 {
     if (m_view)
         m_view->initializeSurface();
 }
 
-void MapSurface::resizeGL(int, int)
+void MapWindow::resizeGL(int, int)
 {
     if (m_view)
         m_view->surfaceResized();
 }
 
-void MapSurface::paintGL()
+void MapWindow::paintGL()
 {
     if (m_view)
         m_view->paintSurface(defaultFramebufferObject());
 }
 
-bool MapSurface::event(QEvent* e)
+bool MapWindow::event(QEvent* e)
 {
     if (m_view && e->type() == QEvent::Leave)
         m_view->surfaceLeft();
@@ -63,37 +63,37 @@ bool MapSurface::event(QEvent* e)
     return QOpenGLWindow::event(e);
 }
 
-void MapSurface::mousePressEvent(QMouseEvent* e)
+void MapWindow::mousePressEvent(QMouseEvent* e)
 {
     if (m_view)
         m_view->surfaceMousePress(e);
 }
 
-void MapSurface::mouseMoveEvent(QMouseEvent* e)
+void MapWindow::mouseMoveEvent(QMouseEvent* e)
 {
     if (m_view)
         m_view->surfaceMouseMove(e);
 }
 
-void MapSurface::mouseReleaseEvent(QMouseEvent* e)
+void MapWindow::mouseReleaseEvent(QMouseEvent* e)
 {
     if (m_view)
         m_view->surfaceMouseRelease(e);
 }
 
-void MapSurface::mouseDoubleClickEvent(QMouseEvent* e)
+void MapWindow::mouseDoubleClickEvent(QMouseEvent* e)
 {
     if (m_view)
         m_view->surfaceMouseDoubleClick(e);
 }
 
-void MapSurface::wheelEvent(QWheelEvent* e)
+void MapWindow::wheelEvent(QWheelEvent* e)
 {
     if (m_view)
         m_view->surfaceWheel(e);
 }
 
-void MapSurface::keyPressEvent(QKeyEvent* e)
+void MapWindow::keyPressEvent(QKeyEvent* e)
 {
     // The view's keys (L, Ctrl+F); the view's widget shortcuts do not see keys typed into a
     // native child window, which has the focus after a click on the map.
