@@ -77,22 +77,23 @@ NamedSource fetchedSource(const fetch::SourceInfo& src)
 {
     NamedSource s;
     s.name = src.name;
-    s.beforePaths = src.installedDir != nullptr;
-    s.describe = [src] {
+    const fetch::InstalledCopy* installed = fetch::installedCopy(src.name);
+    s.beforePaths = installed != nullptr;
+    s.describe = [src, installed] {
         BuiltinDataset d = fetchedRow(src);
-        if (const std::string dir = src.installedDir ? src.installedDir() : std::string(); !dir.empty()) {
+        if (const std::string dir = installed ? installed->dir() : std::string(); !dir.empty()) {
             d.available = true;
             d.location = dir;
         }
         return d;
     };
-    s.open = [src](const std::string& options, const plugin::Registry& registry, const OpenContext& context) {
+    s.open = [src, installed](const std::string& options, const plugin::Registry& registry, const OpenContext& context) {
         if (src.kind == "word-vectors")
             return openWords(src.name, options, context);
-        std::string dir = src.installedDir ? src.installedDir() : std::string();
-        if (dir.empty() && src.installedDir && !fetch::isFetched(src.name))
+        std::string dir = installed ? installed->dir() : std::string();
+        if (dir.empty() && installed && !fetch::isFetched(src.name))
             throw sdk::InputError(fetch::sourceDir(src.name), "",
-                                  src.name + " is not here; run: setscope-cli fetch " + src.name + ", or " + src.installHint);
+                                  src.name + " is not here; run: setscope-cli fetch " + src.name + ", or " + installed->hint);
         if (dir.empty())
             dir = fetchedDir(src.name);
         const std::string path = src.entry.empty() ? dir : (fs::path(dir) / src.entry).string();

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 namespace fs = std::filesystem;
 
@@ -45,9 +46,7 @@ const std::vector<SourceInfo>& sources()
     static const std::vector<SourceInfo> table{
         {"fashion-mnist", "Fashion-MNIST: 70 000 28x28 grey images of clothing, 10 classes", "images",
          "Debian package dataset-fashion-mnist", "MIT (Expat), Zalando SE",
-         "31 MB download and on disk, about 2 s; nothing copied when the package is installed", {}, 1, &fetchFashionMnist, "", "",
-         &installedFashionMnist,
-         "apt-get install dataset-fashion-mnist (or set SETSCOPE_FASHION_MNIST_DIR to a folder with its IDX files)"},
+         "31 MB download and on disk, about 2 s; nothing copied when the package is installed", {}, 1, &fetchFashionMnist, "", ""},
         {"digits", "scikit-learn digits: 1 797 8x8 handwritten digits, 10 classes", "images",
          "Debian package python3-sklearn (sklearn/datasets/data/digits.csv.gz)",
          "BSD-3-Clause (scikit-learn); data: UCI Optical Recognition of Handwritten Digits",
@@ -80,6 +79,16 @@ const std::vector<SourceInfo>& sources()
          &fetchDebianDescriptions, "corpus.tsv", "vectors=glove-100d"},
     };
     return table;
+}
+
+const InstalledCopy* installedCopy(const std::string& name)
+{
+    static const std::map<std::string, InstalledCopy> copies{
+        {"fashion-mnist",
+         {&installedFashionMnist,
+          "apt-get install dataset-fashion-mnist (or set SETSCOPE_FASHION_MNIST_DIR to a folder with its IDX files)"}}};
+    const auto it = copies.find(name);
+    return it == copies.end() ? nullptr : &it->second;
 }
 
 const SourceInfo* findSource(const std::string& name)

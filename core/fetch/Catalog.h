@@ -31,13 +31,18 @@ struct SourceInfo {
     /// Defaults of that loader's options that differ for this source, "key=value,..."
     /// ("class=ACTIVITY,threshold=7" for bzr); what the user gives after "NAME:" wins.
     std::string optionDefaults;
-    /// Where an installed copy is read from before any fetch, "" when none is installed
-    /// (fashion-mnist: the Debian package dataset-fashion-mnist's folder). nullptr: the source
-    /// is only ever fetched. A source with an installed copy wins over a path of its name.
-    std::string (*installedDir)() = nullptr;
-    /// How else to get it, for the message when neither copy is there.
-    std::string installHint;
 };
+
+/// A copy of a source that is read before any fetch when it is installed (fashion-mnist: the
+/// Debian package dataset-fashion-mnist). A source with one wins over a path of its name.
+struct InstalledCopy {
+    /// Its folder, "" when it is not installed.
+    std::string (*dir)() = nullptr;
+    /// How to install it, for the message when neither copy is there.
+    std::string hint;
+};
+/// The installed copy a source can have; nullptr for a source that is only ever fetched.
+const InstalledCopy* installedCopy(const std::string& name);
 
 /// Where fetched datasets live: $SETSCOPE_DATA_DIR, else $XDG_DATA_HOME/setscope/datasets,
 /// else $HOME/.local/share/setscope/datasets. Read on every call (tests change it).
