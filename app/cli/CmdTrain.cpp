@@ -8,13 +8,12 @@
 #include "Interrupt.h"
 
 #include "core/data/Dataset.h"
-#include "core/data/LabelMapping.h"
 #include "core/eval/Metrics.h"
 #include "core/project/ProjectStore.h"
-#include "core/project/LabelSets.h"
 #include "core/project/RunRecorder.h"
 #include "core/train/RunPlan.h"
 #include "core/train/TrainingJob.h"
+#include "core/workspace/TrainLaunch.h"
 #include "core/workspace/Workspace.h"
 
 #include <setscope/sdk/Options.h>
@@ -80,13 +79,14 @@ std::map<std::string, std::string> itemOptionHelp(const plugin::Registry& r)
 
 } // namespace
 
-void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
+namespace {
+
+/// What `train` reads from its command line besides the trainer's settings.
+void addSettingFlags(CLI::App* cmd, TrainOptions& o)
 {
-    auto* cmd = app.add_subcommand("train", "Train an encoder with a recipe or a loss; prints one line per epoch");
-    auto o = std::make_shared<TrainOptions>();
-    train::TrainerConfig& c = o->cfg;
-    cmd->add_option("--dataset", o->dataset, "dataset name or path")->required();
-    cmd->add_option("--config", o->configFile, "trainer config JSON (keys as stored with runs); flags override it");
+    train::TrainerConfig& c = o.cfg;
+    cmd->add_option("--dataset", o.dataset, "dataset name or path")->required();
+    cmd->add_option("--config", o.configFile, "trainer config JSON (keys as stored with runs); flags override it");
     cmd->add_option("--recipe", c.recipe, "a method of the papers: ours, ours+ps, ours+pd, ours+pm, sset, approx-emd, cont, "
                                           "exemplar, tl, ce, int, ext (see `setscope-cli plugins`)");
     cmd->add_option("--model", c.model,
@@ -119,12 +119,17 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
                     "auto: read the batches' exact EMDs from a finished pairwise matrix of the dataset when the "
                     "cache has one (setscope-cli emd-matrix computes it); off: always solve them")
         ->capture_default_str();
+}
+
+void addRunFlags(CLI::App* cmd, TrainOptions& o)
+{
+    train::TrainerConfig& c = o.cfg;
     cmd->add_option("--label-set", c.labelSet, "labels that supervise and score the run")->capture_default_str();
-    cmd->add_option("--coarse", o->coarse,
+    cmd->add_option("--coarse", o.coarse,
                     "derive a label set by this mapping file (JSON, docs/LABELS.md; e.g. coarse classes from fine "
                     "ones) and supervise the run with it; with --project the derived set is saved there");
     cmd->add_option("--embedding-dim", c.embeddingDim, "output dimension")->capture_default_str();
-    cmd->add_option("--model-option", o->modelOptions, "encoder option key=value (repeatable; or its own flag below)");
+    cmd->add_option("--model-option", o.modelOptions, "encoder option key=value (repeatable; or its own flag below)");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
     cmd->add_option("--threads", c.threads, "intra-op and EMD threads (0 = all cores)")->capture_default_str();
     cmd->add_option("--checkpoint-dir", c.checkpointDir, "write checkpoints here");
@@ -145,247 +150,214 @@ void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
                     "pseudo-labels, batch statistics), averaging their gradients; a distributed run needs a multiple "
                     "of its ranks (default: 1, or the --nproc count)")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--nproc", o->nproc,
+    cmd->add_option("--nproc", o.nproc,
                     "train data-parallel with this many processes on this machine (c10d Gloo over a file store; "
                     "each rank gets --threads cores/N unless --threads is given; docs/DISTRIBUTED.md); runs across "
                     "machines start once per rank under torchrun or srun instead")
         ->check(CLI::PositiveNumber);
-    cmd->add_flag("--events", o->events,
+    cmd->add_flag("--events", o.events,
                   "report as JSON lines on stdout (progress, loss, epoch, checkpoint, message, finished) for "
                   "programs that drive the CLI; no raw-vector baseline");
-    cmd->add_flag("!--no-baseline", o->baseline, "skip the raw-vector baseline");
-    cmd->add_option("--project", o->project,
+    cmd->add_flag("!--no-baseline", o.baseline, "skip the raw-vector baseline");
+    cmd->add_option("--project", o.project,
                     "record the run in this project file (created if missing): config, per-epoch metrics, "
                     "checkpoints; its label sets (with your edits) supervise the training");
 
+}
+
+/// The settings of --config with the flags given on the command line over them. Returns the
+/// keys the file sets (they count as given).
+nlohmann::json mergeConfigFile(train::TrainerConfig& cfg, const CLI::App* cmd, const std::string& file)
+{
+    if (file.empty())
+        return nlohmann::json::object();
+    std::ifstream in(file);
+    if (!in)
+        throw std::runtime_error("cannot read config " + file);
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, true, true);
+    train::TrainerConfig fromFile = train::TrainerConfig::fromJson(j);
+    const nlohmann::json flags = cfg.toJson();
+    nlohmann::json merged = fromFile.toJson();
+    for (const auto& [flag, key] : std::vector<std::pair<std::string, std::string>>{
+             {"--recipe", "recipe"}, {"--model", "model"}, {"--loss", "loss"}, {"--augmentation", "augmentation"},
+             {"--sampler", "sampler"}, {"--optimizer", "optimizer"}, {"--schedule", "schedule"},
+             {"--preset", "preset"}, {"--label-fraction", "label_fraction"},
+             {"--validation-fraction", "validation_fraction"}, {"--external", "external_dataset"},
+             {"--epochs", "epochs"}, {"--max-steps", "max_steps"}, {"--device", "device"}, {"--emd-cache", "emd_cache"},
+             {"--label-set", "label_set"}, {"--embedding-dim", "embedding_dim"}, {"--seed", "seed"},
+             {"--threads", "threads"}, {"--checkpoint-dir", "checkpoint_dir"},
+             {"--checkpoint-every", "checkpoint_every"}, {"--resume", "resume_from"},
+             {"--batch-shards", "batch_shards"},
+             {"--resume-override", "resume_overrides"}})
+        if (cmd->count(flag) > 0)
+            merged[key] = flags[key];
+    cfg = train::TrainerConfig::fromJson(merged);
+    return j;
+}
+
+/// The command line as a workspace::TrainRequest.
+workspace::TrainRequest requestFrom(const TrainOptions& o, const CLI::App* cmd,
+                                    const std::map<std::string, std::string>& itemValues)
+{
+    workspace::TrainRequest r;
+    r.dataset = o.dataset;
+    r.config = o.cfg;
+    const nlohmann::json fileKeys = mergeConfigFile(r.config, cmd, o.configFile);
+    for (const auto& kv : o.modelOptions) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos)
+            throw std::invalid_argument("--model-option expects key=value, got '" + kv + "'");
+        r.config.modelOptions[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    for (const auto& [name, value] : itemValues)
+        if (cmd->count("--" + name) > 0)
+            r.itemOptions[name] = value;
+    const auto given = [&](const char* flag, const char* key) { return cmd->count(flag) > 0 || fileKeys.contains(key); };
+    r.modelGiven = given("--model", "model");
+    r.presetGiven = given("--preset", "preset");
+    r.labelSetGiven = cmd->count("--label-set") > 0;
+    r.threadsGiven = given("--threads", "threads");
+    r.shardsGiven = given("--batch-shards", "batch_shards");
+    r.coarseMapping = o.coarse;
+    r.project = o.project;
+    r.config.snapshotEvery = 0; // nobody looks at maps here
+    return r;
+}
+
+/// The raw vectors' kNN and Recall@K, printed; -1 when not scored.
+double printRawBaseline(const data::Dataset& ds, const std::string& labelSet)
+{
+    if (!ds.isVectorDataset() || !ds.labelSet(labelSet))
+        return -1.0;
+    const auto t0 = std::chrono::steady_clock::now();
+    eval::MetricRequest request; // the baseline's kNN and Recall@K (the rest comes with every epoch)
+    request.metrics = {"knn-accuracy", "recall-hit"};
+    const std::vector<eval::MetricValue> raw = eval::evaluateRawMetrics(ds, labelSet, request);
+    std::printf("%s  (%.1fs)\n", printScores("raw vectors", raw).c_str(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    std::fflush(stdout);
+    return raw.front().value;
+}
+
+/// Runs the job to its end on this thread's watch: SIGINT, SIGTERM and SIGHUP (and, for a rank,
+/// its launcher's end) cancel it, so that it ends, and is recorded, as cancelled.
+void runWatched(train::TrainingJob& job, train::TrainingSink* sink)
+{
+    job.start(sink);
+    bool cancelling = false;
+    while (job.running()) {
+        if (!cancelling && interruptRequested()) {
+            std::fprintf(stderr, "\ninterrupt%s%s: cancelling...\n", *interruptName() ? " by " : "", interruptName());
+            job.cancel();
+            cancelling = true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    job.wait();
+}
+
+/// What rank 0 prints at the end.
+void printOutcome(const train::TrainingJob& job, bool events, double rawKnn)
+{
+    const auto hist = job.history();
+    if (!job.lastCheckpoint().empty())
+        std::fprintf(stderr, "last checkpoint: %s\n", job.lastCheckpoint().c_str());
+    if (!job.bestCheckpoint().empty())
+        std::fprintf(stderr, "best checkpoint (validation kNN): %s\n", job.bestCheckpoint().c_str());
+    if (events || job.status() != job::JobStatus::Finished || hist.empty() || !hist.back().value("knn-accuracy"))
+        return;
+    const double fin = *hist.back().value("knn-accuracy");
+    if (rawKnn >= 0)
+        std::printf("final: kNN accuracy %.4f (raw vectors %.4f, %+.4f)\n", fin, rawKnn, fin - rawKnn);
+    else
+        std::printf("final: kNN accuracy %.4f\n", fin);
+}
+
+/// One process's run: rank 0 of a distributed run (or the only process) prints, records and
+/// compares with the raw vectors; the others train their parts. Returns the exit code.
+int trainHere(CliContext& context, workspace::TrainRequest request, const workspace::ResolvedTrain& resolved,
+              const TrainOptions& o)
+{
+    // A rank of a distributed run joins the others first: a rank that fails later then stops
+    // them at once (its connections close) instead of leaving them waiting at the rendezvous.
+    const RankContext rank = joinRun();
+    if (!rank.lead)
+        request.project.clear();
+    const bool baseline = rank.lead && o.baseline && !o.events;
+    if (rank.lead) {
+        if (!resolved.defaultsNote.empty())
+            std::fprintf(stderr, "%s\n", resolved.defaultsNote.c_str());
+        std::fprintf(stderr, "plan: %s\n", resolved.plan.describe().c_str());
+    }
+    const train::TrainerConfig& cfg = resolved.config;
+    workspace::Workspace ws(context.registry);
+    const auto open = [&context](const std::string& spec) { return context.openDataset(spec); };
+    const workspace::PreparedTrain prepared = workspace::prepareTrainData(resolved, request, ws, open);
+    if (rank.lead)
+        for (const std::string& note : prepared.notes)
+            std::fprintf(stderr, "%s\n", note.c_str());
+    std::shared_ptr<const data::Dataset> ds = ws.dataset();
+    if (rank.comm) { // rank 0's labels (its project's, a derived set) for every rank
+        shareLabelSet(rank, ds, cfg.labelSet);
+        if (!rank.lead)
+            ws.adoptDataset(ds, request.dataset);
+    }
+    if (rank.lead)
+        std::fprintf(stderr, "dataset %s: %zu items (train %zu, test %zu), dim %d\n", ds->name().c_str(), ds->size(),
+                     ds->count(data::Split::Train), ds->count(data::Split::Test), ds->dim());
+    const double rawKnn = baseline ? printRawBaseline(*ds, cfg.labelSet) : -1.0;
+
+    ConsoleSink console;
+    EventSink events;
+    train::TrainingSink* sink = !rank.lead ? nullptr : o.events ? static_cast<train::TrainingSink*>(&events) : &console;
+    InterruptScope interrupts; // from the run's record on
+    project::TrainingRun run = ws.prepareRun(cfg, prepared.external, sink); // recorded with --project
+    if (!run.recordError.empty())
+        throw std::runtime_error("project " + request.project + ": cannot record the run: " + run.recordError);
+    if (run.recorder)
+        std::fprintf(stderr, "project %s: run %lld, checkpoints in %s\n", request.project.c_str(),
+                     static_cast<long long>(run.recorder->runId()), run.job->config().checkpointDir.c_str());
+    train::TrainingJob& job = *run.job;
+    job.setCommunicator(rank.comm);
+    runWatched(job, run.sink);
+    if (rank.lead)
+        printOutcome(job, o.events, rawKnn);
+    else if (job.status() == job::JobStatus::Failed)
+        std::fprintf(stderr, "setscope-cli: %s\n", job.error().c_str());
+    return exitCode(job.status());
+}
+
+} // namespace
+
+void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc)
+{
+    auto* cmd = app.add_subcommand("train", "Train an encoder with a recipe or a loss; prints one line per epoch");
+    auto o = std::make_shared<TrainOptions>();
+    addSettingFlags(cmd, *o);
+    addRunFlags(cmd, *o);
     // One flag per option of every registered item (recipes, models, losses, augmentations,
     // samplers, optimizers): a new item's options need no CLI code. Each value goes to the
     // selected items that declare it (train::applyItemOptions).
     auto itemValues = std::make_shared<std::map<std::string, std::string>>();
-    const plugin::Registry& registry = ctx().registry;
-    for (const auto& [name, help] : itemOptionHelp(registry)) {
+    for (const auto& [name, help] : itemOptionHelp(ctx().registry)) {
         if (cmd->get_option_no_throw("--" + name))
             continue; // a fixed flag of the same name wins
         cmd->add_option("--" + name, (*itemValues)[name], help)->group("Options of the recipe's items (from the registry)");
     }
-
     cmd->callback([ctx, o, cmd, itemValues, &rc] {
-        train::TrainerConfig cfg = o->cfg;
-        nlohmann::json fileKeys = nlohmann::json::object(); // what --config sets
-        if (!o->configFile.empty()) {
-            std::ifstream in(o->configFile);
-            if (!in)
-                throw std::runtime_error("cannot read config " + o->configFile);
-            nlohmann::json j = nlohmann::json::parse(in, nullptr, true, true);
-            train::TrainerConfig fromFile = train::TrainerConfig::fromJson(j);
-            fileKeys = j;
-            // Flags given on the command line override the file.
-            const nlohmann::json flags = cfg.toJson();
-            nlohmann::json merged = fromFile.toJson();
-            for (const auto& [flag, key] : std::vector<std::pair<std::string, std::string>>{
-                     {"--recipe", "recipe"}, {"--model", "model"}, {"--loss", "loss"}, {"--augmentation", "augmentation"},
-                     {"--sampler", "sampler"}, {"--optimizer", "optimizer"}, {"--schedule", "schedule"},
-                     {"--preset", "preset"}, {"--label-fraction", "label_fraction"},
-                     {"--validation-fraction", "validation_fraction"}, {"--external", "external_dataset"},
-                     {"--epochs", "epochs"}, {"--max-steps", "max_steps"}, {"--device", "device"}, {"--emd-cache", "emd_cache"},
-                     {"--label-set", "label_set"}, {"--embedding-dim", "embedding_dim"}, {"--seed", "seed"},
-                     {"--threads", "threads"}, {"--checkpoint-dir", "checkpoint_dir"},
-                     {"--checkpoint-every", "checkpoint_every"}, {"--resume", "resume_from"},
-                     {"--batch-shards", "batch_shards"},
-                     {"--resume-override", "resume_overrides"}})
-                if (cmd->count(flag) > 0)
-                    merged[key] = flags[key];
-            cfg = train::TrainerConfig::fromJson(merged);
-        }
-        for (const auto& kv : o->modelOptions) {
-            const auto eq = kv.find('=');
-            if (eq == std::string::npos)
-                throw std::invalid_argument("--model-option expects key=value, got '" + kv + "'");
-            cfg.modelOptions[kv.substr(0, eq)] = kv.substr(eq + 1);
-        }
-        std::map<std::string, std::string> given;
-        for (const auto& [name, value] : *itemValues)
-            if (cmd->count("--" + name) > 0)
-                given[name] = value;
         CliContext& context = ctx();
-        // A dataset of sets trains the set encoder unless --model says otherwise (issue 28 §5):
-        // the MLP sees only the set's mean, which for centred point clouds is the same point.
-        // Decided before the item options are handed out, so that --layers and the like reach it.
-        std::shared_ptr<const data::Dataset> opened;
-        std::string setsDefaults;
-        if (cmd->count("--model") == 0 && !fileKeys.contains("model")) {
-            opened = context.openDataset(o->dataset);
-            if (!opened->isVectorDataset()) {
-                const train::DatasetDefaults d =
-                    train::datasetDefaults(true, cfg.recipe, train::resolveDevice(cfg.device).rfind("cuda", 0) == 0);
-                cfg.model = d.model;
-                if (cmd->count("--preset") == 0 && !fileKeys.contains("preset"))
-                    cfg.preset = d.preset;
-                setsDefaults = "a dataset of sets: model " + cfg.model +
-                               (cfg.preset.empty() ? std::string() : ", preset " + cfg.preset) +
-                               " (--model and --preset choose others)";
-            }
-        }
-        train::applyItemOptions(cfg, given, context.registry);
-        if (cfg.recipe.empty() && cfg.loss.empty())
-            cfg.loss = "triplet"; // recorded as what runs
-        cfg.snapshotEvery = 0; // nobody looks at maps here
-        std::optional<data::LabelMapping> coarse; // read before any work: a bad file fails at once
-        if (!o->coarse.empty()) {
-            coarse = data::readLabelMapping(o->coarse);
-            if (cmd->count("--label-set") == 0)
-                cfg.labelSet = coarse->name;
-        }
-        if (!cfg.resumeFrom.empty()) {
-            // The settings --nproc chooses (the parts of a batch, the threads of a rank) follow the
-            // checkpoint unless given: a run resumes on another number of ranks as it was.
-            const bool givenShards = cmd->count("--batch-shards") > 0 || fileKeys.contains("batch_shards");
-            const bool givenThreads = cmd->count("--threads") > 0 || fileKeys.contains("threads");
-            if (!givenShards || !givenThreads) {
-                const train::TrainerConfig stored = train::checkpointConfig(cfg.resumeFrom);
-                if (!givenShards)
-                    cfg.batchShards = stored.batchShards;
-                if (!givenThreads)
-                    cfg.threads = stored.threads;
-            }
-        }
-        cfg.validate();
-        train::resolveDevice(cfg.device); // fail early with a clear message
-        const train::RunPlan plan = train::planRun(cfg, context.registry); // every item and option checked
+        const workspace::TrainRequest request = requestFrom(*o, cmd, *itemValues);
+        const auto open = [&context](const std::string& spec) { return context.openDataset(spec); };
+        const workspace::ResolvedTrain resolved = workspace::resolveTrain(request, context.registry, open);
         if (o->nproc > 1) {
-            // This process only starts and watches the ranks; each runs this command without --nproc.
-            // 1 part (the single-process default, also what a whole --config or a one-process
-            // checkpoint says) becomes one part per rank, unless --batch-shards 1 was asked for.
-            int shards = cfg.batchShards;
-            if (shards == 1 && cmd->count("--batch-shards") == 0)
-                shards = o->nproc;
-            if (shards % o->nproc != 0)
-                throw std::invalid_argument("--batch-shards " + std::to_string(shards) + " is not a multiple of --nproc " +
-                                            std::to_string(o->nproc) + " (each rank takes whole parts of a batch)");
-            // Passed to every rank, replacing the user's own --batch-shards (and --threads).
-            rc = launchLocalRanks(o->nproc, cfg.threads, {"--batch-shards", std::to_string(shards)});
+            // This process only starts and watches the ranks; each runs this command without
+            // --nproc, with one part of a batch per rank (replacing the user's --batch-shards and
+            // --threads).
+            const int shards = workspace::batchShardsFor(resolved.config, cmd->count("--batch-shards") > 0, o->nproc);
+            rc = launchLocalRanks(o->nproc, resolved.config.threads, {"--batch-shards", std::to_string(shards)});
             return;
         }
-        // A rank of a distributed run joins the others first: a rank that fails later then stops
-        // them at once (its connections close) instead of leaving them waiting at the rendezvous.
-        const RankContext rank = joinRun();
-        if (!rank.lead) { // rank 0 records the run and compares with the raw vectors
-            o->project.clear();
-            o->baseline = false;
-        }
-        if (o->events)
-            o->baseline = false;
-        if (rank.lead) {
-            if (!setsDefaults.empty())
-                std::fprintf(stderr, "%s\n", setsDefaults.c_str());
-            std::fprintf(stderr, "plan: %s\n", plan.describe().c_str());
-        }
-        auto ds = opened ? std::move(opened) : context.openDataset(o->dataset);
-        std::shared_ptr<const data::Dataset> external;
-        if (plan.needsExternal)
-            external = context.openDataset(cfg.externalDataset);
-        // Checked as the job will check them: with the preset's model options written in (a
-        // checkpoint of a --preset cpu run records them).
-        const train::TrainerConfig checked = train::applyPreset(cfg, context.registry);
-        if (cfg.resumeFrom.empty() && !cfg.initFrom.empty()) {
-            train::checkResume(checked, *ds); // checks the weights' fit
-            if (rank.lead)
-                std::fprintf(stderr, "starting from the weights of %s\n", cfg.initFrom.c_str());
-        }
-        if (!cfg.resumeFrom.empty()) { // refuse a checkpoint that does not fit before any other work
-            const std::string overridden = train::checkResume(checked, *ds);
-            if (rank.lead)
-                std::fprintf(stderr, "resuming from %s: %s\n", cfg.resumeFrom.c_str(),
-                         overridden.empty() ? "an exact continuation"
-                                            : ("with " + overridden + " (overridden: not an exact continuation)").c_str());
-        }
-        workspace::Workspace ws(context.registry);
-        if (!o->project.empty()) {
-            ws.openProject(o->project);
-            ws.attach(std::move(ds), o->dataset);
-        } else {
-            ws.adoptDataset(std::move(ds), o->dataset);
-        }
-        if (coarse) {
-            const data::LabelMapping& m = *coarse;
-            if (ws.project()) {
-                const project::DerivedLabelSet d =
-                    project::deriveLabelSet(*ws.project(), ws.projectDatasetId(), *ws.dataset(), m);
-                ws.reloadLabelSet(m.name);
-                std::fprintf(stderr, "label set '%s' %s in the project (%lld items changed)\n", m.name.c_str(),
-                             d.created ? "derived" : "re-derived", static_cast<long long>(d.changed));
-            } else { // this run's labels only: the dataset as loaded with the mapped set
-                ws.adoptDataset(std::make_shared<const data::Dataset>(ws.dataset()->withLabelSet(m.apply(*ws.dataset()))),
-                                o->dataset);
-            }
-        }
-        ds = ws.dataset();
-        if (rank.comm) { // rank 0's labels (its project's, a derived set) for every rank
-            shareLabelSet(rank, ds, cfg.labelSet);
-            if (!rank.lead)
-                ws.adoptDataset(ds, o->dataset);
-        }
-        if (rank.lead)
-            std::fprintf(stderr, "dataset %s: %zu items (train %zu, test %zu), dim %d\n", ds->name().c_str(), ds->size(),
-                         ds->count(data::Split::Train), ds->count(data::Split::Test), ds->dim());
-
-        double rawKnn = -1.0;
-        if (o->baseline && ds->isVectorDataset() && ds->labelSet(cfg.labelSet)) {
-            const auto t0 = std::chrono::steady_clock::now();
-            eval::MetricRequest request; // the baseline's kNN and Recall@K (the rest comes with every epoch)
-            request.metrics = {"knn-accuracy", "recall-hit"};
-            const std::vector<eval::MetricValue> raw = eval::evaluateRawMetrics(*ds, cfg.labelSet, request);
-            rawKnn = raw.front().value;
-            std::printf("%s  (%.1fs)\n", printScores("raw vectors", raw).c_str(),
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-            std::fflush(stdout);
-        }
-
-        ConsoleSink console;
-        EventSink events;
-        train::TrainingSink* sink = !rank.lead ? nullptr : o->events ? static_cast<train::TrainingSink*>(&events) : &console;
-        // From the run's record on, SIGINT, SIGTERM and SIGHUP (and, for a rank, its launcher's end)
-        // cancel it: it ends, and is recorded, as cancelled.
-        InterruptScope interrupts;
-        project::TrainingRun run = ws.prepareRun(cfg, external, sink); // recorded with --project
-        if (!run.recordError.empty())
-            throw std::runtime_error("project " + o->project + ": cannot record the run: " + run.recordError);
-        if (run.recorder)
-            std::fprintf(stderr, "project %s: run %lld, checkpoints in %s\n", o->project.c_str(),
-                         static_cast<long long>(run.recorder->runId()), run.job->config().checkpointDir.c_str());
-        train::TrainingJob& job = *run.job;
-        job.setCommunicator(rank.comm);
-        job.start(run.sink);
-        bool cancelling = false;
-        while (job.running()) {
-            if (!cancelling && interruptRequested()) {
-                std::fprintf(stderr, "\ninterrupt%s%s: cancelling...\n", *interruptName() ? " by " : "", interruptName());
-                job.cancel();
-                cancelling = true;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-        job.wait();
-
-        const auto hist = job.history();
-        if (!rank.lead) {
-            if (job.status() == job::JobStatus::Failed)
-                std::fprintf(stderr, "setscope-cli: %s\n", job.error().c_str());
-            rc = exitCode(job.status());
-            return;
-        }
-        if (!job.lastCheckpoint().empty())
-            std::fprintf(stderr, "last checkpoint: %s\n", job.lastCheckpoint().c_str());
-        if (!job.bestCheckpoint().empty())
-            std::fprintf(stderr, "best checkpoint (validation kNN): %s\n", job.bestCheckpoint().c_str());
-        if (!o->events && job.status() == job::JobStatus::Finished && !hist.empty() && hist.back().value("knn-accuracy")) {
-            const double fin = *hist.back().value("knn-accuracy");
-            if (rawKnn >= 0)
-                std::printf("final: kNN accuracy %.4f (raw vectors %.4f, %+.4f)\n", fin, rawKnn, fin - rawKnn);
-            else
-                std::printf("final: kNN accuracy %.4f\n", fin);
-        }
-        rc = exitCode(job.status());
+        rc = trainHere(context, request, resolved, *o);
     });
 }
 
