@@ -63,21 +63,28 @@ void printDerived(const project::DerivedLabelSet& d, const std::string& name, co
         std::printf("  new class '%s'\n", c.c_str());
 }
 
-} // namespace
-
-void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
-{
-    auto* cmd = app.add_subcommand("labels", "List, derive (coarse from fine, by a mapping file), import, export, undo "
-                                             "and redo the label sets of a dataset in a project");
-    cmd->require_subcommand(1);
-    auto o = std::make_shared<LabelsOptions>();
-    const auto common = [o](CLI::App* sub) {
+/// What every `labels` subcommand shares: the options, the context, the exit code, and the
+/// --project / --dataset options each one requires.
+struct LabelsCommand {
+    CLI::App* cmd;
+    ContextFn ctx;
+    std::shared_ptr<LabelsOptions> o;
+    int* rc;
+    void common(CLI::App* sub) const
+    {
         sub->add_option("--project", o->project, "project file (*.setscope)")->required();
         sub->add_option("--dataset", o->dataset, "dataset name or path")->required();
-    };
+    }
+};
 
+void addLabelsList(const LabelsCommand& c)
+{
+    CLI::App* cmd = c.cmd;
+    const ContextFn& ctx = c.ctx;
+    const auto& o = c.o;
+    int& rc = *c.rc;
     auto* list = cmd->add_subcommand("list", "The dataset's label sets: classes, items per class, edits, mapping");
-    common(list);
+    c.common(list);
     list->callback([ctx, o, &rc] {
         const auto ws = open(ctx(), *o, false);
         for (const auto& r : ws->project()->labelSets(ws->projectDatasetId())) {
@@ -97,10 +104,17 @@ void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
         }
         rc = 0;
     });
+}
 
+void addLabelsDerive(const LabelsCommand& c)
+{
+    CLI::App* cmd = c.cmd;
+    const ContextFn& ctx = c.ctx;
+    const auto& o = c.o;
+    int& rc = *c.rc;
     auto* derive = cmd->add_subcommand("derive", "Create or re-derive a label set from another by a mapping file "
                                                  "(JSON, docs/LABELS.md); a re-derive is one undoable edit");
-    common(derive);
+    c.common(derive);
     derive->add_option("--mapping", o->mapping, "mapping file (JSON: name, from, classes)")->required();
     derive->callback([ctx, o, &rc] {
         const data::LabelMapping m = data::readLabelMapping(o->mapping);
@@ -109,10 +123,17 @@ void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
         printDerived(d, m.name, o->project);
         rc = 0;
     });
+}
 
+void addLabelsMapping(const LabelsCommand& c)
+{
+    CLI::App* cmd = c.cmd;
+    const ContextFn& ctx = c.ctx;
+    const auto& o = c.o;
+    int& rc = *c.rc;
     auto* mapping = cmd->add_subcommand("mapping", "Print the mapping a label set was derived by (JSON; edit it and "
                                                    "derive again)");
-    common(mapping);
+    c.common(mapping);
     mapping->add_option("--label-set", o->labelSet, "label set")->required();
     mapping->callback([ctx, o, &rc] {
         const auto ws = open(ctx(), *o, false);
@@ -123,9 +144,16 @@ void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
         std::printf("%s", m->mappingJson.c_str());
         rc = 0;
     });
+}
 
+void addLabelsExport(const LabelsCommand& c)
+{
+    CLI::App* cmd = c.cmd;
+    const ContextFn& ctx = c.ctx;
+    const auto& o = c.o;
+    int& rc = *c.rc;
     auto* exp = cmd->add_subcommand("export", "Write a label set as CSV (item,<label set>; unlabelled items left out)");
-    common(exp);
+    c.common(exp);
     exp->add_option("--label-set", o->labelSet, "label set")->required();
     exp->add_option("--out", o->file, "CSV file to write")->required();
     exp->callback([ctx, o, &rc] {
@@ -139,11 +167,18 @@ void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
         std::printf("wrote %s (%zu labelled items of %zu)\n", o->file.c_str(), labelled, labels.size());
         rc = 0;
     });
+}
 
+void addLabelsImport(const LabelsCommand& c)
+{
+    CLI::App* cmd = c.cmd;
+    const ContextFn& ctx = c.ctx;
+    const auto& o = c.o;
+    int& rc = *c.rc;
     auto* imp = cmd->add_subcommand("import", "Set a label set from CSV (item,<class name>): creates it, or changes "
                                               "the items that differ in one undoable edit; items not in the file "
                                               "become unlabelled");
-    common(imp);
+    c.common(imp);
     imp->add_option("--label-set", o->labelSet, "label set")->required();
     imp->add_option("--in", o->file, "CSV file to read")->required();
     imp->callback([ctx, o, &rc] {
@@ -158,12 +193,19 @@ void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
         printDerived(d, o->labelSet, o->project);
         rc = 0;
     });
+}
 
+void addLabelsUndoRedo(const LabelsCommand& c)
+{
+    CLI::App* cmd = c.cmd;
+    const ContextFn& ctx = c.ctx;
+    const auto& o = c.o;
+    int& rc = *c.rc;
     for (const bool forward : {false, true}) {
         auto* sub = cmd->add_subcommand(forward ? "redo" : "undo",
                                         forward ? "Re-apply the earliest undone edit of a label set"
                                                 : "Revert the latest edit of a label set");
-        common(sub);
+        c.common(sub);
         sub->add_option("--label-set", o->labelSet, "label set")->required();
         sub->callback([ctx, o, forward, &rc] {
             const auto ws = open(ctx(), *o, false);
@@ -184,6 +226,22 @@ void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
             rc = 0;
         });
     }
+}
+
+} // namespace
+
+void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc)
+{
+    auto* cmd = app.add_subcommand("labels", "List, derive (coarse from fine, by a mapping file), import, export, undo "
+                                             "and redo the label sets of a dataset in a project");
+    cmd->require_subcommand(1);
+    const LabelsCommand c{cmd, std::move(ctx), std::make_shared<LabelsOptions>(), &rc};
+    addLabelsList(c);
+    addLabelsDerive(c);
+    addLabelsMapping(c);
+    addLabelsExport(c);
+    addLabelsImport(c);
+    addLabelsUndoRedo(c);
 }
 
 } // namespace setscope::cli
