@@ -60,5 +60,5 @@ resume() {
     diff <(grep '^epoch' $W/rs-$tag-new.full.txt | tail -1) <(grep '^epoch' $W/resume-$tag.new.txt | tail -1) > /dev/null && echo "  resumed = uninterrupted (last row)" || echo "  resumed != uninterrupted"
   done
 }
-if [ -n "$ONLY" ]; then "$ONLY"; exit; fi
+if [ -n "${ONLY:-}" ]; then "$ONLY"; exit; fi
 base; more; resume
