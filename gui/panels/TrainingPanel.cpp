@@ -82,8 +82,19 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     , m_registry(registry)
 {
     const train::TrainerConfig defaults;
+    createFields(defaults);
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(buildPanes(buildForm()));
+    connectFields();
+    setConfig(defaults);
+    setCudaAvailable(train::cudaAvailable());
+    updateEnabled();
+}
 
+// The run's fields, one per TrainerConfig setting the panel offers, filled from the registry.
+void TrainingPanel::createFields(const train::TrainerConfig& defaults)
+{
+    const plugin::Registry& registry = m_registry;
     m_method = combo("methodCombo", tr("A training method of the papers (registered recipe), or custom: choose the "
                                        "loss, augmentation and sampler yourself"));
     m_method->addItem(tr("custom"), QString::fromLatin1(kCustom));
@@ -147,7 +158,11 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
                        tr("Train data-parallel in this many processes on this machine (setscope-cli --nproc; each gets "
                           "its share of the cores and of every batch; docs/DISTRIBUTED.md). More than one: the map "
                           "follows the run's checkpoints, written every 'Map every' steps; no pause."));
+}
 
+// The "Run" group of the fields above the generated option groups, in a scroll area.
+QScrollArea* TrainingPanel::buildForm()
+{
     // Everything that sets up a run scrolls; the plan, the buttons and the curve stay visible.
     m_form = new QWidget;
     auto* formColumn = new QVBoxLayout(m_form);
@@ -188,6 +203,12 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setWidget(m_form);
+    return scroll;
+}
+
+// The form, the plan line, the buttons and the progress above; the loss curve below.
+QSplitter* TrainingPanel::buildPanes(QScrollArea* scroll)
+{
     // The set-up (with its plan line and buttons) above, the loss curve below: a splitter,
     // so either can be given the room.
     auto* top = new QWidget;
@@ -230,8 +251,11 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
     split->addWidget(m_curve);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
-    layout->addWidget(split);
+    return split;
+}
 
+void TrainingPanel::connectFields()
+{
     // A new selection brings other option groups; the preset changes the optimizer's and the
     // sampler's defaults.
     for (QComboBox* c : {m_method, m_model, m_loss, m_augmentation, m_sampler, m_optimizer, m_preset})
@@ -251,10 +275,6 @@ TrainingPanel::TrainingPanel(const plugin::Registry& registry, QWidget* parent)
             Q_EMIT pauseRequested();
     });
     connect(m_cancel, &QPushButton::clicked, this, &TrainingPanel::cancelRequested);
-
-    setConfig(defaults);
-    setCudaAvailable(train::cudaAvailable());
-    updateEnabled();
 }
 
 // --- the generated option groups ---------------------------------------------------------

@@ -20,7 +20,9 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QScrollArea;
 class QSpinBox;
+class QSplitter;
 class QVBoxLayout;
 
 namespace setscope::data {
@@ -107,6 +109,11 @@ Q_SIGNALS:
     void cancelRequested();
 
 private:
+    // The constructor's parts.
+    void createFields(const train::TrainerConfig& defaults);
+    QScrollArea* buildForm();
+    QSplitter* buildPanes(QScrollArea* scroll);
+    void connectFields();
     using OptionMap = std::map<std::string, std::string>;
 
     /// One generated editor: a QSpinBox (Integer), QCheckBox (Flag), QComboBox (Choice) or
