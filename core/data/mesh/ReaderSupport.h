@@ -5,6 +5,7 @@
 
 #include "core/data/mesh/MeshReaders.h"
 #include "core/util/CheckedMath.h"
+#include "core/util/LineReader.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -23,37 +24,8 @@ using sdk::InputError;
 /// The whole file as bytes. Throws InputError when it cannot be opened or read.
 std::string readWholeFile(const std::string& path);
 
-/// Splits a text buffer into lines ('\n', '\r\n' or '\r'), counting line numbers from 1.
-class LineReader {
-public:
-    explicit LineReader(std::string_view text)
-        : m_text(text)
-    {
-    }
-    /// Next line without its terminator; false at the end.
-    bool next(std::string_view& line)
-    {
-        if (m_pos >= m_text.size())
-            return false;
-        std::size_t e = m_pos;
-        while (e < m_text.size() && m_text[e] != '\n' && m_text[e] != '\r')
-            ++e;
-        line = m_text.substr(m_pos, e - m_pos);
-        if (e < m_text.size() && m_text[e] == '\r' && e + 1 < m_text.size() && m_text[e + 1] == '\n')
-            ++e;
-        m_pos = e + 1;
-        ++m_line;
-        return true;
-    }
-    std::uint64_t lineNumber() const { return m_line; }
-    /// Byte offset just past the last line returned.
-    std::size_t position() const { return m_pos; }
-
-private:
-    std::string_view m_text;
-    std::size_t m_pos = 0;
-    std::uint64_t m_line = 0;
-};
+/// The one line rule of setscope (util/LineReader.h): "\n", "\r\n" or a lone "\r" ends a line.
+using LineReader = util::LineReader;
 
 inline bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r' || c == '\n'; }
 

@@ -8,6 +8,7 @@
 #include "core/util/CheckedMath.h"
 #include "core/util/FloatRange.h"
 #include "core/util/Hash.h"
+#include "core/util/LineReader.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -22,6 +23,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -191,35 +193,17 @@ void requireRoomFor(std::uint64_t count, int dim, std::uint64_t minBytesEach, st
                          ", but only " + std::to_string(available) + " bytes follow it (truncated, or not a word-vector file?)");
 }
 
-class LineReader {
-public:
-    explicit LineReader(std::FILE* f)
-        : m_f(f)
-    {
-    }
-    ~LineReader() { std::free(m_buf); }
-    bool next(std::string_view& line)
-    {
-        const ssize_t n = ::getline(&m_buf, &m_cap, m_f);
-        if (n < 0)
-            return false;
-        line = std::string_view(m_buf, static_cast<std::size_t>(n));
-        if (!line.empty() && line.back() == '\n')
-            line.remove_suffix(1);
-        return true;
-    }
-
-private:
-    std::FILE* m_f;
-    char* m_buf = nullptr;
-    std::size_t m_cap = 0;
-};
+/// The lines of an open file (util::LineReader's rule), read in chunks of 1 MiB.
+util::LineReader fileLines(std::FILE* f)
+{
+    return util::LineReader([f](char* buffer, std::size_t capacity) { return std::fread(buffer, 1, capacity, f); },
+                            std::numeric_limits<std::uint64_t>::max(), std::size_t{1} << 20);
+}
 
 void parseText(const std::string& path, bool withHeader, Builder& b)
 {
     File file(path);
-    std::setvbuf(file.f, nullptr, _IOFBF, 1 << 20);
-    LineReader reader(file.f);
+    util::LineReader reader = fileLines(file.f);
     std::string_view line;
     std::uint64_t lineNo = 0;
     std::uint64_t expected = 0;
@@ -234,7 +218,7 @@ void parseText(const std::string& path, bool withHeader, Builder& b)
         const std::uint64_t size = fs::file_size(path, ec);
         if (ec)
             throw InputError(path, "", "cannot stat: " + ec.message());
-        const std::uint64_t headerEnd = static_cast<std::uint64_t>(std::max(0L, std::ftell(file.f)));
+        const std::uint64_t headerEnd = reader.position();
         requireRoomFor(expected, b.dim, 1 + 2 * static_cast<std::uint64_t>(b.dim), size - std::min(size, headerEnd), path,
                        InputError::atLine(1));
         b.words.reserve(expected);
@@ -665,24 +649,20 @@ WordVectors loadWordVectors(const std::string& path, const WordVectorOptions& op
             format = WordVectorFormat::Cache;
         } else {
             std::rewind(file.f);
-            LineReader reader(file.f);
+            util::LineReader reader = fileLines(file.f);
             std::string_view line;
             reader.next(line);
             if (parseHeader(line, headerCount, headerDim)) {
                 format = WordVectorFormat::Word2VecBinary;
                 // Text when the next line reads as "word v1 .. vD".
-                char* buf = nullptr;
-                std::size_t cap = 0;
-                const ssize_t n = ::getline(&buf, &cap, file.f);
-                if (n > 0) {
-                    std::string_view next(buf, static_cast<std::size_t>(n));
+                std::string_view next;
+                if (reader.next(next) && !next.empty()) {
                     std::string_view w;
                     std::vector<float> vals;
                     std::string why;
                     if (isValidUtf8(next) && parseTextLine(next, headerDim, w, vals, why))
                         format = WordVectorFormat::Word2VecText;
                 }
-                std::free(buf);
             } else {
                 format = WordVectorFormat::GloveText;
             }

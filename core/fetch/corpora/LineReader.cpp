@@ -3,6 +3,7 @@
 #include "core/fetch/corpora/LineReader.h"
 
 #include "core/fetch/ArchiveError.h"
+#include "core/util/LineReader.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -18,6 +19,7 @@ using sdk::InputError;
 
 LineReader::LineReader(std::string path)
     : m_path(std::move(path))
+    , m_lines(std::make_unique<util::LineReader>([this](char* b, std::size_t n) { return read(b, n); }, kMaxLine))
 {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(m_path, ec))
@@ -55,58 +57,37 @@ LineReader::~LineReader()
         archive_read_free(m_archive);
 }
 
-bool LineReader::fill()
+std::size_t LineReader::read(char* buffer, std::size_t capacity)
 {
     if (m_eof)
-        return false;
-    if (m_pos > 0) {
-        m_buffer.erase(0, m_pos);
-        m_pos = 0;
-    }
-    char chunk[1 << 16];
-    const la_ssize_t got = archive_read_data(m_archive, chunk, sizeof chunk);
-    if (got < 0) {
+        return 0;
+    const la_ssize_t got = archive_read_data(m_archive, buffer, capacity);
+    if (got < 0)
         throw InputError(m_path, InputError::atOffset(m_offset),
                          "corrupt or truncated compressed data: " + archiveError(m_archive));
-    }
     if (got == 0) {
         m_eof = true;
-        return false;
+        return 0;
     }
     m_offset += static_cast<std::uint64_t>(got);
     if (m_offset > kMaxText)
         throw InputError(m_path, InputError::atOffset(m_offset),
                          "more than " + std::to_string(kMaxText >> 20) + " MiB of text (decompressed): refused as no "
                          "list or corpus setscope reads is that large");
-    m_buffer.append(chunk, static_cast<std::size_t>(got));
-    if (m_buffer.size() - m_pos > kMaxLine && m_buffer.find('\n', m_pos) == std::string::npos)
-        throw InputError(m_path, InputError::atOffset(m_offset),
-                         "line " + std::to_string(m_line + 1) + " is longer than " + std::to_string(kMaxLine >> 20) +
-                             " MiB (decompressed)");
-    return true;
+    return static_cast<std::size_t>(got);
 }
 
 bool LineReader::next(std::string& line)
 {
-    for (;;) {
-        const std::size_t nl = m_buffer.find('\n', m_pos);
-        if (nl != std::string::npos) {
-            line.assign(m_buffer, m_pos, nl - m_pos);
-            m_pos = nl + 1;
-            break;
-        }
-        if (!fill()) {
-            if (m_pos >= m_buffer.size())
-                return false;
-            line.assign(m_buffer, m_pos, std::string::npos); // last line without "\n"
-            m_pos = m_buffer.size();
-            break;
-        }
+    try {
+        return m_lines->next(line);
+    } catch (const util::LineTooLong& e) {
+        throw InputError(m_path, InputError::atOffset(e.offset()),
+                         "line " + std::to_string(e.line()) + " is longer than " + std::to_string(kMaxLine >> 20) +
+                             " MiB (decompressed)");
     }
-    if (!line.empty() && line.back() == '\r')
-        line.pop_back();
-    ++m_line;
-    return true;
 }
+
+std::uint64_t LineReader::lineNumber() const { return m_lines->lineNumber(); }
 
 } // namespace setscope::fetch::corpora
