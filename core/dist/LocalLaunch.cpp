@@ -81,23 +81,22 @@ std::chrono::milliseconds stopGrace()
     return std::chrono::seconds(30);
 }
 
-int runLocalRanks(const LocalLaunch& launch)
+namespace {
+
+/// A fresh folder for the ranks' FileStore, under $TMPDIR (else /tmp), removed when the launch ends.
+void makeStoreFolder(TempDir& dir)
 {
-    if (launch.ranks < 1)
-        throw std::invalid_argument("--nproc must be at least 1");
-    if (launch.argv.empty())
-        throw std::invalid_argument("nothing to launch");
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + kStoreFolderPrefix + "XXXXXX";
+    if (!::mkdtemp(tmpl.data()))
+        throw std::runtime_error(tmpl + ": cannot create a directory for the ranks' store: " + std::strerror(errno));
+    dir.path = tmpl;
+}
 
-    TempDir dir;
-    {
-        const char* tmp = std::getenv("TMPDIR");
-        std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + kStoreFolderPrefix + "XXXXXX";
-        if (!::mkdtemp(tmpl.data()))
-            throw std::runtime_error(tmpl + ": cannot create a directory for the ranks' store: " + std::strerror(errno));
-        dir.path = tmpl;
-    }
-    const std::string store = (dir.path / "store").string();
-
+/// This process's environment without the variables a rank gets its own value of, plus the
+/// launch's own, the lifeline's read end and this process's pid (watchLauncher()).
+std::vector<std::string> rankEnvironment(const LocalLaunch& launch, int lifelineReadEnd)
+{
     static const char* const kOwn[] = {"RANK",         "WORLD_SIZE",          "LOCAL_RANK",           "LOCAL_WORLD_SIZE",
                                        "SETSCOPE_DIST_STORE", "SETSCOPE_LAUNCHER_FD", "SETSCOPE_LAUNCHER_PID"};
     std::vector<std::string> base;
@@ -110,38 +109,46 @@ int runLocalRanks(const LocalLaunch& launch)
             base.push_back(entry);
     }
     base.insert(base.end(), launch.env.begin(), launch.env.end());
-
-    // The ranks' lifeline: they hold the read end, only this process the write end (close on
-    // exec), so the pipe closes when this process ends, even by SIGKILL (watchLauncher()).
-    Pipe life;
-    if (::pipe(life.fd) != 0 || ::fcntl(life.fd[1], F_SETFD, FD_CLOEXEC) != 0)
-        throw std::runtime_error(std::string("cannot make the ranks' lifeline pipe: ") + std::strerror(errno));
-    base.push_back("SETSCOPE_LAUNCHER_FD=" + std::to_string(life.fd[0]));
+    base.push_back("SETSCOPE_LAUNCHER_FD=" + std::to_string(lifelineReadEnd));
     base.push_back("SETSCOPE_LAUNCHER_PID=" + std::to_string(::getpid()));
+    return base;
+}
 
-    // Ctrl-C, kill and a closed terminal (SIGHUP) all take the cancel path of every rank.
-    struct sigaction sa {};
-    sa.sa_handler = onLauncherSignal;
-    sigemptyset(&sa.sa_mask);
+/// Ctrl-C, kill and a closed terminal (SIGHUP) are recorded in g_signal while it lives (the
+/// supervision passes them on); the previous handlers come back after.
+struct SignalForwarding {
     struct sigaction old[3] {};
-    g_signal = 0;
-    for (int k = 0; k < 3; ++k)
-        ::sigaction(kSignals[k], &sa, &old[k]);
-    struct RestoreSignals {
-        const struct sigaction* old;
-        ~RestoreSignals()
-        {
-            for (int k = 0; k < 3; ++k)
-                ::sigaction(kSignals[k], &old[k], nullptr);
-        }
-    } restore{old};
+    SignalForwarding()
+    {
+        struct sigaction sa {};
+        sa.sa_handler = onLauncherSignal;
+        sigemptyset(&sa.sa_mask);
+        g_signal = 0;
+        for (int k = 0; k < 3; ++k)
+            ::sigaction(kSignals[k], &sa, &old[k]);
+    }
+    ~SignalForwarding()
+    {
+        for (int k = 0; k < 3; ++k)
+            ::sigaction(kSignals[k], &old[k], nullptr);
+    }
+    SignalForwarding(const SignalForwarding&) = delete;
+    SignalForwarding& operator=(const SignalForwarding&) = delete;
+};
 
+void killAll(const std::vector<pid_t>& pids, int sig)
+{
+    for (pid_t p : pids)
+        if (p > 0)
+            ::kill(p, sig);
+}
+
+/// Starts every rank in its own process group, with its RANK and the store; rank 0 keeps this
+/// process's stdout, the others write theirs to /dev/null. When one cannot start, the ones
+/// started are killed and reaped and the error names the rank.
+std::vector<pid_t> spawnRanks(const LocalLaunch& launch, const std::vector<std::string>& base, const std::string& store)
+{
     std::vector<pid_t> pids(static_cast<std::size_t>(launch.ranks), -1);
-    auto killAll = [&](int sig) {
-        for (pid_t p : pids)
-            if (p > 0)
-                ::kill(p, sig);
-    };
     for (int r = 0; r < launch.ranks; ++r) {
         std::vector<std::string> env = base;
         env.push_back("RANK=" + std::to_string(r));
@@ -171,7 +178,7 @@ int runLocalRanks(const LocalLaunch& launch)
         posix_spawn_file_actions_destroy(&actions);
         posix_spawnattr_destroy(&attr);
         if (rc != 0) {
-            killAll(SIGKILL);
+            killAll(pids, SIGKILL);
             for (pid_t p : pids)
                 if (p > 0)
                     ::waitpid(p, nullptr, 0);
@@ -179,9 +186,14 @@ int runLocalRanks(const LocalLaunch& launch)
         }
         pids[static_cast<std::size_t>(r)] = pid;
     }
+    return pids;
+}
 
-    life.close(0); // the ranks have their copies
-
+/// Waits for every rank: passes a signal on (SIGHUP as SIGTERM), kills the ranks still running
+/// the stop grace after an interrupt or the grace after a failure, and reports the first rank
+/// that failed. Returns the first non-zero exit code (130 after an interrupt), else 0.
+int superviseRanks(const LocalLaunch& launch, std::vector<pid_t>& pids)
+{
     int result = 0;
     int running = launch.ranks;
     std::chrono::steady_clock::time_point failedAt{}, interruptedAt{};
@@ -190,7 +202,7 @@ int runLocalRanks(const LocalLaunch& launch)
     while (running > 0) {
         if (const int s = g_signal.exchange(0); s != 0) {
             // SIGHUP is passed on as SIGTERM: the ranks take the same cancel path for both.
-            killAll(s == SIGHUP ? SIGTERM : s);
+            killAll(pids, s == SIGHUP ? SIGTERM : s);
             if (!interrupted)
                 interruptedAt = std::chrono::steady_clock::now();
             interrupted = true;
@@ -205,12 +217,12 @@ int runLocalRanks(const LocalLaunch& launch)
             if (!killed && interrupted && now - interruptedAt > launch.stopGrace) {
                 std::fprintf(stderr, "setscope-cli: %d rank(s) still running %.0f s after the interrupt: killing them\n",
                              running, seconds(launch.stopGrace));
-                killAll(SIGKILL);
+                killAll(pids, SIGKILL);
                 killed = true;
             } else if (!killed && result != 0 && now - failedAt > launch.grace) {
                 std::fprintf(stderr, "setscope-cli: %d rank(s) still running %.0f s after the failure: killing them\n",
                              running, seconds(launch.grace));
-                killAll(SIGKILL);
+                killAll(pids, SIGKILL);
                 killed = true;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -243,6 +255,28 @@ int runLocalRanks(const LocalLaunch& launch)
     if (interrupted && result != 0)
         return 130;
     return result;
+}
+
+} // namespace
+
+int runLocalRanks(const LocalLaunch& launch)
+{
+    if (launch.ranks < 1)
+        throw std::invalid_argument("--nproc must be at least 1");
+    if (launch.argv.empty())
+        throw std::invalid_argument("nothing to launch");
+    TempDir dir;
+    makeStoreFolder(dir);
+    // The ranks' lifeline: they hold the read end, only this process the write end (close on
+    // exec), so the pipe closes when this process ends, even by SIGKILL (watchLauncher()).
+    Pipe life;
+    if (::pipe(life.fd) != 0 || ::fcntl(life.fd[1], F_SETFD, FD_CLOEXEC) != 0)
+        throw std::runtime_error(std::string("cannot make the ranks' lifeline pipe: ") + std::strerror(errno));
+    const std::vector<std::string> base = rankEnvironment(launch, life.fd[0]);
+    const SignalForwarding forwarding;
+    std::vector<pid_t> pids = spawnRanks(launch, base, (dir.path / "store").string());
+    life.close(0); // the ranks have their copies
+    return superviseRanks(launch, pids);
 }
 
 bool launcherLost()
