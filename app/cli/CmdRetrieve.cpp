@@ -78,16 +78,6 @@ void addRetrieveFlags(CLI::App* cmd, RetrieveOpt* o)
 void printRetrievalJson(const RetrieveOpt& o, const data::Dataset& ds, std::size_t q, const workspace::RetrievalResult& r,
                         const ModelCosts& m)
 {
-    const int k = r.k;
-    const std::vector<workspace::RetrievalHit>& byEmbedding = r.byEmbedding;
-    const std::vector<workspace::RetrievalHit>& byEmd = r.byEmd;
-    const int overlap = r.overlap, sameEmb = r.embeddingScore.correct, sameEmd = r.emdScore.correct;
-    const double encodeS = r.encodeSeconds, searchS = r.searchSeconds, exactS = r.exactSeconds;
-    const double embeddingS = r.embeddingSeconds();
-    const std::string& method = r.exactMethod;
-    const int threads = r.threads;
-    const int dim = m.dim;
-    const double loadS = m.loadSeconds, databaseS = m.databaseSeconds;
     auto list = [&](const std::vector<workspace::RetrievalHit>& hits, const char* key) {
         nlohmann::ordered_json a = nlohmann::ordered_json::array();
         for (std::size_t i = 0; i < hits.size(); ++i)
@@ -107,29 +97,29 @@ void printRetrievalJson(const RetrieveOpt& o, const data::Dataset& ds, std::size
         {"dataset", ds.name()},
         {"checkpoint", o.checkpoint},
         {"query", {{"item", q}, {"label", labelOf(ds, q, o.labelSet)}, {"elements", ds.setSize(q)}}},
-        {"k", k},
+        {"k", r.k},
         {"candidates", r.candidates},
         {"label_set", o.labelSet},
         {"embedding",
          {{"distance", "euclidean"},
-          {"dim", dim},
-          {"neighbours", list(byEmbedding, "distance")},
-          {"same_label", sameEmb},
+          {"dim", m.dim},
+          {"neighbours", list(r.byEmbedding, "distance")},
+          {"same_label", r.embeddingScore.correct},
           {"scores", score(r.embeddingScore)},
-          {"seconds", {{"encode", encodeS}, {"search", searchS}, {"total", embeddingS}}},
-          {"load_seconds", loadS},
-          {"database_seconds", databaseS}}},
+          {"seconds", {{"encode", r.encodeSeconds}, {"search", r.searchSeconds}, {"total", r.embeddingSeconds()}}},
+          {"load_seconds", m.loadSeconds},
+          {"database_seconds", m.databaseSeconds}}},
         {"exact",
-         {{"method", method},
-          {"threads", threads},
-          {"neighbours", list(byEmd, "emd")},
-          {"same_label", sameEmd},
+         {{"method", r.exactMethod},
+          {"threads", r.threads},
+          {"neighbours", list(r.byEmd, "emd")},
+          {"same_label", r.emdScore.correct},
           {"scores", score(r.emdScore)},
           {"exact_solves", r.exactStats.exactSolves},
           {"pruned_by_wcd", r.exactStats.prunedByWcd},
           {"pruned_by_rwmd", r.exactStats.prunedByRwmd},
-          {"seconds", {{"emd", exactS}}}}},
-        {"overlap", overlap}};
+          {"seconds", {{"emd", r.exactSeconds}}}}},
+        {"overlap", r.overlap}};
     std::printf("%s\n", out.dump(2).c_str());
 }
 
@@ -137,20 +127,12 @@ void printRetrievalTable(const RetrieveOpt& o, const data::Dataset& ds, std::siz
                          const ModelCosts& m)
 {
     const int k = r.k;
-    const std::vector<workspace::RetrievalHit>& byEmbedding = r.byEmbedding;
-    const std::vector<workspace::RetrievalHit>& byEmd = r.byEmd;
-    const int overlap = r.overlap, sameEmb = r.embeddingScore.correct, sameEmd = r.emdScore.correct;
-    const double encodeS = r.encodeSeconds, searchS = r.searchSeconds, exactS = r.exactSeconds;
     const double embeddingS = r.embeddingSeconds();
-    const std::string& method = r.exactMethod;
-    const int threads = r.threads;
-    const int dim = m.dim;
-    const double loadS = m.loadSeconds, databaseS = m.databaseSeconds;
     std::printf("query %zu (label %s, %zu elements) in '%s': %d nearest of %zu candidates (%s)\n", q,
                 labelOf(ds, q, o.labelSet).c_str(), ds.setSize(q), ds.name().c_str(), k, static_cast<std::size_t>(r.candidates),
                 r.pool == "train split" ? "train split" : "every item");
-    std::printf("embedding: %s (%d-d, Euclidean distance); exact: EMD, %s search\n", o.checkpoint.c_str(), dim,
-                method.c_str());
+    std::printf("embedding: %s (%d-d, Euclidean distance); exact: EMD, %s search\n", o.checkpoint.c_str(), m.dim,
+                r.exactMethod.c_str());
     std::printf("* same label as the query   = in both lists\n\n");
     std::printf("%4s   %-33s   %s\n", "rank", "by embedding", "by exact EMD");
     std::printf("%4s   %-1s %8s %-10s %9s %1s   %-1s %8s %-10s %9s\n", "", "", "item", "label", "distance", "", "",
@@ -165,8 +147,8 @@ void printRetrievalTable(const RetrieveOpt& o, const data::Dataset& ds, std::siz
         return std::string(buf);
     };
     for (std::size_t i = 0; i < static_cast<std::size_t>(k); ++i) {
-        const std::string a = i < byEmbedding.size() ? cell(byEmbedding[i]) : "";
-        const std::string b = i < byEmd.size() ? cell(byEmd[i]) : "";
+        const std::string a = i < r.byEmbedding.size() ? cell(r.byEmbedding[i]) : "";
+        const std::string b = i < r.byEmd.size() ? cell(r.byEmd[i]) : "";
         char buf[160];
         std::snprintf(buf, sizeof buf, "%4zu   %-33s   %s", i + 1, a.c_str(), b.c_str());
         std::string line = buf;
@@ -174,7 +156,8 @@ void printRetrievalTable(const RetrieveOpt& o, const data::Dataset& ds, std::siz
             line.pop_back();
         std::printf("%s\n", line.c_str());
     }
-    std::printf("\nin both lists: %d of %d; same label: embedding %d, exact %d\n", overlap, k, sameEmb, sameEmd);
+    std::printf("\nin both lists: %d of %d; same label: embedding %d, exact %d\n", r.overlap, k,
+                r.embeddingScore.correct, r.emdScore.correct);
     if (r.queryLabelled)
         std::printf("recall-hit@%d / recall-class@%d / precision@%d (docs/METRICS.md): embedding %.0f / %.4f / %.2f, "
                     "exact %.0f / %.4f / %.2f\n",
@@ -182,15 +165,16 @@ void printRetrievalTable(const RetrieveOpt& o, const data::Dataset& ds, std::siz
                     r.emdScore.recallHit, r.emdScore.recallClass, r.emdScore.precision);
     std::printf("time, embedding: %s = encode the query %s + search %s (FAISS, exact L2); loading the model "
                 "(%s) and embedding the database (%s), once for all queries, not counted\n",
-                formatDuration(embeddingS).c_str(), formatDuration(encodeS).c_str(), formatDuration(searchS).c_str(),
-                formatDuration(loadS).c_str(), formatDuration(databaseS).c_str());
+                formatDuration(embeddingS).c_str(), formatDuration(r.encodeSeconds).c_str(),
+                formatDuration(r.searchSeconds).c_str(),
+                formatDuration(m.loadSeconds).c_str(), formatDuration(m.databaseSeconds).c_str());
     std::printf("time, exact:     %s = EMD search, %lld exact EMDs of %lld candidates (%lld skipped by WCD, "
                 "%lld by RWMD), %d thread%s\n",
-                formatDuration(exactS).c_str(), static_cast<long long>(r.exactStats.exactSolves),
+                formatDuration(r.exactSeconds).c_str(), static_cast<long long>(r.exactStats.exactSolves),
                 static_cast<long long>(r.exactStats.candidates), static_cast<long long>(r.exactStats.prunedByWcd),
-                static_cast<long long>(r.exactStats.prunedByRwmd), threads, threads == 1 ? "" : "s");
-    std::printf("exact / embedding: %.1fx (%.1fx without encoding)\n", exactS / embeddingS,
-                exactS / std::max(searchS, 1e-9));
+                static_cast<long long>(r.exactStats.prunedByRwmd), r.threads, r.threads == 1 ? "" : "s");
+    std::printf("exact / embedding: %.1fx (%.1fx without encoding)\n", r.exactSeconds / embeddingS,
+                r.exactSeconds / std::max(r.searchSeconds, 1e-9));
 }
 
 int runRetrieve(CliContext& c, const RetrieveOpt& o)
