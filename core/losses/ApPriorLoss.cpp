@@ -70,8 +70,7 @@ ApPriorLoss::ApPriorLoss(const sdk::LossSpec& spec)
     m_options.floor = o.real("floor");
     m_options.itmlGamma = o.real("itml-gamma");
     m_options.itmlSweeps = static_cast<int>(o.integer("itml-sweeps"));
-    m_lrScale = o.real("metric-lr-scale");
-    m_metric = register_parameter("metric", detail::initialMetric("AP prior loss", spec.embeddingDim));
+    ownMetric("AP prior loss", spec.embeddingDim, o.real("metric-lr-scale"));
 }
 
 torch::Tensor ApPriorLoss::priorOf(const torch::Tensor& z, const torch::Tensor& labels) const

@@ -45,7 +45,7 @@ BaselineLoss apPriorLoss(const torch::Tensor& z, const torch::Tensor& m, const t
 /// kissmePrior / itmlPrior). Registered as "ap-prior"; recipes apllr and apit (sampler
 /// ssdml-partition with affinity propagated). Step 3: M ← clip(M - lr ∇_M J) with the
 /// spectrum clipped from below at floor · λ_max (M stays positive definite, log det finite).
-class ApPriorLoss final : public PairAffinityLoss {
+class ApPriorLoss final : public MetricOwner<PairAffinityLoss> {
 public:
     /// prior (llr | it), lambda, ridge, floor, itml-gamma, itml-sweeps, metric-lr-scale.
     static sdk::OptionSchema schema();
@@ -58,22 +58,15 @@ public:
     /// two, or for llr no similar or no dissimilar pair), std::runtime_error when KISSME's
     /// Σ_S⁻¹ - Σ_D⁻¹ has no positive eigenvalue (the run fails rather than guess a prior).
     sdk::LossOutput forward(const sdk::LossContext& context, const torch::Tensor& affinity) override;
-    std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
-    void afterBackward(double learningRate) override { stepMetric(learningRate * m_lrScale); }
-    /// M^1/2 (metricSquareRoot): the model is scored and used as z M^1/2.
-    torch::Tensor embeddingProjection() const override { return metricSquareRoot(m_metric.detach()); }
-    void stepMetric(double lr);
+    void stepMetric(double lr) override;
 
     /// M0 of the labelled rows of (z, labels): d x d float64 on the CPU.
     torch::Tensor priorOf(const torch::Tensor& z, const torch::Tensor& labels) const;
 
-    torch::Tensor& metric() { return m_metric; }
     const ApPriorOptions& options() const { return m_options; }
 
 private:
     ApPriorOptions m_options;
-    double m_lrScale = 1.0;
-    torch::Tensor m_metric;
 };
 
 /// The registry's entry "ap-prior".

@@ -44,8 +44,7 @@ LrmlLoss::LrmlLoss(const sdk::LossSpec& spec)
 {
     const sdk::OptionValues o = spec.options.orDefaults(schema(), "LRML loss");
     m_options = {o.real("gamma-s"), o.real("gamma-d")};
-    m_lrScale = o.real("metric-lr-scale");
-    m_metric = register_parameter("metric", detail::initialMetric("LRML loss", spec.embeddingDim));
+    ownMetric("LRML loss", spec.embeddingDim, o.real("metric-lr-scale"));
 }
 
 sdk::LossOutput LrmlLoss::forward(const sdk::LossContext& context, const torch::Tensor& affinity)

@@ -35,7 +35,7 @@ BaselineLoss lrmlLoss(const torch::Tensor& z, const torch::Tensor& m, const torc
 /// Deep-LRML (and Deep-ISDML: the same loss on density-adapted affinities) as a loss that owns
 /// M (d x d, parameter "metric", the identity at start: feasible, log|I| = 0). Registered as
 /// "lrml"; recipes lrml (affinity heat) and isdml (affinity density).
-class LrmlLoss final : public PairAffinityLoss {
+class LrmlLoss final : public MetricOwner<PairAffinityLoss> {
 public:
     /// gamma-s, gamma-d (defaults 1: the paper gives no values), metric-lr-scale (1).
     static sdk::OptionSchema schema();
@@ -46,20 +46,13 @@ public:
     /// affinity: B x B, W[idx][:, idx] of the partition's kNN graph (see lrmlLoss()).
     /// terms = similar + dissimilar pairs, activeTerms = those with δ² > 0.
     sdk::LossOutput forward(const sdk::LossContext& context, const torch::Tensor& affinity) override;
-    std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
-    void afterBackward(double learningRate) override { stepMetric(learningRate * m_lrScale); }
-    /// M^1/2 (metricSquareRoot): the model is scored and used as z M^1/2.
-    torch::Tensor embeddingProjection() const override { return metricSquareRoot(m_metric.detach()); }
     /// Step 3 of Algorithm 1: M ← projectLrmlFeasible(M - lr ∇_M), then clears the gradient.
-    void stepMetric(double lr);
+    void stepMetric(double lr) override;
 
-    torch::Tensor& metric() { return m_metric; }
     const LrmlOptions& options() const { return m_options; }
 
 private:
     LrmlOptions m_options;
-    double m_lrScale = 1.0;
-    torch::Tensor m_metric;
 };
 
 /// The registry's entry "lrml".

@@ -117,4 +117,34 @@ void projectedStep(torch::Tensor& metric, double lr, torch::Tensor (*project)(co
 
 } // namespace detail
 
+/// What a loss that owns a Mahalanobis metric M shares (SeraphLoss, LrmlLoss, ApPriorLoss; Base
+/// is sdk::MetricLoss or PairAffinityLoss): M is the parameter "metric" (saved in checkpoints,
+/// moved with to(device)), left out of the network's optimizer and stepped by the loss itself
+/// in afterBackward(lr) with lr × metric-lr-scale (Algorithm 1 step 3, before the optimizer's
+/// step 4); the model is scored and used as z M^1/2 (metricSquareRoot).
+template <class Base>
+class MetricOwner : public Base {
+public:
+    std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
+    void afterBackward(double learningRate) override { stepMetric(learningRate * m_lrScale); }
+    torch::Tensor embeddingProjection() const override { return metricSquareRoot(m_metric.detach()); }
+    /// Step 3 of Algorithm 1: M from its gradient, kept in the loss's feasible set; then the
+    /// gradient cleared. Nothing when M has no gradient.
+    virtual void stepMetric(double lr) = 0;
+
+    torch::Tensor& metric() { return m_metric; }
+
+protected:
+    /// Registers M (the d x d identity: feasible for every baseline); `who` names the loss in
+    /// the error for d < 1.
+    void ownMetric(const char* who, std::int64_t d, double lrScale)
+    {
+        m_lrScale = lrScale;
+        m_metric = this->register_parameter("metric", detail::initialMetric(who, d));
+    }
+
+    double m_lrScale = 1.0;
+    torch::Tensor m_metric;
+};
+
 } // namespace setscope::losses

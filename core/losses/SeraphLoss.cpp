@@ -48,8 +48,7 @@ SeraphLoss::SeraphLoss(const sdk::LossSpec& spec)
 {
     const sdk::OptionValues o = spec.options.orDefaults(schema(), "SERAPH loss");
     m_options = {o.real("eta"), o.real("mu"), o.real("lambda")};
-    m_lrScale = o.real("metric-lr-scale");
-    m_metric = register_parameter("metric", detail::initialMetric("SERAPH loss", spec.embeddingDim));
+    ownMetric("SERAPH loss", spec.embeddingDim, o.real("metric-lr-scale"));
 }
 
 sdk::LossOutput SeraphLoss::forward(const sdk::LossContext& context)

@@ -41,7 +41,7 @@ BaselineLoss seraphLoss(const torch::Tensor& z, const torch::Tensor& m, const to
 /// Algorithm 1: M is a self-updated parameter (left out of the network's optimizer);
 /// afterBackward(lr) calls stepMetric(lr × metric-lr-scale) (step 3, a projected step that
 /// keeps M ⪰ 0) before the optimizer steps the network (step 4).
-class SeraphLoss final : public sdk::MetricLoss {
+class SeraphLoss final : public MetricOwner<sdk::MetricLoss> {
 public:
     /// eta, mu, lambda (defaults 1: the paper gives no values), metric-lr-scale (1).
     static sdk::OptionSchema schema();
@@ -53,21 +53,14 @@ public:
     /// terms = labelled + unlabelled pairs of the batch, activeTerms = the same (every SERAPH
     /// term is positive). Throws std::invalid_argument as seraphLoss().
     sdk::LossOutput forward(const sdk::LossContext& context) override;
-    std::vector<torch::Tensor> selfUpdatedParameters() override { return {m_metric}; }
-    void afterBackward(double learningRate) override { stepMetric(learningRate * m_lrScale); }
-    /// M^1/2 (metricSquareRoot): the model is scored and used as z M^1/2.
-    torch::Tensor embeddingProjection() const override { return metricSquareRoot(m_metric.detach()); }
     /// Step 3 of Algorithm 1: M ← projectPsd(M - lr ∇_M), then clears the gradient. No-op when
     /// M has no gradient.
-    void stepMetric(double lr);
+    void stepMetric(double lr) override;
 
-    torch::Tensor& metric() { return m_metric; }
     const SeraphOptions& options() const { return m_options; }
 
 private:
     SeraphOptions m_options;
-    double m_lrScale = 1.0;
-    torch::Tensor m_metric;
 };
 
 /// The registry's entry "seraph".
