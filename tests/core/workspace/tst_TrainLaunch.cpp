@@ -17,6 +17,28 @@
 
 using namespace setscope;
 
+namespace {
+
+/// A request for `dataset` on the CPU, nothing else given.
+workspace::TrainRequest request(const char* dataset)
+{
+    workspace::TrainRequest r;
+    r.dataset = dataset;
+    r.config.device = "cpu";
+    return r;
+}
+
+/// The coarse mapping {"name": NAME, "from": "coarse", "classes": {A: [C0, C1], B: [C2, C3]}}
+/// written to `path`, which is returned.
+std::string writeMapping(const QString& path, const char* name, const char* a, const char* b)
+{
+    std::ofstream(path.toStdString()) << "{\"name\": \"" << name << "\", \"from\": \"coarse\", \"classes\": {\"" << a
+                                      << "\": [\"C0\", \"C1\"], \"" << b << "\": [\"C2\", \"C3\"]}}";
+    return path.toStdString();
+}
+
+} // namespace
+
 class TestTrainLaunch : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -52,9 +74,7 @@ workspace::ResolvedTrain TestTrainLaunch::resolve(const workspace::TrainRequest&
 
 void TestTrainLaunch::setsGetTheSetEncoderUnlessAModelIsGiven()
 {
-    workspace::TrainRequest r;
-    r.dataset = "synthetic:dim=2,points=6,set=5";
-    r.config.device = "cpu";
+    workspace::TrainRequest r = request("synthetic:dim=2,points=6,set=5");
     m_opened = 0;
     const workspace::ResolvedTrain sets = resolve(r);
     QCOMPARE(m_opened, 1); // opened to see that it holds sets, and kept for the next phase
@@ -76,23 +96,14 @@ void TestTrainLaunch::setsGetTheSetEncoderUnlessAModelIsGiven()
     QCOMPARE(given.config.model, std::string("mlp"));
     QVERIFY(given.defaultsNote.empty());
 
-    r = {};
-    r.dataset = "synthetic:dim=2,points=6"; // vectors: the MLP stays
-    r.config.device = "cpu";
+    r = request("synthetic:dim=2,points=6"); // vectors: the MLP stays
     QCOMPARE(resolve(r).config.model, std::string("mlp"));
 }
 
 void TestTrainLaunch::aCoarseMappingNamesTheLabelSet()
 {
-    const QString file = m_dir.filePath("halves.json");
-    {
-        std::ofstream out(file.toStdString());
-        out << R"({"name": "halves", "from": "coarse", "classes": {"low": ["C0", "C1"], "high": ["C2", "C3"]}})";
-    }
-    workspace::TrainRequest r;
-    r.dataset = "synthetic:dim=2,points=6";
-    r.config.device = "cpu";
-    r.coarseMapping = file.toStdString();
+    workspace::TrainRequest r = request("synthetic:dim=2,points=6");
+    r.coarseMapping = writeMapping(m_dir.filePath("halves.json"), "halves", "low", "high");
     const workspace::ResolvedTrain resolved = resolve(r);
     QVERIFY(resolved.coarse);
     QCOMPARE(resolved.config.labelSet, std::string("halves"));
@@ -111,10 +122,8 @@ void TestTrainLaunch::aCoarseMappingNamesTheLabelSet()
 
 void TestTrainLaunch::badSettingsFailBeforeAnyData()
 {
-    workspace::TrainRequest r;
-    r.dataset = "synthetic:dim=2,points=6";
+    workspace::TrainRequest r = request("synthetic:dim=2,points=6");
     r.modelGiven = true;
-    r.config.device = "cpu";
     r.config.loss = "no-such-loss";
     m_opened = 0;
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolve(r));
@@ -144,15 +153,8 @@ void TestTrainLaunch::batchPartsForLocalRanks()
 
 void TestTrainLaunch::preparedDataIsInTheProject()
 {
-    const QString file = m_dir.filePath("pairs.json");
-    {
-        std::ofstream out(file.toStdString());
-        out << R"({"name": "pairs", "from": "coarse", "classes": {"a": ["C0", "C1"], "b": ["C2", "C3"]}})";
-    }
-    workspace::TrainRequest r;
-    r.dataset = "synthetic:dim=2,points=6";
-    r.config.device = "cpu";
-    r.coarseMapping = file.toStdString();
+    workspace::TrainRequest r = request("synthetic:dim=2,points=6");
+    r.coarseMapping = writeMapping(m_dir.filePath("pairs.json"), "pairs", "a", "b");
     r.project = m_dir.filePath("p/one.setscope").toStdString();
     const workspace::ResolvedTrain resolved = resolve(r);
     workspace::Workspace ws(m_registry);
