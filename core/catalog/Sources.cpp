@@ -3,8 +3,8 @@
 #include "core/catalog/Sources.h"
 
 #include "core/catalog/OpenWith.h"
-#include "core/data/Synthetic.h"
 #include "core/data/DerivedDatasets.h"
+#include "core/data/Synthetic.h"
 #include "core/data/text/WordVectors.h"
 #include "core/fetch/Catalog.h"
 #include "core/plugin/Registry.h"
