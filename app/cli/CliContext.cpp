@@ -5,7 +5,7 @@
 
 #include "core/builtins/Builtins.h"
 #include "core/catalog/DatasetCatalog.h"
-#include "core/train/ModelHandle.h"
+#include "core/model/ModelHandle.h"
 #include "core/workspace/ItemText.h"
 #include "core/workspace/Retrieval.h"
 
@@ -60,7 +60,7 @@ std::size_t checkItem(const data::Dataset& ds, std::int64_t i, const char* what)
     }
 }
 
-void checkModelFitsDataset(const train::ModelHandle& model, const data::Dataset& ds, const std::string& checkpoint,
+void checkModelFitsDataset(const model::ModelHandle& model, const data::Dataset& ds, const std::string& checkpoint,
                            bool allowOtherData)
 {
     const std::string why = workspace::modelMismatch(model, ds, allowOtherData);

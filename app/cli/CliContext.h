@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace setscope::train {
+namespace setscope::model {
 class ModelHandle;
 }
 
@@ -39,7 +39,7 @@ std::size_t checkItem(const data::Dataset& ds, std::int64_t i, const char* what)
 
 /// Refuses (sdk::InputError naming `checkpoint`) a model whose element size is not the
 /// dataset's, or -- unless `allowOtherData` (--allow-other-data) -- one trained on other data.
-void checkModelFitsDataset(const train::ModelHandle& model, const data::Dataset& ds, const std::string& checkpoint,
+void checkModelFitsDataset(const model::ModelHandle& model, const data::Dataset& ds, const std::string& checkpoint,
                            bool allowOtherData);
 
 } // namespace setscope::cli

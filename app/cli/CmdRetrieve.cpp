@@ -7,7 +7,8 @@
 #include "ConsoleSink.h"
 
 #include "core/data/Dataset.h"
-#include "core/train/ModelHandle.h"
+#include "core/model/ModelHandle.h"
+#include "core/workspace/Models.h"
 #include "core/workspace/Retrieval.h"
 
 #include <setscope/sdk/Errors.h>
@@ -187,7 +188,7 @@ int runRetrieve(CliContext& c, const RetrieveOpt& o)
     // would); a query's time is encoding it plus the search (workspace::compareRetrieval).
     ModelCosts costs;
     auto t0 = Clock::now();
-    const std::shared_ptr<const train::ModelHandle> model = train::ModelHandle::fromCheckpoint(o.checkpoint, c.registry);
+    const std::shared_ptr<const model::ModelHandle> model = workspace::openModel(o.checkpoint, c.registry);
     costs.loadSeconds = secondsSince(t0);
     checkModelFitsDataset(*model, *ds, o.checkpoint, o.otherData);
     t0 = Clock::now();

@@ -9,7 +9,8 @@
 
 #include "core/data/Dataset.h"
 #include "core/data/VectorLoaders.h"
-#include "core/train/ModelHandle.h"
+#include "core/model/ModelHandle.h"
+#include "core/workspace/Models.h"
 #include "core/workspace/TsneMap.h"
 
 #include <nlohmann/json.hpp>
@@ -90,7 +91,7 @@ workspace::TsneInput tsneInput(CliContext& context, const TsneOpt& o)
     const auto ds = context.openDataset(o.dataset);
     if (o.checkpoint.empty())
         return workspace::tsneInputFromDataset(*ds, o.subset);
-    const auto model = train::ModelHandle::fromCheckpoint(o.checkpoint, context.registry);
+    const auto model = workspace::openModel(o.checkpoint, context.registry);
     checkModelFitsDataset(*model, *ds, o.checkpoint, o.otherData);
     return workspace::tsneInputFromDataset(*ds, o.subset, model.get(), o.checkpoint);
 }

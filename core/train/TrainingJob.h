@@ -23,9 +23,12 @@ namespace setscope::dist {
 class Communicator;
 }
 
+namespace setscope::model {
+class ModelHandle;
+}
+
 namespace setscope::train {
 
-class ModelHandle;
 
 /// Trains an encoder with a metric loss on a dataset's train split, on a worker thread
 /// (start()) or the caller's (runHere()). This header is Torch-free: the GUI includes it. The
@@ -76,7 +79,7 @@ public:
     std::string bestCheckpoint() const { return m_record.bestCheckpoint(); }
     /// The weights at the last snapshot (or the end of the run) as a Torch-free handle that
     /// views and retrieval can embed sets with; null before the first snapshot.
-    std::shared_ptr<const ModelHandle> currentModel() const { return m_record.model(); }
+    std::shared_ptr<const model::ModelHandle> currentModel() const { return m_record.model(); }
     /// Total steps this run will take (known after the job has started).
     std::int64_t totalSteps() const { return m_record.totalSteps(); }
 

@@ -3,7 +3,7 @@
 #include "core/workspace/ModelMap.h"
 
 #include "core/data/Dataset.h"
-#include "core/train/ModelHandle.h"
+#include "core/model/ModelHandle.h"
 #include "core/workspace/ItemText.h"
 #include "core/workspace/Retrieval.h"
 
@@ -11,7 +11,7 @@
 
 namespace setscope::workspace {
 
-layout::Layout mapModel(const data::Dataset& ds, const train::ModelHandle& model, const std::vector<std::int64_t>& items,
+layout::Layout mapModel(const data::Dataset& ds, const model::ModelHandle& model, const std::vector<std::int64_t>& items,
                         const std::vector<float>* start, const ModelMapOptions& options, job::JobControl* control,
                         const std::function<void(std::int64_t, std::int64_t, const std::string&)>& progress)
 {

@@ -19,7 +19,7 @@ class JobControl;
 namespace setscope::plugin {
 class Registry;
 }
-namespace setscope::train {
+namespace setscope::model {
 class ModelHandle;
 }
 
@@ -36,7 +36,7 @@ struct ModelMapOptions {
     layout::FastTsneOptions tsne;
     int warmIterations = 500;
 };
-layout::Layout mapModel(const data::Dataset& ds, const train::ModelHandle& model, const std::vector<std::int64_t>& items,
+layout::Layout mapModel(const data::Dataset& ds, const model::ModelHandle& model, const std::vector<std::int64_t>& items,
                         const std::vector<float>* start, const ModelMapOptions& options, job::JobControl* control,
                         const std::function<void(std::int64_t, std::int64_t, const std::string&)>& progress = {});
 

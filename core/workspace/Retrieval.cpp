@@ -5,7 +5,7 @@
 #include "core/data/Dataset.h"
 #include "core/eval/Knn.h"
 #include "core/job/Job.h"
-#include "core/train/ModelHandle.h"
+#include "core/model/ModelHandle.h"
 #include "core/workspace/ItemText.h"
 
 #include <algorithm>
@@ -23,7 +23,7 @@ double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>
 
 } // namespace
 
-std::string modelMismatch(const train::ModelHandle& model, const data::Dataset& ds, bool allowOtherData)
+std::string modelMismatch(const model::ModelHandle& model, const data::Dataset& ds, bool allowOtherData)
 {
     if (model.inputDim() != ds.dim())
         return "checkpoint for " + std::to_string(model.inputDim()) + "-d elements, dataset '" + ds.name() + "' has " +
@@ -55,7 +55,7 @@ RetrievalScore scoreList(const data::Dataset& dataset, const std::string& labelS
     return s;
 }
 
-RetrievalResult compareRetrieval(const data::Dataset& ds, const train::ModelHandle& model,
+RetrievalResult compareRetrieval(const data::Dataset& ds, const model::ModelHandle& model,
                                  std::span<const float> database, std::int64_t query, const RetrievalOptions& o)
 {
     requireItem(ds, query, "query");

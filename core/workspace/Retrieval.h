@@ -16,7 +16,7 @@ class Dataset;
 namespace setscope::job {
 class JobControl;
 }
-namespace setscope::train {
+namespace setscope::model {
 class ModelHandle;
 }
 
@@ -80,14 +80,14 @@ struct RetrievalResult {
 /// row-major), computed once for all queries as a retrieval service would; it is not part of
 /// a query's time. Throws std::invalid_argument for a query outside the dataset, no
 /// candidates, or a database of the wrong size; job::Cancelled when cancelled.
-RetrievalResult compareRetrieval(const data::Dataset& dataset, const train::ModelHandle& model,
+RetrievalResult compareRetrieval(const data::Dataset& dataset, const model::ModelHandle& model,
                                  std::span<const float> database, std::int64_t query, const RetrievalOptions& options);
 
 /// Why `model` cannot embed the items of `dataset` ("" when it can): its elements are of
 /// another dimension ("checkpoint for 3-d elements, dataset 'x' has 4-d"), or, unless
 /// `allowOtherData`, it was trained on other data ("checkpoint trained on other data (dataset
 /// hash …, this dataset …)").
-std::string modelMismatch(const train::ModelHandle& model, const data::Dataset& dataset, bool allowOtherData = false);
+std::string modelMismatch(const model::ModelHandle& model, const data::Dataset& dataset, bool allowOtherData = false);
 
 /// The score of a list (item ids) for `query` under `labelSet` among `candidates`
 /// (exposed for tests and for lists made elsewhere).

@@ -5,10 +5,12 @@
 #include "core/data/Dataset.h"
 #include "core/data/SetMeans.h"
 #include "core/job/Job.h"
+#include "core/model/ModelHandle.h"
 #include "core/project/ProjectStore.h"
-#include "core/train/ModelHandle.h"
 #include "core/train/SnapshotSubset.h"
+#include "core/train/TrainedModel.h"
 #include "core/workspace/ItemText.h"
+#include "core/workspace/Models.h"
 #include "core/workspace/Retrieval.h"
 
 #include <nlohmann/json.hpp>
@@ -175,8 +177,8 @@ std::vector<eval::MetricValue> substructureScores(const data::Dataset& ds, const
     return out;
 }
 
-SubstructureReport substructureReport(const data::Dataset& ds, const train::ModelHandle& after,
-                                      const train::ModelHandle* before, const SubstructureOptions& options,
+SubstructureReport substructureReport(const data::Dataset& ds, const model::ModelHandle& after,
+                                      const model::ModelHandle* before, const SubstructureOptions& options,
                                       job::JobControl* control, const Progress& progress)
 {
     auto report = [&](std::int64_t d, std::int64_t t, const std::string& w) {
@@ -189,7 +191,7 @@ SubstructureReport substructureReport(const data::Dataset& ds, const train::Mode
     };
     SubstructureReport out;
     out.k = options.k;
-    out.coarseLabelSet = options.coarseLabelSet.empty() ? after.config().labelSet : options.coarseLabelSet;
+    out.coarseLabelSet = options.coarseLabelSet.empty() ? after.labelSet() : options.coarseLabelSet;
     if (!ds.labelSet(out.coarseLabelSet))
         throw std::invalid_argument("the run was trained on label set '" + out.coarseLabelSet + "', which dataset '" +
                                     ds.name() + "' does not have (it has: " + labelSetNames(ds) + ")");
@@ -289,12 +291,13 @@ SubstructureReport substructureOfCheckpoint(const data::Dataset& ds, const std::
 {
     if (progress)
         progress(0, 0, "loading " + std::filesystem::path(checkpoint).filename().string());
-    const auto after = train::ModelHandle::fromCheckpoint(checkpoint, registry, control);
-    std::shared_ptr<const train::ModelHandle> before;
+    // The trained model itself: its configuration says which checkpoint it started from.
+    const auto after = train::TrainedModel::fromCheckpoint(checkpoint, registry, control);
+    std::shared_ptr<const model::ModelHandle> before;
     const std::string& init = after->config().initFrom;
     std::error_code ec;
     if (!init.empty() && std::filesystem::is_regular_file(init, ec))
-        before = train::ModelHandle::fromCheckpoint(init, registry, control);
+        before = openModel(init, registry, control);
     SubstructureReport out = substructureReport(ds, *after, before.get(), options, control, progress);
     out.after.what = std::filesystem::path(checkpoint).filename().string() + ", " + out.after.what;
     if (before)

@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-#include "core/eval/StructureScores.h"
 #include "core/eval/Metrics.h"
+#include "core/eval/StructureScores.h"
 #include "core/job/TaskJob.h"
 #include "core/layout/FastTsne.h"
 #include "core/layout/LayoutJob.h"
@@ -26,7 +26,7 @@ class Registry;
 namespace setscope::project {
 class ProjectStore;
 }
-namespace setscope::train {
+namespace setscope::model {
 class ModelHandle;
 }
 
@@ -124,8 +124,8 @@ std::vector<float> inputFeaturesOf(const data::Dataset& ds, const std::vector<st
 /// set given is not in `ds` ("dataset 'x' has no label set 'fine' (it has: …)"); fine and
 /// coarse are the same set (the run was not trained on a coarse label set); a model cannot embed the dataset
 /// (modelMismatch()); fewer than 3 labelled items to score.
-SubstructureReport substructureReport(const data::Dataset& ds, const train::ModelHandle& after,
-                                      const train::ModelHandle* before, const SubstructureOptions& options,
+SubstructureReport substructureReport(const data::Dataset& ds, const model::ModelHandle& after,
+                                      const model::ModelHandle* before, const SubstructureOptions& options,
                                       job::JobControl* control,
                                       const std::function<void(std::int64_t, std::int64_t, const std::string&)>& progress = {});
 

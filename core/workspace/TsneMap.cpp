@@ -5,7 +5,7 @@
 #include "core/data/SetMeans.h"
 #include "core/data/VectorLoaders.h"
 #include "core/layout/Pca.h"
-#include "core/train/ModelHandle.h"
+#include "core/model/ModelHandle.h"
 #include "core/util/FloatRange.h"
 
 #include <setscope/sdk/Errors.h>
@@ -49,7 +49,7 @@ TsneInput tsneInputFromNpy(const std::string& path, std::int64_t subset)
     return in;
 }
 
-TsneInput tsneInputFromDataset(const data::Dataset& ds, std::int64_t subset, const train::ModelHandle* model,
+TsneInput tsneInputFromDataset(const data::Dataset& ds, std::int64_t subset, const model::ModelHandle* model,
                                const std::string& modelName)
 {
     TsneInput in;

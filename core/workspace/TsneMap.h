@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace setscope::train {
+namespace setscope::model {
 class ModelHandle;
 }
 
@@ -36,7 +36,7 @@ TsneInput tsneInputFromNpy(const std::string& path, std::int64_t subset);
 
 /// The first `subset` items of `ds` (0: all): each item's vector (a set: the weighted mean of
 /// its elements), or its embedding by `model` (named `modelName`) when one is given.
-TsneInput tsneInputFromDataset(const data::Dataset& ds, std::int64_t subset, const train::ModelHandle* model = nullptr,
+TsneInput tsneInputFromDataset(const data::Dataset& ds, std::int64_t subset, const model::ModelHandle* model = nullptr,
                                const std::string& modelName = {});
 
 /// Reduces the input to its first `components` principal components when it has more

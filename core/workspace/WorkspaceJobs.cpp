@@ -3,7 +3,7 @@
 #include "core/workspace/WorkspaceJobs.h"
 
 #include "core/data/Dataset.h"
-#include "core/train/ModelHandle.h"
+#include "core/model/ModelHandle.h"
 #include "core/workspace/ItemText.h"
 
 #include <chrono>
@@ -11,7 +11,7 @@
 namespace setscope::workspace {
 
 std::unique_ptr<job::TaskJob<RetrievalOutcome>> makeRetrievalJob(std::shared_ptr<const data::Dataset> dataset,
-                                                                 std::shared_ptr<const train::ModelHandle> model,
+                                                                 std::shared_ptr<const model::ModelHandle> model,
                                                                  std::shared_ptr<const std::vector<float>> database,
                                                                  std::int64_t query, RetrievalOptions options)
 {

@@ -15,7 +15,7 @@
 namespace setscope::data {
 class Dataset;
 }
-namespace setscope::train {
+namespace setscope::model {
 class ModelHandle;
 }
 
@@ -34,7 +34,7 @@ struct RetrievalOutcome {
 };
 /// compareRetrieval(); embeds the database first when `database` is null.
 std::unique_ptr<job::TaskJob<RetrievalOutcome>> makeRetrievalJob(std::shared_ptr<const data::Dataset> dataset,
-                                                                 std::shared_ptr<const train::ModelHandle> model,
+                                                                 std::shared_ptr<const model::ModelHandle> model,
                                                                  std::shared_ptr<const std::vector<float>> database,
                                                                  std::int64_t query, RetrievalOptions options);
 

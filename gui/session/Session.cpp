@@ -2,18 +2,19 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #include "gui/session/Session.h"
 
-#include "core/data/Dataset.h"
 #include "core/catalog/LoadJob.h"
+#include "core/data/Dataset.h"
+#include "core/fetch/FetchJob.h"
 #include "core/job/TaskJob.h"
 #include "core/job/WorkerPriority.h"
-#include "core/fetch/FetchJob.h"
+#include "core/model/ModelHandle.h"
 #include "core/project/AttachJob.h"
 #include "core/project/ProjectStore.h"
 #include "core/project/RunRecorder.h"
-#include "core/train/ModelHandle.h"
 #include "core/train/RunPlan.h"
 #include "core/train/TrainingJob.h"
 #include "core/workspace/ItemText.h"
+#include "core/workspace/Models.h"
 #include "core/workspace/WorkspaceJobs.h"
 #include "gui/bridge/QtProgressSink.h"
 
@@ -66,7 +67,7 @@ const train::TrainingJob* Session::trainingJob() const
     return m_training.jobAs<const train::TrainingJob>();
 }
 
-std::shared_ptr<const train::ModelHandle> Session::currentModel() const
+std::shared_ptr<const model::ModelHandle> Session::currentModel() const
 {
     if (m_processRun)
         return m_processModel;
@@ -494,7 +495,7 @@ void Session::mapProcessCheckpoint(const QString& path)
     if (!ds)
         return;
     struct Mapped {
-        std::shared_ptr<const train::ModelHandle> model;
+        std::shared_ptr<const model::ModelHandle> model;
         std::shared_ptr<const job::EmbeddingSnapshot> snapshot;
     };
     const std::vector<std::int64_t> items = m_workspace.mapItems(m_processLabelSet, m_mapItemLimit);
@@ -502,7 +503,7 @@ void Session::mapProcessCheckpoint(const QString& path)
     auto job = std::make_unique<job::TaskJob<Mapped>>(
         "mapping " + path.toStdString(), [ds, items, registry = &registry, file = path.toStdString()](job::JobControl& control, const auto&) {
             Mapped out;
-            out.model = train::ModelHandle::fromCheckpoint(file, *registry, &control);
+            out.model = workspace::openModel(file, *registry, &control);
             auto snap = std::make_shared<job::EmbeddingSnapshot>();
             snap->step = out.model->step();
             snap->items = items;

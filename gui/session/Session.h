@@ -34,8 +34,10 @@ class ProjectStore;
 namespace setscope::job {
 class Job;
 }
-namespace setscope::train {
+namespace setscope::model {
 class ModelHandle;
+}
+namespace setscope::train {
 class TrainingJob;
 }
 
@@ -106,7 +108,7 @@ public:
     bool layoutBusy() const { return m_layoutJob.running() && m_layoutPending; }
     /// The weights at the newest snapshot of the current (or last) run, for the views that
     /// embed sets (retrieval); null before the first snapshot.
-    std::shared_ptr<const train::ModelHandle> currentModel() const;
+    std::shared_ptr<const model::ModelHandle> currentModel() const;
     /// The session's list of retired jobs: views give it to their JobSlots, so the jobs they
     /// replace are reaped by the session's timer and joined before the session ends.
     RetiredJobs& retiredJobs() { return m_retired; }
@@ -285,7 +287,7 @@ private:
     std::vector<RetiredProcess> m_retiredProcesses;
     std::string m_processLabelSet;                        ///< its label set (the map's classes)
     QString m_processMapNext;                             ///< a checkpoint waiting for the map job
-    std::shared_ptr<const train::ModelHandle> m_processModel; ///< the weights of its newest mapped checkpoint
+    std::shared_ptr<const model::ModelHandle> m_processModel; ///< the weights of its newest mapped checkpoint
 
     TrainingState m_trainingState = TrainingState::Idle;
     std::uint64_t m_seenSnapshotSeq = 0;

@@ -102,7 +102,7 @@ void TestLayerRules::guiObjectsReferNoTorch()
 // each other). A new folder must be added here, or this test fails.
 void TestLayerRules::coreFoldersIncludeOnlyLowerOnes()
 {
-    const QStringList order = {"util", "job", "dist", "plugin", "data", "ot", "nn", "losses", "augment",
+    const QStringList order = {"util", "job", "dist", "plugin", "data", "model", "ot", "nn", "losses", "augment",
                                "eval", "semi", "layout", "fetch", "catalog", "train", "project", "workspace",
                                "builtins"};
     const QString root = QString(SETSCOPE_SOURCE_DIR) + "/core/";

@@ -5,10 +5,10 @@
 #include "core/data/Dataset.h"
 #include "core/train/SnapshotSubset.h"
 #include "core/train/run/Embedding.h"
-#include "core/train/run/ModelHandleImpl.h"
 #include "core/train/run/RunContext.h"
 #include "core/train/run/Stages.h"
 #include "core/train/run/TorchRuntime.h"
+#include "core/train/run/TrainedModelImpl.h"
 
 #include <sstream>
 
@@ -27,7 +27,7 @@ void Publisher::publishModel(std::int64_t atStep)
 {
     const TrainerConfig& cfg = m_ctx.cfg;
     sdk::SetEncoder& enc = *m_state.enc;
-    auto impl = std::make_unique<ModelHandle::Impl>();
+    auto impl = std::make_unique<TrainedModel::Impl>();
     impl->encoder = withoutDrawing([&] { return m_ctx.plan.encoder->create(encoderSpec(m_ctx.registry, cfg, m_ctx.ds.dim())); });
     std::stringstream buf;
     {
@@ -47,7 +47,7 @@ void Publisher::publishModel(std::int64_t atStep)
     impl->step = atStep;
     impl->inputDim = m_ctx.ds.dim();
     impl->datasetHash = m_ctx.ds.contentHash();
-    m_ctx.host.record().setModel(std::make_shared<const ModelHandle>(std::move(impl)));
+    m_ctx.host.record().setModel(std::make_shared<const TrainedModel>(std::move(impl)));
 }
 
 void Publisher::publishSnapshot(std::int64_t atStep)
@@ -58,7 +58,7 @@ void Publisher::publishSnapshot(std::int64_t atStep)
     s->epoch = static_cast<int>(m_stages.epochOf(atStep));
     s->loss = m_state.lastLoss;
     s->items = m_items;
-    const std::shared_ptr<const ModelHandle> model = m_ctx.host.record().model();
+    const std::shared_ptr<const model::ModelHandle> model = m_ctx.host.record().model();
     s->dim = model->dim();
     m_embedder.submit(model, std::move(s), m_ctx.control());
 }

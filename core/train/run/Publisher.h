@@ -13,7 +13,7 @@ struct RunContext;
 struct RunState;
 class StageSchedule;
 
-/// What a run shows while it trains: a copy of the current weights as a Torch-free ModelHandle
+/// What a run shows while it trains: a copy of the current weights as a Torch-free model::ModelHandle (a TrainedModel)
 /// (for views and retrieval), and snapshots of a fixed subset of items embedded with it (test
 /// split first, stratified) on a thread of their own (SnapshotEmbedder).
 class Publisher {

@@ -46,13 +46,13 @@ void RunRecord::setBestCheckpoint(std::string path)
     m_bestCheckpoint = std::move(path);
 }
 
-std::shared_ptr<const ModelHandle> RunRecord::model() const
+std::shared_ptr<const model::ModelHandle> RunRecord::model() const
 {
     std::lock_guard lock(m_mutex);
     return m_model;
 }
 
-void RunRecord::setModel(std::shared_ptr<const ModelHandle> model)
+void RunRecord::setModel(std::shared_ptr<const model::ModelHandle> model)
 {
     std::lock_guard lock(m_mutex);
     m_model = std::move(model);

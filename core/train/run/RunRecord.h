@@ -16,9 +16,12 @@ namespace setscope::job {
 class JobControl;
 }
 
+namespace setscope::model {
+class ModelHandle;
+}
+
 namespace setscope::train {
 
-class ModelHandle;
 
 namespace run {
 
@@ -37,8 +40,8 @@ public:
     std::string bestCheckpoint() const;
     void setBestCheckpoint(std::string path);
 
-    std::shared_ptr<const ModelHandle> model() const;
-    void setModel(std::shared_ptr<const ModelHandle> model);
+    std::shared_ptr<const model::ModelHandle> model() const;
+    void setModel(std::shared_ptr<const model::ModelHandle> model);
 
     std::int64_t totalSteps() const { return m_totalSteps.load(); }
     void setTotalSteps(std::int64_t total) { m_totalSteps.store(total); }
@@ -51,7 +54,7 @@ private:
     std::vector<EpochMetrics> m_history;
     std::string m_lastCheckpoint;
     std::string m_bestCheckpoint;
-    std::shared_ptr<const ModelHandle> m_model;
+    std::shared_ptr<const model::ModelHandle> m_model;
     std::atomic<std::int64_t> m_totalSteps{0};
     job::SnapshotBuffer m_snapshots;
 };

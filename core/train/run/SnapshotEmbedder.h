@@ -4,7 +4,7 @@
 
 #include "core/job/EmbeddingSnapshot.h"
 #include "core/job/Job.h"
-#include "core/train/ModelHandle.h"
+#include "core/model/ModelHandle.h"
 
 #include <condition_variable>
 #include <memory>
@@ -23,7 +23,7 @@ namespace setscope::train::run {
 
 /// Embeds the items of each snapshot on a thread of its own, so that a snapshot of every item
 /// (seconds to minutes with the attention encoder on a large corpus) does not pause training:
-/// the training thread only hands over a copy of the weights (a ModelHandle). At most one
+/// the training thread only hands over a copy of the weights (a model::ModelHandle). At most one
 /// snapshot waits while another is embedded; a third submit() waits for room (so every
 /// requested snapshot is published, in order, and memory stays bounded). Its own JobControl:
 /// the job's pause does not park it (a pause lets the snapshot in hand finish).
@@ -43,7 +43,7 @@ public:
     /// Queues `meta` (step, epoch, loss) to be filled with `model`'s embedding of the items.
     /// Waits while a snapshot is already queued; throws job::Cancelled when `control` is
     /// cancelled meanwhile, and the embedder's error if it failed.
-    void submit(std::shared_ptr<const ModelHandle> model, std::shared_ptr<job::EmbeddingSnapshot> meta,
+    void submit(std::shared_ptr<const model::ModelHandle> model, std::shared_ptr<job::EmbeddingSnapshot> meta,
                 job::JobControl& control)
     {
         std::unique_lock lock(m_mutex);
@@ -90,7 +90,7 @@ public:
 
 private:
     struct Request {
-        std::shared_ptr<const ModelHandle> model;
+        std::shared_ptr<const model::ModelHandle> model;
         std::shared_ptr<job::EmbeddingSnapshot> snapshot;
     };
 

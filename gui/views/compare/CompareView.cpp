@@ -4,10 +4,11 @@
 
 #include "core/data/Dataset.h"
 #include "core/job/TaskJob.h"
+#include "core/model/ModelHandle.h"
 #include "core/project/ProjectStore.h"
-#include "core/train/ModelHandle.h"
 #include "core/workspace/ItemText.h"
 #include "core/workspace/ModelMap.h"
+#include "core/workspace/Models.h"
 #include "core/workspace/Workspace.h"
 #include "gui/session/SelectionModel.h"
 #include "gui/session/Session.h"
@@ -116,7 +117,7 @@ void CompareView::refreshRuns()
 bool CompareView::compareWithCheckpoint(const QString& path)
 {
     try {
-        return compareWith(train::ModelHandle::fromCheckpoint(path.toStdString(), session()->registry()),
+        return compareWith(workspace::openModel(path.toStdString(), session()->registry()),
                            QFileInfo(path).fileName());
     } catch (const std::exception& e) {
         setStatus(tr("Cannot load %1: %2").arg(path, QString::fromUtf8(e.what())));
@@ -124,7 +125,7 @@ bool CompareView::compareWithCheckpoint(const QString& path)
     }
 }
 
-bool CompareView::compareWith(std::shared_ptr<const train::ModelHandle> model, const QString& what)
+bool CompareView::compareWith(std::shared_ptr<const model::ModelHandle> model, const QString& what)
 {
     const auto ds = dataset();
     if (!ds || !model) {

@@ -13,7 +13,7 @@ class QPushButton;
 namespace setscope::layout {
 struct Layout;
 }
-namespace setscope::train {
+namespace setscope::model {
 class ModelHandle;
 }
 
@@ -34,7 +34,7 @@ public:
 
     /// Maps the items of the main map with `model` (described as `what`); false, and why in
     /// the status line, when it cannot.
-    bool compareWith(std::shared_ptr<const train::ModelHandle> model, const QString& what);
+    bool compareWith(std::shared_ptr<const model::ModelHandle> model, const QString& what);
     /// Loads a checkpoint (a file, or the selected run's) and maps it.
     bool compareWithCheckpoint(const QString& path);
     /// Re-reads the project's runs into the run menu.

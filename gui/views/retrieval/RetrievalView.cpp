@@ -3,8 +3,9 @@
 #include "gui/views/retrieval/RetrievalView.h"
 
 #include "core/data/Dataset.h"
-#include "core/train/ModelHandle.h"
+#include "core/model/ModelHandle.h"
 #include "core/workspace/ItemText.h"
+#include "core/workspace/Models.h"
 #include "core/workspace/WorkspaceJobs.h"
 #include "gui/session/SelectionModel.h"
 #include "gui/session/Session.h"
@@ -185,7 +186,7 @@ void RetrievalView::refreshLiveModel()
     setModel(live, live ? tr("live run, step %1").arg(live->step()) : QString());
 }
 
-void RetrievalView::setModel(std::shared_ptr<const train::ModelHandle> model, const QString& what)
+void RetrievalView::setModel(std::shared_ptr<const model::ModelHandle> model, const QString& what)
 {
     const auto ds = dataset();
     if (model && ds) {
@@ -206,7 +207,7 @@ void RetrievalView::setModel(std::shared_ptr<const train::ModelHandle> model, co
 bool RetrievalView::loadCheckpoint(const QString& path)
 {
     try {
-        auto model = train::ModelHandle::fromCheckpoint(path.toStdString(), session()->registry());
+        auto model = workspace::openModel(path.toStdString(), session()->registry());
         const auto ds = dataset();
         if (ds) {
             const std::string why = workspace::modelMismatch(*model, *ds);

@@ -16,7 +16,7 @@ class QPushButton;
 class QSpinBox;
 class QTableWidget;
 
-namespace setscope::train {
+namespace setscope::model {
 class ModelHandle;
 }
 
@@ -38,8 +38,8 @@ public:
 
     /// Uses `model` (null: none) described as `what` ("live run, step 120", a file name).
     /// A model that does not fit the dataset is refused with the reason in the status line.
-    void setModel(std::shared_ptr<const train::ModelHandle> model, const QString& what);
-    std::shared_ptr<const train::ModelHandle> model() const { return m_model; }
+    void setModel(std::shared_ptr<const model::ModelHandle> model, const QString& what);
+    std::shared_ptr<const model::ModelHandle> model() const { return m_model; }
     /// Takes the live run's model when no checkpoint was loaded (called on new snapshots).
     void refreshLiveModel();
     /// Loads a checkpoint (on the GUI thread: a setscope checkpoint loads in about a second).
@@ -69,7 +69,7 @@ private:
     void chooseCheckpoint();
     void showOnMap();
 
-    std::shared_ptr<const train::ModelHandle> m_model;
+    std::shared_ptr<const model::ModelHandle> m_model;
     QString m_modelWhat;
     bool m_checkpointLoaded = false;
     std::shared_ptr<const std::vector<float>> m_database; ///< of m_model

@@ -6,9 +6,9 @@
 // The references are independent of the check: archives LibTorch itself writes, and one
 // archive assembled here by hand (zip, class declaration, pickle opcodes) that LibTorch
 // itself reads back with the values put in; each refusal case changes one thing of it.
-#include "core/train/ArchiveCheck.h"
 #include "core/plugin/Registry.h"
-#include "core/train/ModelHandle.h"
+#include "core/train/ArchiveCheck.h"
+#include "core/train/TrainedModel.h"
 #include "tests/support/TimeFactor.h"
 
 #include <setscope/sdk/Errors.h>
@@ -640,7 +640,7 @@ void TestArchiveCheck::fuzzFindingsAreRefusedBeforeLibTorch()
     const std::string path = SETSCOPE_SOURCE_DIR "/tests/fuzz/regressions/checkpoint/" + input.toStdString();
     plugin::Registry registry;
     try {
-        (void)train::ModelHandle::fromCheckpoint(path, registry);
+        (void)train::TrainedModel::fromCheckpoint(path, registry);
         QFAIL("a damaged checkpoint was accepted");
     } catch (const sdk::InputError& e) {
         const QString msg = e.what();

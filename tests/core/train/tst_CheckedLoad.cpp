@@ -4,9 +4,9 @@
 // train::loadChecked: a checkpoint's weights are loaded only when every parameter and buffer
 // the model has is in the file with the same shape and type; otherwise the file, the layer
 // and both shapes are named and the model is left as it was.
-#include "core/train/CheckedLoad.h"
 #include "core/plugin/Registry.h"
-#include "core/train/ModelHandle.h"
+#include "core/train/CheckedLoad.h"
+#include "core/train/TrainedModel.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -135,7 +135,7 @@ void TestCheckedLoad::unreadableArchiveIsRefused()
     const std::string path = SETSCOPE_SOURCE_DIR "/tests/fuzz/regressions/checkpoint/jit-errorreport-bad-type-name";
     plugin::Registry registry;
     try {
-        (void)train::ModelHandle::fromCheckpoint(path, registry);
+        (void)train::TrainedModel::fromCheckpoint(path, registry);
         QFAIL("an unreadable checkpoint was accepted");
     } catch (const sdk::InputError& e) {
         const QString msg = e.what();

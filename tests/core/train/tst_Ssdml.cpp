@@ -3,13 +3,13 @@
 // The recipe ssdml (seed 004, Algorithm 1) end to end through TrainingJob: mining from the
 // current network, the angular loss's metric L stepped on the Stiefel manifold, checkpoints.
 #include "core/builtins/Builtins.h"
-#include "core/data/Synthetic.h"
-#include "core/plugin/Registry.h"
 #include "core/data/Dataset.h"
+#include "core/data/Synthetic.h"
 #include "core/eval/Metrics.h"
-#include "core/nn/Collate.h"
-#include "core/train/ModelHandle.h"
 #include "core/losses/Stiefel.h"
+#include "core/nn/Collate.h"
+#include "core/plugin/Registry.h"
+#include "core/train/TrainedModel.h"
 #include "core/train/TrainingJob.h"
 
 #include <torch/torch.h>
@@ -334,7 +334,7 @@ void TestSsdml::scoresAndServesTheMetricSpace()
     const torch::Tensor zl = z.matmul(metricOf(ckpt).to(torch::kFloat32)).contiguous();
     QCOMPARE(zl.size(1), std::int64_t(8));
 
-    const auto handle = train::ModelHandle::fromCheckpoint(ckpt, m_registry);
+    const auto handle = train::TrainedModel::fromCheckpoint(ckpt, m_registry);
     QCOMPARE(handle->dim(), 8);
     const std::vector<float> served = handle->embed(*ds);
     QCOMPARE(served.size(), static_cast<std::size_t>(zl.numel()));

@@ -9,10 +9,11 @@
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
 #include "core/job/Job.h"
+#include "core/model/ModelHandle.h"
 #include "core/plugin/Registry.h"
 #include "core/project/ProjectStore.h"
-#include "core/train/ModelHandle.h"
 #include "core/train/TrainingJob.h"
+#include "core/workspace/Models.h"
 #include "core/workspace/Substructure.h"
 
 #include <QTemporaryDir>
@@ -174,13 +175,13 @@ private Q_SLOTS:
     void refusesClearly();
 
 private:
-    std::shared_ptr<train::ModelHandle const> trainOn(const data::Dataset& ds, train::TrainerConfig c);
+    std::shared_ptr<model::ModelHandle const> trainOn(const data::Dataset& ds, train::TrainerConfig c);
     plugin::Registry m_registry;
     std::shared_ptr<const data::Dataset> m_ds;
-    std::shared_ptr<const train::ModelHandle> m_coarseModel, m_fineModel;
+    std::shared_ptr<const model::ModelHandle> m_coarseModel, m_fineModel;
 };
 
-std::shared_ptr<train::ModelHandle const> TestSubstructure::trainOn(const data::Dataset& ds, train::TrainerConfig c)
+std::shared_ptr<model::ModelHandle const> TestSubstructure::trainOn(const data::Dataset& ds, train::TrainerConfig c)
 {
     train::TrainingJob job(std::make_shared<const data::Dataset>(ds), c, m_registry);
     if (job.runHere(nullptr) != job::JobStatus::Finished)
@@ -195,7 +196,7 @@ void TestSubstructure::initTestCase()
     m_coarseModel = trainOn(*m_ds, quick("coarse"));
     m_fineModel = trainOn(*m_ds, quick("fine"));
     QVERIFY(m_coarseModel && m_fineModel);
-    QCOMPARE(m_coarseModel->config().labelSet, std::string("coarse"));
+    QCOMPARE(m_coarseModel->labelSet(), std::string("coarse"));
 }
 
 void TestSubstructure::rawBeforeAndModelAfterMatchTheDefinitions()
@@ -288,7 +289,7 @@ void TestSubstructure::initialNetworkIsBeforeForARunFromACheckpoint()
         workspace::substructureOfCheckpoint(*m_ds, b.lastCheckpoint(), m_registry, o, nullptr);
     QVERIFY2(r.before.what.find("initial network") != std::string::npos, r.before.what.c_str());
     QVERIFY(!r.before.raw);
-    const auto initial = train::ModelHandle::fromCheckpoint(a.lastCheckpoint(), m_registry);
+    const auto initial = workspace::openModel(a.lastCheckpoint(), m_registry);
     const std::vector<float> want = initial->embed(*m_ds, r.items);
     QCOMPARE(r.before.dim, initial->dim());
     for (std::size_t i = 0; i < want.size(); ++i)
@@ -429,7 +430,7 @@ void TestSubstructure::refusesClearly()
 {
     workspace::SubstructureOptions o;
     o.tsne.maxIterations = 50;
-    auto message = [&](const data::Dataset& ds, const train::ModelHandle& m, const workspace::SubstructureOptions& opt) {
+    auto message = [&](const data::Dataset& ds, const model::ModelHandle& m, const workspace::SubstructureOptions& opt) {
         try {
             workspace::substructureReport(ds, m, nullptr, opt, nullptr);
         } catch (const std::invalid_argument& e) {

@@ -5,9 +5,9 @@
 // transport, PCA against a hand-made line, augmentation against an independent EMD.
 #include "core/builtins/Builtins.h"
 #include "core/data/Synthetic.h"
+#include "core/model/ModelHandle.h"
 #include "core/ot/Emd.h"
 #include "core/plugin/Registry.h"
-#include "core/train/ModelHandle.h"
 #include "core/train/TrainingJob.h"
 #include "core/workspace/AugmentPreview.h"
 #include "core/workspace/ItemText.h"
@@ -82,7 +82,7 @@ private Q_SLOTS:
 private:
     plugin::Registry m_registry;
     std::shared_ptr<const data::Dataset> m_ds;
-    std::shared_ptr<const train::ModelHandle> m_model;
+    std::shared_ptr<const model::ModelHandle> m_model;
 };
 
 void TestWorkspaceRequests::initTestCase()

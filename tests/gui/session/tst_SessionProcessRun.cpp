@@ -8,9 +8,9 @@
 #include "core/builtins/Builtins.h"
 #include "core/data/Dataset.h"
 #include "core/data/Synthetic.h"
+#include "core/model/ModelHandle.h"
 #include "core/plugin/Registry.h"
 #include "core/project/ProjectStore.h"
-#include "core/train/ModelHandle.h"
 #include "tests/support/Processes.h"
 #include "tests/support/TimeFactor.h"
 

@@ -5,7 +5,7 @@
 #include "gui/views/compare/CompareView.h"
 
 #include "core/layout/FastTsne.h"
-#include "core/train/ModelHandle.h"
+#include "core/model/ModelHandle.h"
 #include "core/workspace/ModelMap.h"
 #include "gui/views/map/EmbeddingView.h"
 #include "tests/support/ExplorerFixture.h"

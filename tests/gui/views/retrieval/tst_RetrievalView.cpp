@@ -5,8 +5,8 @@
 // every item; exact EMD by the solver, item by item), its marks against the labels.
 #include "gui/views/retrieval/RetrievalView.h"
 
+#include "core/model/ModelHandle.h"
 #include "core/ot/Emd.h"
-#include "core/train/ModelHandle.h"
 #include "tests/support/ExplorerFixture.h"
 
 #include <QLabel>

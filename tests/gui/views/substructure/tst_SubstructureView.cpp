@@ -9,8 +9,9 @@
 #include "gui/views/substructure/SubstructureView.h"
 
 #include "core/eval/StructureScores.h"
+#include "core/model/ModelHandle.h"
 #include "core/project/ProjectStore.h"
-#include "core/train/ModelHandle.h"
+#include "core/workspace/Models.h"
 #include "core/workspace/Substructure.h"
 #include "gui/views/Palette.h"
 #include "gui/views/map/EmbeddingView.h"
@@ -122,7 +123,7 @@ void TestSubstructureView::showsTheWeakRunBeforeAndAfter()
         const float* row = ds.values().data() + i * ds.dim();
         raw.insert(raw.end(), row, row + ds.dim());
     }
-    const auto model = train::ModelHandle::fromCheckpoint(runs.front().checkpoint, fx.registry);
+    const auto model = workspace::openModel(runs.front().checkpoint, fx.registry);
     const std::vector<float> emb = model->embed(ds, test);
     const std::int64_t n = static_cast<std::int64_t>(test.size());
     const eval::MatrixView rawView{raw.data(), n, ds.dim()}, embView{emb.data(), n, model->dim()};

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "core/train/ModelHandle.h"
+#include "core/train/TrainedModel.h"
 
 #include "core/data/Dataset.h"
 #include "core/plugin/Registry.h"
@@ -8,7 +8,7 @@
 #include "core/train/TrainingJob.h"
 #include "core/train/run/CheckpointFile.h"
 #include "core/train/run/Embedding.h"
-#include "core/train/run/ModelHandleImpl.h"
+#include "core/train/run/TrainedModelImpl.h"
 
 #include <setscope/sdk/Errors.h>
 
@@ -17,30 +17,29 @@
 namespace setscope::train {
 
 using run::allItems;
-using run::embedItems;
-using run::embedSets;
 using run::encoderSpec;
 using run::openArchive;
 using run::projectRows;
 using run::readHeader;
 
-ModelHandle::ModelHandle(std::unique_ptr<Impl> impl)
+TrainedModel::TrainedModel(std::unique_ptr<Impl> impl)
     : m_impl(std::move(impl))
 {
 }
-ModelHandle::~ModelHandle() = default;
+TrainedModel::~TrainedModel() = default;
 
-int ModelHandle::dim() const
+int TrainedModel::dim() const
 {
     return static_cast<int>(m_impl->projection.defined() ? m_impl->projection.size(1) : m_impl->encoder->outputDim());
 }
-std::int64_t ModelHandle::inputDim() const { return m_impl->inputDim; }
-const TrainerConfig& ModelHandle::config() const { return m_impl->config; }
-std::int64_t ModelHandle::step() const { return m_impl->step; }
-const std::string& ModelHandle::datasetHash() const { return m_impl->datasetHash; }
+std::int64_t TrainedModel::inputDim() const { return m_impl->inputDim; }
+const TrainerConfig& TrainedModel::config() const { return m_impl->config; }
+std::int64_t TrainedModel::step() const { return m_impl->step; }
+const std::string& TrainedModel::datasetHash() const { return m_impl->datasetHash; }
+const std::string& TrainedModel::labelSet() const { return m_impl->config.labelSet; }
 
-std::shared_ptr<const ModelHandle> ModelHandle::fromCheckpoint(const std::string& path, const plugin::Registry& registry,
-                                                               job::JobControl* control)
+std::shared_ptr<const TrainedModel> TrainedModel::fromCheckpoint(const std::string& path, const plugin::Registry& registry,
+                                                                 job::JobControl* control)
 {
     auto ar = openArchive(path, torch::kCPU, control);
     const run::CheckpointHeader h = readHeader(ar, path, control);
@@ -68,10 +67,10 @@ std::shared_ptr<const ModelHandle> ModelHandle::fromCheckpoint(const std::string
     impl->step = h.step;
     impl->inputDim = h.inputDim;
     impl->datasetHash = h.datasetHash;
-    return std::make_shared<const ModelHandle>(std::move(impl));
+    return std::make_shared<const TrainedModel>(std::move(impl));
 }
 
-std::vector<float> ModelHandle::embed(std::span<const sdk::SetRef> sets) const
+std::vector<float> TrainedModel::embedSets(std::span<const sdk::SetRef> sets) const
 {
     for (const sdk::SetRef& s : sets)
         if (s.dim != m_impl->inputDim)
@@ -79,26 +78,26 @@ std::vector<float> ModelHandle::embed(std::span<const sdk::SetRef> sets) const
                                         std::to_string(s.dim) + "-d");
     std::lock_guard lock(m_mutex);
     int d = static_cast<int>(m_impl->encoder->outputDim());
-    return projectRows(embedSets(*m_impl->encoder, sets, m_impl->inputDim, m_impl->device, nullptr), d,
+    return projectRows(run::embedSets(*m_impl->encoder, sets, m_impl->inputDim, m_impl->device, nullptr), d,
                        m_impl->projection);
 }
 
-std::vector<float> ModelHandle::embed(const data::Dataset& ds, const std::vector<std::int64_t>& items,
-                                      job::JobControl* control) const
+std::vector<float> TrainedModel::embedItems(const data::Dataset& ds, const std::vector<std::int64_t>& items,
+                                            job::JobControl* control) const
 {
     if (ds.dim() != m_impl->inputDim)
         throw std::invalid_argument("the model expects " + std::to_string(m_impl->inputDim) + "-d elements, dataset '" +
                                     ds.name() + "' has " + std::to_string(ds.dim()) + "-d");
     std::lock_guard lock(m_mutex);
     int d = static_cast<int>(m_impl->encoder->outputDim());
-    return projectRows(embedItems(*m_impl->encoder, ds, items.empty() ? allItems(ds) : items, m_impl->device, control),
+    return projectRows(run::embedItems(*m_impl->encoder, ds, items.empty() ? allItems(ds) : items, m_impl->device, control),
                        d, m_impl->projection);
 }
 
 Embeddings embedWithCheckpoint(const std::string& checkpoint, const data::Dataset& ds, const plugin::Registry& registry,
                                job::JobControl* control)
 {
-    const std::shared_ptr<const ModelHandle> model = ModelHandle::fromCheckpoint(checkpoint, registry, control);
+    const std::shared_ptr<const TrainedModel> model = TrainedModel::fromCheckpoint(checkpoint, registry, control);
     if (model->inputDim() != ds.dim())
         throw std::runtime_error("checkpoint " + checkpoint + " expects " + std::to_string(model->inputDim()) +
                                  "-d input, dataset '" + ds.name() + "' is " + std::to_string(ds.dim()) + "-d");

@@ -2,10 +2,10 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
-// What a ModelHandle holds behind its Torch-free header: built by a run (Publisher) or from a
-// checkpoint (ModelHandle::fromCheckpoint). Internal to core/train (includes Torch).
+// What a TrainedModel holds behind its Torch-free header: built by a run (Publisher) or from a
+// checkpoint (TrainedModel::fromCheckpoint). Internal to core/train (includes Torch).
 
-#include "core/train/ModelHandle.h"
+#include "core/train/TrainedModel.h"
 
 #include <setscope/sdk/Model.h>
 
@@ -13,7 +13,7 @@
 
 namespace setscope::train {
 
-struct ModelHandle::Impl {
+struct TrainedModel::Impl {
     std::shared_ptr<sdk::SetEncoder> encoder;
     torch::Tensor projection; ///< the loss's d x l metric projection (CPU float), or undefined
     torch::Device device{torch::kCPU};
