@@ -98,9 +98,11 @@ public:
     /// Runs on the calling thread (CLI); returns the final status.
     JobStatus runHere(ProgressSink* sink);
 
-    void cancel() { m_control.requestCancel(); }
-    void pause() { m_control.pause(); }
-    void resume() { m_control.resume(); }
+    /// Virtual for a job that runs another inside it (workspace::RunLaunchJob), which passes
+    /// them on; an override must call these too.
+    virtual void cancel() { m_control.requestCancel(); }
+    virtual void pause() { m_control.pause(); }
+    virtual void resume() { m_control.resume(); }
     bool paused() const { return m_control.paused(); }
     /// True while the worker is blocked by a pause (see JobControl::parked()).
     bool parked() const { return m_control.parked(); }

@@ -15,6 +15,7 @@
 #include "core/train/TrainingJob.h"
 #include "core/workspace/ItemText.h"
 #include "core/workspace/Models.h"
+#include "core/workspace/RunLaunch.h"
 #include "core/workspace/WorkspaceJobs.h"
 #include "gui/bridge/QtProgressSink.h"
 
@@ -56,15 +57,21 @@ Session::~Session()
     m_timer.stop();
     // Ask everyone to stop first, so the joins (the members' destructors) overlap instead of
     // adding up.
-    for (JobSlot* s : {&m_load, &m_attach, &m_externalLoad, &m_training, &m_layoutJob, &m_baseline, &m_fetch, &m_processMap})
+    for (JobSlot* s : {&m_open, &m_run, &m_layoutJob, &m_baseline, &m_fetch})
         if (s->job())
             s->job()->cancel();
     m_retired.cancelAll();
 }
 
+const workspace::RunLaunchJob* Session::launchJob() const
+{
+    return dynamic_cast<const workspace::RunLaunchJob*>(m_run.job());
+}
+
 const train::TrainingJob* Session::trainingJob() const
 {
-    return m_training.jobAs<const train::TrainingJob>();
+    const workspace::RunLaunchJob* launch = launchJob();
+    return launch ? launch->training() : nullptr;
 }
 
 std::shared_ptr<const model::ModelHandle> Session::currentModel() const
@@ -106,7 +113,7 @@ bool Session::openProject(const QString& path)
         m_workspace.openProject(QFileInfo(path).absoluteFilePath().toStdString());
         // A run of the old project that is still stopping holds its store through its
         // RunRecorder, so letting go of it cannot pull it from under that thread.
-        m_training.retire();
+        m_run.retire();
     } catch (const std::exception& e) {
         Q_EMIT error(tr("Cannot open project: %1").arg(QString::fromUtf8(e.what())));
         return false;
@@ -116,10 +123,10 @@ bool Session::openProject(const QString& path)
     // Re-open the dataset through the new project: the one being opened in the old project if
     // that is still going on, else the open one as loaded. A load still running will attach
     // to the new project by itself when it finishes.
-    if (m_attach.hasJob()) {
+    if (dynamic_cast<project::AttachJob*>(m_open.job())) {
         const QString spec = m_attachSpec; // setDataset() overwrites the member
         setDataset(m_attachSource, spec);
-    } else if (m_workspace.sourceDataset() && !m_load.hasJob()) {
+    } else if (m_workspace.sourceDataset() && !dynamic_cast<catalog::LoadJob*>(m_open.job())) {
         setDataset(m_workspace.sourceDataset(), datasetSpec());
     }
     return true;
@@ -150,13 +157,14 @@ void Session::setLoading(bool loading)
 
 void Session::load(const QString& spec)
 {
-    m_attach.retire(); // a dataset still being opened in the project is abandoned too
+    // Retires what the slot holds: a load still running, or a dataset still being opened in the
+    // project (abandoned too).
     m_loadingSpec = spec;
-    QtProgressSink* sink = m_load.prepare();
+    QtProgressSink* sink = m_open.prepare();
     connect(sink, &QtProgressSink::messageReported, this, &Session::message);
-    m_load.on(&QtProgressSink::jobFinished, this,
+    m_open.on(&QtProgressSink::jobFinished, this,
               [this](int status, const QString& detail) { onLoadFinished(status, detail); });
-    m_load.start(std::make_unique<catalog::LoadJob>(spec.toStdString(), m_registry));
+    m_open.start(std::make_unique<catalog::LoadJob>(spec.toStdString(), m_registry));
     Q_EMIT message(tr("Loading %1…").arg(spec));
     setLoading(true);
     updatePolling();
@@ -199,10 +207,10 @@ void Session::cancelFetch()
 
 void Session::onLoadFinished(int status, const QString& detail)
 {
-    auto* job = m_load.jobAs<catalog::LoadJob>();
+    auto* job = m_open.jobAs<catalog::LoadJob>();
     std::shared_ptr<const data::Dataset> ds = job ? job->result() : nullptr;
     const QString spec = m_loadingSpec;
-    m_load.retire();
+    m_open.retire();
     if (toStatus(status) == job::JobStatus::Finished && ds) {
         setDataset(std::move(ds), spec); // ends the loading state, at once or after the project's part
         return;
@@ -217,15 +225,13 @@ void Session::onLoadFinished(int status, const QString& detail)
 void Session::setDataset(std::shared_ptr<const data::Dataset> dataset, const QString& spec)
 {
     // The previous dataset's jobs stop in the background; their late signals are ignored.
-    m_load.retire(); // the newest request wins over a load still running
-    m_externalLoad.retire();
-    m_training.retire();
+    m_open.retire(); // the newest request wins over a load (or an attach) still running
+    m_run.retire();
     // A multi-process run of the previous dataset is cancelled too (issue 29 §5: it went on
     // training with Cancel disabled, and its checkpoints were mapped onto this dataset).
     retireProcessRun();
     m_layoutJob.retire();
     m_baseline.retire();
-    m_attach.retire();
     setTrainingState(TrainingState::Idle);
     if (m_baselineRunning) {
         m_baselineRunning = false;
@@ -241,21 +247,21 @@ void Session::setDataset(std::shared_ptr<const data::Dataset> dataset, const QSt
     // dataset: a worker's business. The dataset opens when that is done.
     m_attachSource = dataset;
     m_attachSpec = spec;
-    m_attach.prepare();
-    m_attach.on(&QtProgressSink::jobFinished, this,
-                [this](int status, const QString& detail) { onAttachFinished(status, detail); });
-    m_attach.start(std::make_unique<project::AttachJob>(m_workspace.project(), std::move(dataset), spec.toStdString()));
+    m_open.prepare();
+    m_open.on(&QtProgressSink::jobFinished, this,
+              [this](int status, const QString& detail) { onAttachFinished(status, detail); });
+    m_open.start(std::make_unique<project::AttachJob>(m_workspace.project(), std::move(dataset), spec.toStdString()));
     setLoading(true);
     updatePolling();
 }
 
 void Session::onAttachFinished(int status, const QString& detail)
 {
-    auto* job = m_attach.jobAs<project::AttachJob>();
+    auto* job = m_open.jobAs<project::AttachJob>();
     project::AttachedDataset attached = job ? job->result() : project::AttachedDataset{};
     std::shared_ptr<const data::Dataset> source = std::move(m_attachSource);
     const QString spec = m_attachSpec;
-    m_attach.retire();
+    m_open.retire();
     if (toStatus(status) == job::JobStatus::Finished && attached.dataset) {
         m_workspace.adoptAttached(std::move(source), std::move(attached), spec.toStdString());
         showDataset();
@@ -336,62 +342,34 @@ bool Session::startTraining(const train::TrainerConfig& config, int processes)
     // The run's snapshots hold exactly the map's items, so each new map warm-starts from it.
     train::TrainerConfig cfg = config;
     cfg.snapshotItems = m_mapItemLimit;
-    bool needsExternal = false;
+    std::unique_ptr<workspace::RunLaunchJob> launch;
     try {
-        needsExternal = train::planRun(cfg, m_registry).needsExternal;
+        if (processes > 1)
+            (void)train::planRun(cfg, m_registry); // setscope-cli plans it again; a bad setting fails here, at once
+        else
+            launch = std::make_unique<workspace::RunLaunchJob>(workspace::RunLaunch::from(m_workspace, cfg), m_registry);
     } catch (const std::exception& e) {
         Q_EMIT error(tr("Cannot start training: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
     if (processes > 1)
         return launchProcessRun(cfg, processes);
-    if (!needsExternal)
-        return launchTraining(cfg, nullptr);
-    if (auto kept = m_workspace.external(cfg.externalDataset))
-        return launchTraining(cfg, std::move(kept));
 
-    // Opening a dataset reads files (and may train word vectors): a worker's job, like load().
-    m_training.retire();
-    m_externalLoad.prepare();
-    const QString name = QString::fromStdString(cfg.externalDataset);
-    m_externalLoad.on(&QtProgressSink::messageReported, this, [this](const QString& text) { Q_EMIT message(text); });
-    m_externalLoad.on(&QtProgressSink::progressReported, this, [this, name](qint64 d, qint64 t, const QString& w) {
-        Q_EMIT trainingProgress(d, t, tr("opening %1: %2").arg(name, w));
-    });
-    m_externalLoad.on(&QtProgressSink::jobFinished, this,
-                      [this, cfg](int status, const QString& detail) { onExternalLoaded(status, detail, cfg); });
-    m_externalLoad.start(std::make_unique<catalog::LoadJob>(cfg.externalDataset, m_registry));
-    Q_EMIT message(tr("Opening the external dataset %1…").arg(name));
-    Q_EMIT trainingProgress(0, 0, tr("opening %1").arg(name));
+    // The last multi-process run's history and model give way to this run's (its folder stays: a
+    // fine-tuning run may start from one of its checkpoints).
+    retireProcessRun();
+    m_run.prepare(); // retires the previous run
+    m_run.on(&QtProgressSink::progressReported, this,
+             [this](qint64 d, qint64 t, const QString& w) { Q_EMIT trainingProgress(d, t, w); });
+    m_run.on(&QtProgressSink::stepLossReported, this, [this](qint64 step, double loss) { Q_EMIT stepLoss(step, loss); });
+    m_run.on(&QtProgressSink::epochMetricsReported, this, [this](const train::EpochMetrics& m) { Q_EMIT epochMetrics(m); });
+    m_run.on(&QtProgressSink::messageReported, this, [this](const QString& text) { Q_EMIT message(text); });
+    m_run.on(&QtProgressSink::jobFinished, this, [this](int status, const QString& detail) { onTrainingFinished(status, detail); });
+    m_seenSnapshotSeq = 0;
+    m_run.start(std::move(launch));
     setTrainingState(TrainingState::Running);
     updatePolling();
     return true;
-}
-
-void Session::onExternalLoaded(int status, const QString& detail, const train::TrainerConfig& cfg)
-{
-    auto* job = m_externalLoad.jobAs<catalog::LoadJob>();
-    std::shared_ptr<const data::Dataset> ds = job ? job->result() : nullptr;
-    m_externalLoad.retire();
-    const QString name = QString::fromStdString(cfg.externalDataset);
-    if (toStatus(status) == job::JobStatus::Cancelled || m_trainingState == TrainingState::Stopping) {
-        setTrainingState(TrainingState::Idle);
-        Q_EMIT message(tr("Training cancelled"));
-        Q_EMIT trainingFinished(static_cast<int>(job::JobStatus::Cancelled), QString());
-        return;
-    }
-    if (toStatus(status) != job::JobStatus::Finished || !ds) {
-        const QString why = tr("cannot open the external dataset %1: %2").arg(name, detail);
-        setTrainingState(TrainingState::Idle);
-        Q_EMIT error(tr("Training failed: %1").arg(why));
-        Q_EMIT trainingFinished(static_cast<int>(job::JobStatus::Failed), why);
-        return;
-    }
-    m_workspace.rememberExternal(cfg.externalDataset, ds);
-    if (!launchTraining(cfg, ds)) { // launchTraining() said why through error()
-        setTrainingState(TrainingState::Idle);
-        Q_EMIT trainingFinished(static_cast<int>(job::JobStatus::Failed), tr("the run could not start"));
-    }
 }
 
 bool Session::launchProcessRun(const train::TrainerConfig& config, int processes)
@@ -433,7 +411,7 @@ bool Session::launchProcessRun(const train::TrainerConfig& config, int processes
                      QString::number(processes)};
     if (project())
         args << QStringLiteral("--project") << projectPath();
-    m_training.retire(); // the previous in-process run
+    m_run.retire(); // the previous in-process run
     auto run = std::make_unique<ProcessRun>();
     connect(run.get(), &ProcessRun::progress, this, [this](qint64 d, qint64 t, const QString& w) { Q_EMIT trainingProgress(d, t, w); });
     connect(run.get(), &ProcessRun::stepLoss, this, [this](qint64 step, double loss) { Q_EMIT stepLoss(step, loss); });
@@ -459,7 +437,8 @@ bool Session::launchProcessRun(const train::TrainerConfig& config, int processes
 
 void Session::retireProcessRun()
 {
-    m_processMap.retire(); // a checkpoint being mapped: its late result is void
+    if (!launchJob())
+        m_run.retire(); // a checkpoint being mapped: its late result is void
     m_processMapNext.clear();
     m_processModel.reset();
     if (!m_processRun)
@@ -487,7 +466,7 @@ void Session::retireProcessRun()
 
 void Session::mapProcessCheckpoint(const QString& path)
 {
-    if (m_processMap.running()) {
+    if (m_run.running()) {
         m_processMapNext = path; // the newest waits; older ones are passed over
         return;
     }
@@ -512,12 +491,12 @@ void Session::mapProcessCheckpoint(const QString& path)
             out.snapshot = std::move(snap);
             return out;
         });
-    m_processMap.prepare();
+    m_run.prepare();
     // The dataset as loaded: a label edit replaces dataset() by a copy with the same items, opening
     // another dataset replaces this one.
     const auto source = m_workspace.sourceDataset();
-    m_processMap.on(&QtProgressSink::jobFinished, this, [this, source](int status, const QString& detail) {
-        auto* j = m_processMap.jobAs<job::TaskJob<Mapped>>();
+    m_run.on(&QtProgressSink::jobFinished, this, [this, source](int status, const QString& detail) {
+        auto* j = m_run.jobAs<job::TaskJob<Mapped>>();
         const auto out = j ? j->result() : nullptr;
         if (m_workspace.sourceDataset() != source) {
             // Another dataset was opened meanwhile: this map is not its map.
@@ -534,51 +513,14 @@ void Session::mapProcessCheckpoint(const QString& path)
         } else if (toStatus(status) == job::JobStatus::Failed) {
             Q_EMIT message(tr("The map could not follow the run's checkpoint: %1").arg(detail));
         }
-        m_processMap.retire();
+        m_run.retire();
         if (!m_processMapNext.isEmpty()) {
             const QString next = std::exchange(m_processMapNext, QString());
             mapProcessCheckpoint(next);
         }
         updatePolling();
     });
-    m_processMap.start(std::move(job));
-}
-
-bool Session::launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<const data::Dataset> external)
-{
-    // The last multi-process run's history and model give way to this run's (its folder stays: a
-    // fine-tuning run may start from one of its checkpoints).
-    retireProcessRun();
-    auto sink = std::make_unique<QtProgressSink>();
-    project::TrainingRun run;
-    try {
-        // Recorded in the project when the dataset is in one (the one place the CLI and the GUI
-        // set runs up).
-        run = m_workspace.prepareRun(cfg, std::move(external), sink.get());
-    } catch (const std::exception& e) {
-        Q_EMIT error(tr("Cannot start training: %1").arg(QString::fromUtf8(e.what())));
-        return false;
-    }
-    m_training.prepare(std::move(sink)); // retires the previous run
-    m_training.on(&QtProgressSink::progressReported, this,
-                  [this](qint64 d, qint64 t, const QString& w) { Q_EMIT trainingProgress(d, t, w); });
-    m_training.on(&QtProgressSink::stepLossReported, this, [this](qint64 step, double loss) { Q_EMIT stepLoss(step, loss); });
-    m_training.on(&QtProgressSink::epochMetricsReported, this,
-                  [this](const train::EpochMetrics& m) { Q_EMIT epochMetrics(m); });
-    m_training.on(&QtProgressSink::messageReported, this, [this](const QString& text) { Q_EMIT message(text); });
-    m_training.on(&QtProgressSink::jobFinished, this,
-                  [this](int status, const QString& detail) { onTrainingFinished(status, detail); });
-    if (!run.recordError.empty())
-        Q_EMIT error(tr("Project %1: %2 (this run is not recorded)").arg(projectPath(), QString::fromUtf8(run.recordError.c_str())));
-    if (run.recorder)
-        Q_EMIT message(tr("Recording run %1 in %2 (checkpoints in %3)")
-                           .arg(run.recorder->runId())
-                           .arg(projectPath(), QString::fromStdString(run.job->config().checkpointDir)));
-    m_seenSnapshotSeq = 0;
-    m_training.start(std::move(run.job), std::move(run.recorder), run.sink);
-    setTrainingState(TrainingState::Running);
-    updatePolling();
-    return true;
+    m_run.start(std::move(job));
 }
 
 void Session::pauseTraining()
@@ -588,22 +530,23 @@ void Session::pauseTraining()
                           "Cancel it and resume from its last checkpoint later."));
         return;
     }
-    if (m_trainingState == TrainingState::Running && m_externalLoad.hasJob()) {
+    const workspace::RunLaunchJob* launch = launchJob();
+    if (m_trainingState != TrainingState::Running || !launch)
+        return;
+    if (!launch->training()) {
         Q_EMIT message(tr("The external dataset is still being opened; training has not started"));
         return;
     }
-    if (m_trainingState != TrainingState::Running || !m_training.hasJob())
-        return;
-    m_training.job()->pause();
+    m_run.job()->pause();
     setTrainingState(TrainingState::Paused);
     Q_EMIT message(tr("Training paused"));
 }
 
 void Session::resumeTraining()
 {
-    if (m_trainingState != TrainingState::Paused || !m_training.hasJob())
+    if (m_trainingState != TrainingState::Paused || !launchJob())
         return;
-    m_training.job()->resume();
+    m_run.job()->resume();
     setTrainingState(TrainingState::Running);
     Q_EMIT message(tr("Training resumed"));
 }
@@ -618,21 +561,18 @@ void Session::cancelTraining()
         }
         return;
     }
-    if (m_trainingState == TrainingState::Running && m_externalLoad.hasJob()) {
-        m_externalLoad.job()->cancel(); // onExternalLoaded() ends the run
-        setTrainingState(TrainingState::Stopping);
-        Q_EMIT message(tr("Cancelling training…"));
+    if ((m_trainingState != TrainingState::Running && m_trainingState != TrainingState::Paused) || !launchJob())
         return;
-    }
-    if ((m_trainingState != TrainingState::Running && m_trainingState != TrainingState::Paused) || !m_training.hasJob())
-        return;
-    m_training.job()->cancel(); // also wakes a paused job
+    m_run.job()->cancel(); // also wakes a paused job, and stops the opening of an external dataset
     setTrainingState(TrainingState::Stopping);
     Q_EMIT message(tr("Cancelling training…"));
 }
 
 void Session::onTrainingFinished(int status, const QString& detail)
 {
+    // An external dataset the run opened is kept for later runs with the same name.
+    if (const workspace::RunLaunchJob* launch = launchJob(); launch && launch->opensExternal() && launch->external())
+        m_workspace.rememberExternal(launch->config().externalDataset, launch->external());
     poll(); // the last snapshot was published before the job reported its end
     setTrainingState(TrainingState::Idle);
     switch (toStatus(status)) {
@@ -722,7 +662,7 @@ void Session::poll()
 
 void Session::updatePolling()
 {
-    const bool trainingActive = m_training.running();
+    const bool trainingActive = launchJob() && m_run.running();
     // The layout job idles once the map of the last snapshot it was given has converged.
     const bool layoutActive = layoutBusy();
     const bool busy = trainingActive || layoutActive || !m_retired.empty() || m_loading || m_baselineRunning ||

@@ -40,6 +40,9 @@ class ModelHandle;
 namespace setscope::train {
 class TrainingJob;
 }
+namespace setscope::workspace {
+class RunLaunchJob;
+}
 
 namespace setscope::gui {
 
@@ -87,8 +90,9 @@ public:
 
     TrainingState trainingState() const { return m_trainingState; }
     /// The current (or last) training job, for lock-free per-frame reads of its counters;
-    /// nullptr before the first run. Owned by the session; valid until the next
-    /// startTraining(), load() or the session's destruction.
+    /// nullptr before the first run and while a run's external dataset is being opened (the
+    /// run's first phase). Owned by the session; valid until the next startTraining(), load()
+    /// or the session's destruction.
     const train::TrainingJob* trainingJob() const;
     /// Epoch metrics of the current (or last) run.
     std::vector<train::EpochMetrics> history() const;
@@ -235,6 +239,9 @@ private:
     void onLoadFinished(int status, const QString& detail);
     void onAttachFinished(int status, const QString& detail);
     void onTrainingFinished(int status, const QString& detail);
+    /// The run slot's job as the in-process run (null when it holds none, e.g. the embedding of a
+    /// multi-process run's checkpoint).
+    const workspace::RunLaunchJob* launchJob() const;
     /// Starts a multi-process run through setscope-cli (startTraining with processes > 1).
     bool launchProcessRun(const train::TrainerConfig& cfg, int processes);
     /// Lets go of the multi-process run (another dataset, another run): none of its signals
@@ -245,9 +252,6 @@ private:
     /// Embeds the map's items with checkpoint `path` of the multi-process run on a worker (or
     /// queues it while one is embedded); then the map follows it.
     void mapProcessCheckpoint(const QString& path);
-    /// Starts the training job; `external` is null unless the plan needs it.
-    bool launchTraining(const train::TrainerConfig& cfg, std::shared_ptr<const data::Dataset> external);
-    void onExternalLoaded(int status, const QString& detail, const train::TrainerConfig& cfg);
     void onBaselineFinished(int status, const QString& detail);
 
     const plugin::Registry& m_registry;
@@ -263,16 +267,19 @@ private:
     layout::LayoutJob::Options m_layoutOptions;
     int m_mapItemLimit = 0;
 
-    /// Declared before the slots: they hand their jobs to it, and are destroyed (joined) first.
+    /// One slot per service, each holding that service's job on its worker thread. Declared
+    /// before the slots: they hand their jobs to it, and are destroyed (joined) first.
     RetiredJobs m_retired;
-    JobSlot m_load{m_retired};
-    JobSlot m_attach{m_retired};
-    JobSlot m_training{m_retired};
-    JobSlot m_externalLoad{m_retired}; ///< the external dataset of the run about to start (catalog::LoadJob)
-    JobSlot m_layoutJob{m_retired};
-    JobSlot m_baseline{m_retired};
-    JobSlot m_fetch{m_retired};
-    JobSlot m_processMap{m_retired}; ///< embeds a multi-process run's checkpoint for the map
+    /// Opening a dataset: reading it (catalog::LoadJob), then with a project registering it and
+    /// reading the project's labels (project::AttachJob); one phase at a time.
+    JobSlot m_open{m_retired};
+    /// The training run: in this process, the run with its phases (workspace::RunLaunchJob:
+    /// external dataset, record, train); for a multi-process run (ProcessRun, below), the
+    /// embedding of its newest checkpoint for the map.
+    JobSlot m_run{m_retired};
+    JobSlot m_layoutJob{m_retired}; ///< the map (layout::LayoutJob)
+    JobSlot m_baseline{m_retired};  ///< the raw vectors' scores
+    JobSlot m_fetch{m_retired};     ///< a built-in dataset's download
     QString m_fetchName;
 
     /// The current (or last) multi-process run and the folder of its configuration file.

@@ -109,8 +109,8 @@ private Q_SLOTS:
         training()->startButton()->click();
         QCOMPARE(session()->trainingState(), S::Running);
         QVERIFY(!training()->startButton()->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(session()->trainingJob(), setscope::testing::scaledMs(30000)); // once the run is set up
         const train::TrainingJob* job = session()->trainingJob();
-        QVERIFY(job);
         QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 10, setscope::testing::scaledMs(60000));
 
         training()->pauseButton()->click();
@@ -141,6 +141,7 @@ private Q_SLOTS:
         child<QSpinBox>("maxStepsSpin")->setValue(0);
         training()->startButton()->click();
         QCOMPARE(session()->trainingState(), S::Running);
+        QTRY_VERIFY_WITH_TIMEOUT(session()->trainingJob(), setscope::testing::scaledMs(30000)); // once the run is set up
         const train::TrainingJob* job = session()->trainingJob();
         QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 3, setscope::testing::scaledMs(60000));
         const auto atCancel = job->counters().done.load();

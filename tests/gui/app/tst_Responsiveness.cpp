@@ -76,8 +76,8 @@ void TestResponsiveness::eventLoopKeepsUpUnderLoad()
     training->findChild<QComboBox*>(QStringLiteral("deviceCombo"))->setCurrentText(QStringLiteral("cpu"));
     training->startButton()->click();
     QCOMPARE(session->trainingState(), S::Running);
+    QTRY_VERIFY_WITH_TIMEOUT(session->trainingJob(), setscope::testing::scaledMs(30000)); // once the run is set up
     const train::TrainingJob* trainer = session->trainingJob();
-    QVERIFY(trainer);
 
     // 2. A pairwise EMD matrix of the same images as point sets of their bright pixels, over
     // every core. The full 70 000 x 70 000 matrix would be a 19.6 GB cache file; its first

@@ -275,6 +275,8 @@ private Q_SLOTS:
         QSignalSpy states(&s, &Session::trainingStateChanged);
         QSignalSpy finished(&s, &Session::trainingFinished);
         QVERIFY(s.startTraining(quickConfig()));
+        // The training job exists once the run's first phases (workspace::RunLaunchJob) are done.
+        QTRY_VERIFY_WITH_TIMEOUT(s.trainingJob(), setscope::testing::scaledMs(30000));
         const train::TrainingJob* job = s.trainingJob();
         QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 5, setscope::testing::scaledMs(60000));
 
@@ -309,7 +311,7 @@ private Q_SLOTS:
         s.setLayoutOptions(pcaOptions());
         s.setDataset(synthetic("dim=8,points=500"), QStringLiteral("mem"));
         QVERIFY(s.startTraining(quickConfig()));
-        QTRY_VERIFY_WITH_TIMEOUT(s.trainingJob()->counters().done.load() >= 2, setscope::testing::scaledMs(60000));
+        QTRY_VERIFY_WITH_TIMEOUT(s.trainingJob() && s.trainingJob()->counters().done.load() >= 2, setscope::testing::scaledMs(60000));
         s.pauseTraining();
         QTRY_VERIFY_WITH_TIMEOUT(s.trainingJob()->parked(), setscope::testing::scaledMs(60000));
         s.cancelTraining();
@@ -337,6 +339,7 @@ private Q_SLOTS:
         train::TrainerConfig c = quickConfig();
         c.evaluateEachEpoch = false;
         QVERIFY(s->startTraining(c));
+        QTRY_VERIFY_WITH_TIMEOUT(s->trainingJob(), setscope::testing::scaledMs(30000));
         const train::TrainingJob* job = s->trainingJob();
         QTRY_VERIFY_WITH_TIMEOUT(job->counters().done.load() >= 2, setscope::testing::scaledMs(30000));
 
@@ -361,7 +364,7 @@ private Q_SLOTS:
         QCOMPARE(s->layout()->items, workspace::mapItems(*s->dataset(), "fine", s->mapItemLimit()));
 
         QVERIFY(s->startTraining(quickConfig()));
-        QTRY_VERIFY_WITH_TIMEOUT(s->trainingJob()->counters().done.load() >= 2, setscope::testing::scaledMs(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(s->trainingJob() && s->trainingJob()->counters().done.load() >= 2, setscope::testing::scaledMs(30000));
         s.reset(); // cancels and joins every job
 
         const auto a = project::ProjectStore::open(fileA.toStdString());
