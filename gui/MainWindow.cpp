@@ -39,22 +39,39 @@
 namespace setscope::gui {
 
 MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
+    : MainWindow(registry, explorerViews(), parent)
+{
+}
+
+MainWindow::MainWindow(const plugin::Registry& registry, std::vector<ViewSpec> views, QWidget* parent)
     : QMainWindow(parent)
     , m_registry(registry)
     , m_session(new Session(registry, this))
+    , m_viewSpecs(std::move(views))
 {
     setWindowTitle(QStringLiteral("setscope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/setscope.png")));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+    createWidgets();
+    createMenus();
+    wireDataset();
+    wireLabels();
+    wireTraining();
+    wireMetricsAndMessages();
+    resize(1500, 920);
+    showMessage(tr("Open a dataset: File ▸ Open demo, or pick one in the Dataset panel"), 0);
+}
 
+void MainWindow::createWidgets()
+{
     m_selection = new SelectionModel(this);
     m_labels = new LabelController(m_session, this);
     m_view = new EmbeddingView;
     m_view->setObjectName(QStringLiteral("embeddingView"));
     m_view->setSelectionModel(m_selection);
     setCentralWidget(m_view);
-    m_datasetPanel = new DatasetPanel(registry);
-    m_trainingPanel = new TrainingPanel(registry);
+    m_datasetPanel = new DatasetPanel(m_registry);
+    m_trainingPanel = new TrainingPanel(m_registry);
     m_metricsPanel = new MetricsPanel;
     m_logPanel = new LogPanel;
     addPanel(m_datasetPanel, tr("Dataset"), QStringLiteral("datasetDock"), Qt::LeftDockWidgetArea);
@@ -71,10 +88,11 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
     statusBar()->addPermanentWidget(m_statusProject);
     m_statusRight = new QLabel;
     statusBar()->addPermanentWidget(m_statusRight);
-    createMenus();
+}
 
+void MainWindow::wireDataset()
+{
     Session* s = m_session;
-    // Dataset.
     connect(m_datasetPanel, &DatasetPanel::loadRequested, this, &MainWindow::openDataset);
     connect(m_datasetPanel, &DatasetPanel::labelSetChanged, m_view, &EmbeddingView::setColorBy);
     if (auto* compare = qobject_cast<CompareView*>(explorerView(QStringLiteral("compare"))))
@@ -122,7 +140,13 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
         updateDatasetStatus();
     });
     connect(m_selection, &SelectionModel::changed, this, &MainWindow::updateDatasetStatus);
-    // Labels: an edit recolours the map and refreshes the label-set choices, keeping the map.
+}
+
+/// Labels: an edit recolours the map and refreshes the label-set choices, keeping the map; the
+/// undo actions and the project's name follow the project.
+void MainWindow::wireLabels()
+{
+    Session* s = m_session;
     connect(s, &Session::labelsChanged, this, [this](const QString& labelSet) {
         const auto ds = m_session->dataset();
         m_view->updateLabels(ds);
@@ -140,9 +164,13 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
         m_statusProject->setText(path.isEmpty() ? tr("no project") : tr("project: %1").arg(QFileInfo(path).fileName()));
         m_statusProject->setToolTip(path);
     });
-    // Map.
+}
+
+/// The map follows the layouts; the training panel and the map's stats line follow the run.
+void MainWindow::wireTraining()
+{
+    Session* s = m_session;
     connect(s, &Session::layoutChanged, this, [this] { m_view->setLayout(m_session->layout()); });
-    // Training.
     connect(m_trainingPanel, &TrainingPanel::startRequested, this, &MainWindow::startTraining);
     connect(m_trainingPanel, &TrainingPanel::pauseRequested, s, &Session::pauseTraining);
     connect(m_trainingPanel, &TrainingPanel::resumeRequested, s, &Session::resumeTraining);
@@ -162,7 +190,11 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
         m_view->surface()->update(); // the stats line
     });
     connect(s, &Session::epochMetrics, m_metricsPanel, &MetricsPanel::addEpoch);
-    // Metrics.
+}
+
+void MainWindow::wireMetricsAndMessages()
+{
+    Session* s = m_session;
     connect(m_metricsPanel, &MetricsPanel::baselineRequested, this, [this] {
         const QString labelSet = m_datasetPanel->currentLabelSet();
         m_session->computeBaseline(labelSet.isEmpty() ? QStringLiteral("fine") : labelSet);
@@ -173,8 +205,6 @@ MainWindow::MainWindow(const plugin::Registry& registry, QWidget* parent)
     connect(s, &Session::message, this, [this](const QString& t) { showMessage(t); });
     connect(s, &Session::error, this, &MainWindow::showError);
 
-    resize(1500, 920);
-    showMessage(tr("Open a dataset: File ▸ Open demo, or pick one in the Dataset panel"), 0);
 }
 
 MainWindow::~MainWindow()
@@ -188,7 +218,7 @@ MainWindow::~MainWindow()
 void MainWindow::addExplorerViews(const QMap<Qt::DockWidgetArea, QDockWidget*>& anchors)
 {
     QMap<Qt::DockWidgetArea, QDockWidget*> last = anchors;
-    for (const ViewSpec& spec : explorerViews()) {
+    for (const ViewSpec& spec : m_viewSpecs) {
         ExplorerView* view = spec.make(m_session, m_selection);
         view->setObjectName(spec.id + QStringLiteral("View"));
         QDockWidget* dock = addPanel(view, spec.title, spec.id + QStringLiteral("Dock"), spec.area);
@@ -380,7 +410,7 @@ void MainWindow::createExportMenu(QMenu* file)
     QMenu* menu = file->addMenu(tr("&Export"));
     menu->setObjectName(QStringLiteral("exportMenu"));
     QList<QPair<QString, QString>> views{{QStringLiteral("map"), tr("Map")}};
-    for (const ViewSpec& spec : explorerViews())
+    for (const ViewSpec& spec : m_viewSpecs)
         views.append({spec.id, spec.title});
     for (const char* format : {"png", "svg"}) {
         QMenu* sub = menu->addMenu(QString::fromLatin1(format) == QLatin1String("png") ? tr("View as &PNG") : tr("View as &SVG"));

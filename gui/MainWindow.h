@@ -2,9 +2,13 @@
 // SPDX-FileCopyrightText: 2026 setscope developers
 #pragma once
 
+#include "gui/views/ViewList.h"
+
 #include <QMainWindow>
 #include <QMap>
 #include <QStringList>
+
+#include <vector>
 
 class QAction;
 class QDockWidget;
@@ -33,8 +37,11 @@ class TrainingPanel;
 class MainWindow final : public QMainWindow {
     Q_OBJECT
 public:
-    /// `registry` must outlive the window.
+    /// `registry` must outlive the window. The window hosts the views of explorerViews().
     explicit MainWindow(const plugin::Registry& registry, QWidget* parent = nullptr);
+    /// Hosts `views` instead (in their order: the docks, the View menu and the export menu come
+    /// from the list), e.g. explorerViews() and one more.
+    MainWindow(const plugin::Registry& registry, std::vector<ViewSpec> views, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     /// The demo dataset: "fashion-mnist" when installed, else "synthetic" (then `why`, when
@@ -97,11 +104,18 @@ public Q_SLOTS:
     void pinMap();
 
 private:
+    /// The map, the panels, the views' docks and the status bar.
+    void createWidgets();
+    /// The connections between the session, the panels and the views, by subject.
+    void wireDataset();
+    void wireLabels();
+    void wireTraining();
+    void wireMetricsAndMessages();
     void createMenus();
     /// "name · N items · M selected" in the status bar.
     void updateDatasetStatus();
     QDockWidget* addPanel(QWidget* panel, const QString& title, const QString& name, Qt::DockWidgetArea area);
-    /// Hosts the views of explorerViews() in docks, tabbed by area after `anchors` (the dock
+    /// Hosts the window's views in docks, tabbed by area after `anchors` (the dock
     /// each area's views are tabbed with).
     void addExplorerViews(const QMap<Qt::DockWidgetArea, QDockWidget*>& anchors);
     void createExportMenu(QMenu* file);
@@ -125,6 +139,7 @@ private:
     TrainingPanel* m_trainingPanel = nullptr;
     MetricsPanel* m_metricsPanel = nullptr;
     LogPanel* m_logPanel = nullptr;
+    std::vector<ViewSpec> m_viewSpecs;
     QMap<QString, ExplorerView*> m_views;
     QMap<QString, QDockWidget*> m_viewDocks;
     QList<QDockWidget*> m_docks;

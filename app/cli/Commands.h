@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace setscope::cli {
 
@@ -21,19 +22,18 @@ int exitCode(job::JobStatus status);
 /// The context is created lazily (registry + plugins) by `ctx()`.
 using ContextFn = std::function<CliContext&()>;
 
-void addInfoCommand(CLI::App& app, ContextFn ctx, int& rc);
-void addDatasetsCommand(CLI::App& app, ContextFn ctx, int& rc);
-void addFetchCommand(CLI::App& app, ContextFn ctx, int& rc);
-void addPluginsCommand(CLI::App& app, ContextFn ctx, int& rc);
-void addTrainCommand(CLI::App& app, ContextFn ctx, int& rc);
-void addEvalCommand(CLI::App& app, ContextFn ctx, int& rc);
-void addExportCommand(CLI::App& app, ContextFn ctx, int& rc);
-void addProjectCommand(CLI::App& app, ContextFn ctx, int& rc);
-void addOtCommands(CLI::App& app, ContextFn ctx, int& rc);
-void addAugmentCommand(CLI::App& app, ContextFn ctx, int& rc);
-void addRetrieveCommand(CLI::App& app, ContextFn ctx, int& rc);
-void addTsneCommand(CLI::App& app, ContextFn ctx, int& rc);
-void addLabelsCommand(CLI::App& app, ContextFn ctx, int& rc);
-void addSubstructureCommand(CLI::App& app, ContextFn ctx, int& rc);
+/// What adds one command to the CLI: its flags and its callback (storing its exit code in `rc`).
+using AddCommandFn = void (*)(CLI::App& app, ContextFn ctx, int& rc);
+
+/// The commands, in the order `setscope-cli --help` lists them: app/cli/CommandList.cpp, one line
+/// each (and there the declaration of each add function: nothing else calls them).
+const std::vector<AddCommandFn>& commandList();
+
+/// Parses `argv` with `commands` and runs the command it names, as `setscope-cli` does: returns
+/// the command's exit code; CLI11's for a bad command line (--help and --version: 0), after
+/// printing its message; 2 for a bad input file (sdk::InputError) and 1 for any other error,
+/// after printing "setscope-cli: what" to stderr. The context (registry and plugins) is made on
+/// the first ctx() call, for `executable`'s plugin folders.
+int runCommandLine(int argc, char** argv, const std::vector<AddCommandFn>& commands);
 
 } // namespace setscope::cli
