@@ -470,6 +470,92 @@ private:
     QTimer m_poll;
 };
 
+/// The command line's values (process() has checked the syntax); exits with 2 and a message for a
+/// number out of range.
+Options readOptions(const QCommandLineParser& parser)
+{
+    Options opt;
+    opt.dataset = parser.value(QStringLiteral("dataset"));
+    opt.train = parser.isSet(QStringLiteral("train"));
+    opt.screenshot = parser.value(QStringLiteral("screenshot"));
+    opt.project = parser.value(QStringLiteral("project"));
+    opt.noProject = parser.isSet(QStringLiteral("no-project"));
+    opt.views = parser.isSet(QStringLiteral("views"));
+    opt.labels = parser.isSet(QStringLiteral("labels"));
+    opt.retrain = parser.isSet(QStringLiteral("retrain"));
+    opt.onlyView = parser.value(QStringLiteral("view"));
+    opt.model = parser.value(QStringLiteral("model"));
+    opt.recipe = parser.value(QStringLiteral("recipe"));
+    auto number = [&parser](const char* name, qint64 lo) -> qint64 {
+        const QString v = parser.value(QString::fromLatin1(name));
+        if (v.isEmpty())
+            return -1;
+        bool ok = false;
+        const qint64 n = v.toLongLong(&ok);
+        if (!ok || n < lo) {
+            std::fprintf(stderr, "setscope: --%s expects a whole number >= %lld, got '%s'\n", name,
+                         static_cast<long long>(lo), qPrintable(v));
+            std::exit(2);
+        }
+        return n;
+    };
+    opt.epochs = static_cast<int>(number("epochs", 1));
+    opt.maxSteps = number("max-steps", 0);
+    opt.item = number("item", 0);
+    opt.second = number("second", 0);
+    opt.hover = number("hover", 0);
+    opt.mapItems = number("map-items", 0);
+
+    return opt;
+}
+
+/// The built-ins and the plugins of the default folders; what was refused, for the window to say.
+QStringList registerEverything(setscope::plugin::Registry& registry)
+{
+    setscope::builtins::registerBuiltins(registry);
+    QStringList messages;
+    std::vector<std::string> ignoredPluginFolders;
+    for (const std::string& dir : setscope::plugin::defaultPluginDirectories(
+             QCoreApplication::applicationFilePath().toStdString(), &ignoredPluginFolders)) {
+        for (const std::string& e : registry.loadPluginDirectory(dir))
+            messages << QString::fromStdString(e);
+    }
+    for (const std::string& e : ignoredPluginFolders)
+        messages << QString::fromStdString(e);
+    return messages;
+}
+
+/// Runs are recorded by default (nothing is lost when the program dies), in the per-user demo
+/// project unless --project names another. False when the project the user named cannot be used
+/// (said on stderr); the demo project failing only costs the recording.
+bool openStartProject(MainWindow& window, const Options& opt)
+{
+    const QString project = opt.project.isEmpty() ? MainWindow::defaultProjectPath() : opt.project;
+    const auto toStderr = QObject::connect(window.session(), &Session::error, [](const QString& text) {
+        std::fprintf(stderr, "setscope: %s\n", qPrintable(text));
+    });
+    const bool opened = window.session()->openProject(project);
+    QObject::disconnect(toStderr);
+    return opened || opt.project.isEmpty();
+}
+
+/// --epochs, --max-steps, --model, --recipe and --map-items into the training panel and the session.
+void applyRunOptions(MainWindow& window, const Options& opt)
+{
+    setscope::train::TrainerConfig config = window.trainingPanel()->config();
+    if (opt.epochs > 0)
+        config.epochs = opt.epochs;
+    if (opt.maxSteps >= 0)
+        config.maxSteps = opt.maxSteps;
+    if (!opt.model.isEmpty())
+        config.model = opt.model.toStdString();
+    if (!opt.recipe.isEmpty())
+        config.recipe = opt.recipe.toStdString();
+    if (opt.mapItems >= 0)
+        window.session()->setMapItemLimit(static_cast<int>(opt.mapItems));
+    window.trainingPanel()->setConfig(config);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -508,50 +594,11 @@ int main(int argc, char** argv)
     QCommandLineParser parser;
     describe(parser);
     parser.process(app);
-    Options opt;
-    opt.dataset = parser.value(QStringLiteral("dataset"));
-    opt.train = parser.isSet(QStringLiteral("train"));
-    opt.screenshot = parser.value(QStringLiteral("screenshot"));
-    opt.project = parser.value(QStringLiteral("project"));
-    opt.noProject = parser.isSet(QStringLiteral("no-project"));
-    opt.views = parser.isSet(QStringLiteral("views"));
-    opt.labels = parser.isSet(QStringLiteral("labels"));
-    opt.retrain = parser.isSet(QStringLiteral("retrain"));
-    opt.onlyView = parser.value(QStringLiteral("view"));
-    opt.model = parser.value(QStringLiteral("model"));
-    opt.recipe = parser.value(QStringLiteral("recipe"));
-    auto number = [&](const char* name, qint64 lo) -> qint64 {
-        const QString v = parser.value(QString::fromLatin1(name));
-        if (v.isEmpty())
-            return -1;
-        bool ok = false;
-        const qint64 n = v.toLongLong(&ok);
-        if (!ok || n < lo) {
-            std::fprintf(stderr, "setscope: --%s expects a whole number >= %lld, got '%s'\n", name,
-                         static_cast<long long>(lo), qPrintable(v));
-            std::exit(2);
-        }
-        return n;
-    };
-    opt.epochs = static_cast<int>(number("epochs", 1));
-    opt.maxSteps = number("max-steps", 0);
-    opt.item = number("item", 0);
-    opt.second = number("second", 0);
-    opt.hover = number("hover", 0);
-    opt.mapItems = number("map-items", 0);
+    const Options opt = readOptions(parser);
 
     // Registry first: the window and its jobs keep references to it.
     setscope::plugin::Registry registry;
-    setscope::builtins::registerBuiltins(registry);
-    QStringList pluginMessages;
-    std::vector<std::string> ignoredPluginFolders;
-    for (const std::string& dir : setscope::plugin::defaultPluginDirectories(
-             QCoreApplication::applicationFilePath().toStdString(), &ignoredPluginFolders)) {
-        for (const std::string& e : registry.loadPluginDirectory(dir))
-            pluginMessages << QString::fromStdString(e);
-    }
-    for (const std::string& e : ignoredPluginFolders)
-        pluginMessages << QString::fromStdString(e);
+    const QStringList pluginMessages = registerEverything(registry);
 
     MainWindow window(registry);
     for (const QString& m : pluginMessages) {
@@ -562,31 +609,9 @@ int main(int argc, char** argv)
         window.showMessage(QObject::tr("plugin %1 %2 loaded from %3")
                                .arg(QString::fromStdString(p.name), QString::fromStdString(p.version),
                                     QString::fromStdString(p.path)));
-    if (!opt.noProject) {
-        // Runs are recorded by default (nothing is lost when the program dies), in the
-        // per-user demo project unless --project names another.
-        const QString project = opt.project.isEmpty() ? MainWindow::defaultProjectPath() : opt.project;
-        const auto toStderr = QObject::connect(window.session(), &Session::error, [](const QString& text) {
-            std::fprintf(stderr, "setscope: %s\n", qPrintable(text));
-        });
-        const bool opened = window.session()->openProject(project);
-        QObject::disconnect(toStderr);
-        if (!opened && !opt.project.isEmpty())
-            return 2; // the user named a project we cannot use: it was said above
-    }
-
-    setscope::train::TrainerConfig config = window.trainingPanel()->config();
-    if (opt.epochs > 0)
-        config.epochs = opt.epochs;
-    if (opt.maxSteps >= 0)
-        config.maxSteps = opt.maxSteps;
-    if (!opt.model.isEmpty())
-        config.model = opt.model.toStdString();
-    if (!opt.recipe.isEmpty())
-        config.recipe = opt.recipe.toStdString();
-    if (opt.mapItems >= 0)
-        window.session()->setMapItemLimit(static_cast<int>(opt.mapItems));
-    window.trainingPanel()->setConfig(config);
+    if (!opt.noProject && !openStartProject(window, opt))
+        return 2; // the user named a project we cannot use: it was said on stderr
+    applyRunOptions(window, opt);
 
     if (opt.train) {
         // Once, for the first dataset that opens.

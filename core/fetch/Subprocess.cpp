@@ -113,27 +113,18 @@ void killGroup(pid_t pid)
     }
 }
 
-} // namespace
-
-CommandResult runCommand(const std::vector<std::string>& argv, const CommandOptions& options)
+/// Starts argv[0] (found on PATH) in a process group of its own, stdin /dev/null, stdout and
+/// stderr into `output`, in options.workingDir, with our environment and LC_ALL=C (so apt's and
+/// npm's messages are English); the default dispositions of SIGPIPE, SIGTERM and SIGINT and no
+/// signal blocked. Throws FetchError when it cannot start, naming the program.
+pid_t spawnInGroup(const std::vector<std::string>& argv, const CommandOptions& options, const std::string& cmdText,
+                   int output)
 {
-    if (argv.empty())
-        throw std::invalid_argument("runCommand: empty argv");
-    const std::string cmdText = commandLineText(argv);
-    if (!options.workingDir.empty() && ::access(options.workingDir.c_str(), X_OK) != 0)
-        throw FetchError("cannot run " + cmdText + " in " + options.workingDir + ": " + std::strerror(errno));
-
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0)
-        throw FetchError("cannot create a pipe for " + cmdText + ": " + std::strerror(errno));
-    Fd readEnd(fds[0]);
-    Fd writeEnd(fds[1]);
-
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, writeEnd.get(), 1);
-    posix_spawn_file_actions_adddup2(&actions, writeEnd.get(), 2);
+    posix_spawn_file_actions_adddup2(&actions, output, 1);
+    posix_spawn_file_actions_adddup2(&actions, output, 2);
     if (!options.workingDir.empty())
         posix_spawn_file_actions_addchdir_np(&actions, options.workingDir.c_str());
 
@@ -179,8 +170,15 @@ CommandResult runCommand(const std::vector<std::string>& argv, const CommandOpti
                              ")");
         throw FetchError("cannot run " + cmdText + ": " + std::strerror(rc));
     }
-    writeEnd.reset();
+    return pid;
+}
 
+/// Reads the child's output until it closes it, line by line ("\n" ends a line, "\r" a non-empty
+/// one: progress bars that redraw a line): each to options.onLine, the last options.keepLines
+/// kept. Stops the group and throws job::Cancelled on cancel; stops it and rethrows when onLine
+/// throws.
+std::deque<std::string> readOutputLines(const Fd& readEnd, pid_t pid, const CommandOptions& options)
+{
     std::deque<std::string> tail;
     std::string partial;
     auto emit = [&](std::string line) {
@@ -238,8 +236,13 @@ CommandResult runCommand(const std::vector<std::string>& argv, const CommandOpti
         throw;
     }
 
-    // The pipe is closed; the child is exiting (or closed its output and keeps running:
-    // keep honouring cancel while waiting).
+    return tail;
+}
+
+/// Waits for the child (which may have closed its output and kept running: cancel is honoured
+/// meanwhile); its wait status (0 when it cannot be had).
+int waitForExit(pid_t pid, const CommandOptions& options)
+{
     int status = 0;
     for (;;) {
         const pid_t r = ::waitpid(pid, &status, WNOHANG);
@@ -255,6 +258,29 @@ CommandResult runCommand(const std::vector<std::string>& argv, const CommandOpti
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    return status;
+}
+
+} // namespace
+
+CommandResult runCommand(const std::vector<std::string>& argv, const CommandOptions& options)
+{
+    if (argv.empty())
+        throw std::invalid_argument("runCommand: empty argv");
+    const std::string cmdText = commandLineText(argv);
+    if (!options.workingDir.empty() && ::access(options.workingDir.c_str(), X_OK) != 0)
+        throw FetchError("cannot run " + cmdText + " in " + options.workingDir + ": " + std::strerror(errno));
+
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        throw FetchError("cannot create a pipe for " + cmdText + ": " + std::strerror(errno));
+    Fd readEnd(fds[0]);
+    Fd writeEnd(fds[1]);
+    const pid_t pid = spawnInGroup(argv, options, cmdText, writeEnd.get());
+    writeEnd.reset(); // the child's copy only: end of file once it closes its output
+    const std::deque<std::string> tail = readOutputLines(readEnd, pid, options);
+    const int status = waitForExit(pid, options);
+
     CommandResult result;
     result.exitCode = decodeStatus(status);
     result.lastLines.assign(tail.begin(), tail.end());
