@@ -8,6 +8,7 @@
 #include "core/train/SnapshotSubset.h"
 #include "core/train/TrainerConfig.h"
 #include "core/train/TrainingJob.h"
+#include "core/workspace/RunLaunch.h"
 
 #include <filesystem>
 #include <optional>
@@ -143,13 +144,11 @@ project::TrainingRun Workspace::prepareRun(const train::TrainerConfig& config,
                                            std::shared_ptr<const data::Dataset> external,
                                            train::TrainingSink* sink) const
 {
-    if (!m_dataset)
-        throw std::logic_error("no dataset is open");
-    // Recorded only when the dataset is in the open project: a dataset opened without it
-    // (the attach failed, or no project) has no id a run could refer to.
-    const bool record = inProject();
-    return project::prepareTrainingRun(record ? m_project : nullptr, record ? m_datasetId : 0, m_dataset, config,
-                                       m_registry, std::move(external), sink);
+    // The same decision as the GUI's launch job: recorded exactly when the dataset is in the
+    // project (RunLaunch::from; throws std::logic_error without a dataset).
+    const RunLaunch run = RunLaunch::from(*this, config);
+    return project::prepareTrainingRun(run.store, run.datasetId, run.dataset, run.config, m_registry, std::move(external),
+                                       sink);
 }
 
 std::shared_ptr<const data::Dataset> Workspace::external(const std::string& spec) const
