@@ -11,7 +11,7 @@ enum class JobStatus { Idle, Running, Finished, Cancelled, Failed };
 const char* statusName(JobStatus s);
 
 /// What any long job reports: progress, log lines, and its end. Called on the job's worker
-/// thread; implementations forward (the GUI's QtProgressSink queues signals). Kinds of job
+/// thread; implementations forward (the GUI's QtJobSink queues signals). Kinds of job
 /// with more to say extend it (train::TrainingSink).
 class ProgressSink {
 public:

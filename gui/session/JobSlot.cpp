@@ -36,26 +36,22 @@ void RetiredJobs::cancelAll()
 JobSlot::~JobSlot()
 {
     m_job.reset(); // joins first: its thread may still be inside a sink call
-    m_recorder.reset();
     m_sink.reset();
 }
 
-QtProgressSink* JobSlot::prepare(std::unique_ptr<QtProgressSink> sink)
+void JobSlot::adopt(std::unique_ptr<QtJobSink> sink)
 {
     retire();
     ++m_generation;
-    m_sink = sink ? std::move(sink) : std::make_unique<QtProgressSink>();
-    return m_sink.get();
+    m_sink = std::move(sink);
 }
 
-void JobSlot::start(std::unique_ptr<job::Job> job, std::unique_ptr<job::ProgressSink> recorder,
-                    job::ProgressSink* reportTo)
+void JobSlot::start(std::unique_ptr<job::Job> job)
 {
     checkStartable();
     job::Job* raw = job.get();
-    m_recorder = std::move(recorder);
     m_job = std::move(job);
-    raw->start(reportTo ? reportTo : m_sink.get());
+    raw->start(m_sink->reportTarget());
 }
 
 void JobSlot::checkStartable() const
@@ -71,9 +67,8 @@ void JobSlot::retire()
     ++m_generation;
     RetiredJobs::Entry e;
     e.sink = std::move(m_sink);
-    e.recorder = std::move(m_recorder);
     e.job = std::move(m_job);
-    m_retired.add(std::move(e)); // without a job the sinks are freed here
+    m_retired.add(std::move(e)); // without a job the sink is freed here
 }
 
 } // namespace setscope::gui

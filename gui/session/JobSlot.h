@@ -4,13 +4,14 @@
 
 #include "core/job/Job.h"
 #include "core/job/ProgressSink.h"
-#include "gui/bridge/QtProgressSink.h"
+#include "gui/bridge/QtJobSink.h"
 
 #include <QObject>
 
 #include <functional>
 #include <list>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 
 namespace setscope::gui {
@@ -20,12 +21,10 @@ namespace setscope::gui {
 /// (after asking all of them to stop, so the joins overlap).
 class RetiredJobs {
 public:
-    /// A job with the sink it reports to and the recorder in front of that sink. The job is
-    /// declared last so it is destroyed (joined) first: its thread may still be inside a
-    /// sink call when it reports its end.
+    /// A job with the sink it reports to. The job is declared last so it is destroyed
+    /// (joined) first: its thread may still be inside a sink call when it reports its end.
     struct Entry {
-        std::unique_ptr<QtProgressSink> sink;
-        std::unique_ptr<job::ProgressSink> recorder;
+        std::unique_ptr<QtJobSink> sink;
         std::unique_ptr<job::Job> job;
     };
 
@@ -52,15 +51,15 @@ private:
 };
 
 /// One kind of job the session runs, one at a time: the dataset load, the training run,
-/// the map, the baseline, a fetch... Holds the current job, the QtProgressSink it reports
-/// to (and the run recorder in front of that sink), and a generation that tells the
-/// current job's queued signals from those of the jobs it replaced: a handler connected
-/// with on() runs only while the job it was connected for is the slot's current one.
+/// the map, the baseline, a fetch... Holds the current job, the Qt sink it reports to, and
+/// a generation that tells the current job's queued signals from those of the jobs it
+/// replaced: a handler connected with on() runs only while the job it was connected for is
+/// the slot's current one.
 ///
-/// Use: `QtProgressSink* sink = slot.prepare();` (retires the previous job), then
-/// `slot.on(&QtProgressSink::jobFinished, this, ...)` for each signal wanted, then
-/// `slot.start(std::move(job))`. retire() cancels the current job, hands it to the
-/// RetiredJobs and makes its late signals void. GUI thread only.
+/// Use: `slot.prepare()` (retires the previous job; `prepare<QtTrainingSink>()` for a job
+/// that reports more than progress), then `slot.on(&QtJobSink::jobFinished, this, ...)` for
+/// each signal wanted, then `slot.start(std::move(job))`. retire() cancels the current job,
+/// hands it to the RetiredJobs and makes its late signals void. GUI thread only.
 class JobSlot {
 public:
     explicit JobSlot(RetiredJobs& retired)
@@ -69,35 +68,46 @@ public:
     }
     JobSlot(const JobSlot&) = delete;
     JobSlot& operator=(const JobSlot&) = delete;
-    /// Joins the current job (cancel it first to be quick), then frees its sinks.
+    /// Joins the current job (cancel it first to be quick), then frees its sink.
     ~JobSlot();
 
-    /// Retires the current job (if any) and makes a fresh sink for the next one (or takes
-    /// `sink` when given, e.g. one a setup step already needed). Handlers connected with
-    /// on() from now on belong to the next job. Returns the sink.
-    QtProgressSink* prepare(std::unique_ptr<QtProgressSink> sink = nullptr);
+    /// Retires the current job (if any) and makes a fresh sink of kind `Sink` (a QtJobSink
+    /// or a kind of it) for the next one. Handlers connected with on() from now on belong to
+    /// the next job. Returns the sink.
+    template <class Sink = QtJobSink>
+    Sink* prepare()
+    {
+        auto sink = std::make_unique<Sink>();
+        Sink* raw = sink.get();
+        adopt(std::move(sink));
+        return raw;
+    }
 
     /// Connects `signal` of the sink made by the last prepare() to `handler`, called in
     /// `context`'s thread (queued: the sink is called from the job's thread) with the
-    /// signal's arguments, only while that job is still this slot's current one.
-    template <typename Signal, typename Handler>
-    void on(Signal signal, QObject* context, Handler handler)
+    /// signal's arguments, only while that job is still this slot's current one. Throws
+    /// std::logic_error when the prepared sink is not of the signal's class (a training
+    /// signal on a slot prepared with a plain QtJobSink).
+    template <class Sender, class... Params, class Handler>
+    void on(void (Sender::*signal)(Params...), QObject* context, Handler handler)
     {
+        Sender* sender = qobject_cast<Sender*>(m_sink.get());
+        if (!sender)
+            throw std::logic_error(std::string("JobSlot::on: the prepared sink has no signal of ") +
+                                   Sender::staticMetaObject.className());
         const quint64 generation = m_generation;
-        QObject::connect(m_sink.get(), signal, context,
+        QObject::connect(sender, signal, context,
                          [this, generation, handler = std::move(handler)](auto&&... args) {
                              if (generation == m_generation)
                                  handler(std::forward<decltype(args)>(args)...);
                          });
     }
 
-    /// Takes `job` and starts it (Job::start), reporting to `reportTo` (default: the prepared
-    /// sink; a training run reports to its recorder, which forwards to the sink). A job that
-    /// reports more than progress (train::TrainingJob) finds out from the sink's type, so any
-    /// job is started the same way. `recorder` is kept with the job and outlives it. Throws
-    /// std::logic_error without a prepare() or while the slot still holds a job.
-    void start(std::unique_ptr<job::Job> job, std::unique_ptr<job::ProgressSink> recorder = nullptr,
-               job::ProgressSink* reportTo = nullptr);
+    /// Takes `job` and starts it (Job::start) with the prepared sink's reportTarget(): a job
+    /// that reports more than progress (train::TrainingJob) finds out from that target's
+    /// type, so any job is started the same way. Throws std::logic_error without a prepare()
+    /// or while the slot still holds a job.
+    void start(std::unique_ptr<job::Job> job);
 
     /// Cancels the current job and hands it (with its sinks) to the RetiredJobs; its queued
     /// signals are ignored from now on. Also drops a prepared sink that has no job yet.
@@ -117,12 +127,12 @@ public:
     quint64 generation() const { return m_generation; }
 
 private:
+    void adopt(std::unique_ptr<QtJobSink> sink);
     void checkStartable() const;
 
     RetiredJobs& m_retired;
     quint64 m_generation = 0;
-    std::unique_ptr<QtProgressSink> m_sink;
-    std::unique_ptr<job::ProgressSink> m_recorder;
+    std::unique_ptr<QtJobSink> m_sink;
     std::unique_ptr<job::Job> m_job; ///< declared last: destroyed (joined) first
 };
 

@@ -17,7 +17,7 @@
 #include "core/workspace/Models.h"
 #include "core/workspace/RunLaunch.h"
 #include "core/workspace/WorkspaceJobs.h"
-#include "gui/bridge/QtProgressSink.h"
+#include "gui/bridge/QtTrainingSink.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -42,7 +42,7 @@ Session::Session(const plugin::Registry& registry, QObject* parent)
     , m_registry(registry)
     , m_workspace(registry)
 {
-    QtProgressSink::registerMetaTypes();
+    QtTrainingSink::registerMetaTypes();
     // Background jobs (training, layout, fetch, and whatever the views start) run a little below
     // the GUI thread, so that a frame or a click does not queue behind them on a busy machine
     // (issue 12, "Load"; tests/gui/app/tst_Responsiveness). Alone on the machine they lose nothing.
@@ -160,9 +160,9 @@ void Session::load(const QString& spec)
     // Retires what the slot holds: a load still running, or a dataset still being opened in the
     // project (abandoned too).
     m_loadingSpec = spec;
-    QtProgressSink* sink = m_open.prepare();
-    connect(sink, &QtProgressSink::messageReported, this, &Session::message);
-    m_open.on(&QtProgressSink::jobFinished, this,
+    QtJobSink* sink = m_open.prepare();
+    connect(sink, &QtJobSink::messageReported, this, &Session::message);
+    m_open.on(&QtJobSink::jobFinished, this,
               [this](int status, const QString& detail) { onLoadFinished(status, detail); });
     m_open.start(std::make_unique<catalog::LoadJob>(spec.toStdString(), m_registry));
     Q_EMIT message(tr("Loading %1…").arg(spec));
@@ -179,11 +179,11 @@ bool Session::fetch(const QString& name)
         return false;
     }
     m_fetchName = name;
-    QtProgressSink* sink = m_fetch.prepare();
-    connect(sink, &QtProgressSink::messageReported, this, &Session::message);
-    m_fetch.on(&QtProgressSink::progressReported, this,
+    QtJobSink* sink = m_fetch.prepare();
+    connect(sink, &QtJobSink::messageReported, this, &Session::message);
+    m_fetch.on(&QtJobSink::progressReported, this,
                [this](qint64 d, qint64 t, const QString& w) { Q_EMIT fetchProgress(d, t, w); });
-    m_fetch.on(&QtProgressSink::jobFinished, this, [this](int status, const QString& detail) {
+    m_fetch.on(&QtJobSink::jobFinished, this, [this](int status, const QString& detail) {
         const QString fetched = m_fetchName;
         m_fetch.retire();
         m_fetching = false;
@@ -248,7 +248,7 @@ void Session::setDataset(std::shared_ptr<const data::Dataset> dataset, const QSt
     m_attachSource = dataset;
     m_attachSpec = spec;
     m_open.prepare();
-    m_open.on(&QtProgressSink::jobFinished, this,
+    m_open.on(&QtJobSink::jobFinished, this,
               [this](int status, const QString& detail) { onAttachFinished(status, detail); });
     m_open.start(std::make_unique<project::AttachJob>(m_workspace.project(), std::move(dataset), spec.toStdString()));
     setLoading(true);
@@ -311,10 +311,10 @@ bool Session::refreshLabels(const std::string& labelSet)
 
 void Session::startLayout()
 {
-    QtProgressSink* sink = m_layoutJob.prepare();
+    QtJobSink* sink = m_layoutJob.prepare();
     auto job = std::make_unique<layout::LayoutJob>(m_layoutOptions);
-    connect(sink, &QtProgressSink::messageReported, this, &Session::message);
-    m_layoutJob.on(&QtProgressSink::jobFinished, this, [this](int status, const QString& detail) {
+    connect(sink, &QtJobSink::messageReported, this, &Session::message);
+    m_layoutJob.on(&QtJobSink::jobFinished, this, [this](int status, const QString& detail) {
         if (toStatus(status) == job::JobStatus::Failed)
             Q_EMIT error(tr("The map could not be computed: %1").arg(detail));
     });
@@ -358,13 +358,13 @@ bool Session::startTraining(const train::TrainerConfig& config, int processes)
     // The last multi-process run's history and model give way to this run's (its folder stays: a
     // fine-tuning run may start from one of its checkpoints).
     retireProcessRun();
-    m_run.prepare(); // retires the previous run
-    m_run.on(&QtProgressSink::progressReported, this,
+    m_run.prepare<QtTrainingSink>(); // retires the previous run; the run reports losses and epoch rows too
+    m_run.on(&QtJobSink::progressReported, this,
              [this](qint64 d, qint64 t, const QString& w) { Q_EMIT trainingProgress(d, t, w); });
-    m_run.on(&QtProgressSink::stepLossReported, this, [this](qint64 step, double loss) { Q_EMIT stepLoss(step, loss); });
-    m_run.on(&QtProgressSink::epochMetricsReported, this, [this](const train::EpochMetrics& m) { Q_EMIT epochMetrics(m); });
-    m_run.on(&QtProgressSink::messageReported, this, [this](const QString& text) { Q_EMIT message(text); });
-    m_run.on(&QtProgressSink::jobFinished, this, [this](int status, const QString& detail) { onTrainingFinished(status, detail); });
+    m_run.on(&QtTrainingSink::stepLossReported, this, [this](qint64 step, double loss) { Q_EMIT stepLoss(step, loss); });
+    m_run.on(&QtTrainingSink::epochMetricsReported, this, [this](const train::EpochMetrics& m) { Q_EMIT epochMetrics(m); });
+    m_run.on(&QtJobSink::messageReported, this, [this](const QString& text) { Q_EMIT message(text); });
+    m_run.on(&QtJobSink::jobFinished, this, [this](int status, const QString& detail) { onTrainingFinished(status, detail); });
     m_seenSnapshotSeq = 0;
     m_run.start(std::move(launch));
     setTrainingState(TrainingState::Running);
@@ -495,7 +495,7 @@ void Session::mapProcessCheckpoint(const QString& path)
     // The dataset as loaded: a label edit replaces dataset() by a copy with the same items, opening
     // another dataset replaces this one.
     const auto source = m_workspace.sourceDataset();
-    m_run.on(&QtProgressSink::jobFinished, this, [this, source](int status, const QString& detail) {
+    m_run.on(&QtJobSink::jobFinished, this, [this, source](int status, const QString& detail) {
         auto* j = m_run.jobAs<job::TaskJob<Mapped>>();
         const auto out = j ? j->result() : nullptr;
         if (m_workspace.sourceDataset() != source) {
@@ -594,7 +594,7 @@ bool Session::computeBaseline(const QString& labelSet)
         return false;
     const bool wasRunning = m_baselineRunning;
     m_baseline.prepare();
-    m_baseline.on(&QtProgressSink::jobFinished, this,
+    m_baseline.on(&QtJobSink::jobFinished, this,
                   [this](int status, const QString& detail) { onBaselineFinished(status, detail); });
     m_baseline.start(workspace::makeBaselineJob(ds, labelSet.toStdString()));
     m_baselineRunning = true;

@@ -54,7 +54,7 @@ namespace setscope::gui {
 /// the Qt signals, the jobs (JobSlots) and the poll timer.
 ///
 /// Threads: every method runs on the GUI thread and returns at once. Jobs run on their own
-/// worker threads and report through QtProgressSinks (queued signals). A 30 Hz timer,
+/// worker threads and report through Qt sinks (gui/bridge: queued signals). A 30 Hz timer,
 /// active while something is going on, reads the jobs' lock-free mailboxes: a new training
 /// snapshot is handed to the layout job, a new layout is announced with layoutChanged().
 ///

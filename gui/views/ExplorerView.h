@@ -66,11 +66,10 @@ protected:
     template <class J, class Done>
     void runJob(std::unique_ptr<J> job, Done done)
     {
-        QtProgressSink* sink = m_slot.prepare();
-        Q_UNUSED(sink);
-        m_slot.on(&QtProgressSink::progressReported, this,
+        m_slot.prepare();
+        m_slot.on(&QtJobSink::progressReported, this,
                   [this](qint64 d, qint64 t, const QString& what) { showProgress(d, t, what); });
-        m_slot.on(&QtProgressSink::jobFinished, this, [this, done](int status, const QString& detail) {
+        m_slot.on(&QtJobSink::jobFinished, this, [this, done](int status, const QString& detail) {
             done(status, detail);
             Q_EMIT jobEnded(status);
         });

@@ -475,7 +475,7 @@ void EmbeddingView::updateAgreement()
             return neighbourAgreement(xy.data(), labels, kAgreementK, [&control] { return control.cancelRequested(); });
         });
     m_agreementJob.prepare();
-    m_agreementJob.on(&QtProgressSink::jobFinished, this, [this, items, name](int status, const QString&) {
+    m_agreementJob.on(&QtJobSink::jobFinished, this, [this, items, name](int status, const QString&) {
         const auto* done = m_agreementJob.jobAs<job::TaskJob<std::vector<float>>>();
         const auto values = done ? done->result() : nullptr;
         if (static_cast<job::JobStatus>(status) != job::JobStatus::Finished || !values || values->size() != items->size())

@@ -4,6 +4,7 @@
 // handlers, a replaced job's late signals do not, a retired job is kept (with its sink) until
 // its thread has ended. Every wait is on a state the test itself controls (a gate the job
 // waits for), never on which thread happens to be faster.
+#include "gui/bridge/QtTrainingSink.h"
 #include "gui/session/JobSlot.h"
 #include "tests/support/TimeFactor.h"
 
@@ -15,7 +16,8 @@
 
 using namespace setscope;
 using setscope::gui::JobSlot;
-using setscope::gui::QtProgressSink;
+using setscope::gui::QtJobSink;
+using setscope::gui::QtTrainingSink;
 using setscope::gui::RetiredJobs;
 
 namespace {
@@ -82,6 +84,7 @@ private Q_SLOTS:
     void retireWithoutJobFreesAtOnce();
     void startWithoutPrepareThrows();
     void startHandsTheJobItsSink();
+    void onRefusesASignalThePreparedSinkHasNot();
 };
 
 void TestJobSlot::currentJobReachesItsHandlers()
@@ -91,8 +94,8 @@ void TestJobSlot::currentJobReachesItsHandlers()
     QStringList messages;
     int finished = -1;
     slot.prepare();
-    slot.on(&QtProgressSink::messageReported, this, [&](const QString& m) { messages << m; });
-    slot.on(&QtProgressSink::jobFinished, this, [&](int status, const QString&) { finished = status; });
+    slot.on(&QtJobSink::messageReported, this, [&](const QString& m) { messages << m; });
+    slot.on(&QtJobSink::jobFinished, this, [&](int status, const QString&) { finished = status; });
     auto job = std::make_unique<GatedJob>();
     GatedJob* j = job.get();
     slot.start(std::move(job));
@@ -116,8 +119,8 @@ void TestJobSlot::replacedJobsLateSignalsAreVoid()
     QStringList firstMessages;
 
     slot.prepare();
-    slot.on(&QtProgressSink::jobFinished, this, [&](int, const QString&) { ++firstFinished; });
-    slot.on(&QtProgressSink::messageReported, this, [&](const QString& m) { firstMessages << m; });
+    slot.on(&QtJobSink::jobFinished, this, [&](int, const QString&) { ++firstFinished; });
+    slot.on(&QtJobSink::messageReported, this, [&](const QString& m) { firstMessages << m; });
     auto first = std::make_unique<GatedJob>(/*honourCancel=*/false);
     GatedJob* a = first.get();
     slot.start(std::move(first));
@@ -127,7 +130,7 @@ void TestJobSlot::replacedJobsLateSignalsAreVoid()
     // Replacing it retires it: cancel requested, kept (it ignores cancel, so it still runs).
     slot.prepare();
     QVERIFY(slot.generation() > generation);
-    slot.on(&QtProgressSink::jobFinished, this, [&](int, const QString&) { ++secondFinished; });
+    slot.on(&QtJobSink::jobFinished, this, [&](int, const QString&) { ++secondFinished; });
     auto second = std::make_unique<GatedJob>();
     GatedJob* b = second.get();
     slot.start(std::move(second));
@@ -179,7 +182,7 @@ void TestJobSlot::retireWithoutJobFreesAtOnce()
     int added = 0;
     retired.onAdded([&] { ++added; });
     JobSlot slot(retired);
-    QPointer<QtProgressSink> sink = slot.prepare();
+    QPointer<QtJobSink> sink = slot.prepare();
     QVERIFY(!sink.isNull());
     slot.retire();
     QVERIFY(sink.isNull()); // nothing could still call it
@@ -201,26 +204,39 @@ void TestJobSlot::startWithoutPrepareThrows()
 
 void TestJobSlot::startHandsTheJobItsSink()
 {
+    // A slot prepared for a training run starts its job with a TrainingSink: the job learns
+    // so from the sink's type, as train::TrainingJob does.
     RetiredJobs retired;
     JobSlot slot(retired);
-    QtProgressSink* sink = slot.prepare();
+    QtTrainingSink* sink = slot.prepare<QtTrainingSink>();
     int finished = 0;
-    slot.on(&QtProgressSink::jobFinished, this, [&](int, const QString&) { ++finished; });
+    slot.on(&QtJobSink::jobFinished, this, [&](int, const QString&) { ++finished; });
     auto job = std::make_unique<TrainingSinkJob>();
     TrainingSinkJob* j = job.get();
     slot.start(std::move(job));
     // The worker has run (and recorded its sink) once finished() is delivered.
     QTRY_COMPARE_WITH_TIMEOUT(finished, 1, setscope::testing::scaledMs(10000));
-    QCOMPARE(j->trainingSink(), static_cast<train::TrainingSink*>(sink));
+    QVERIFY(j->trainingSink() != nullptr);
+    QCOMPARE(static_cast<job::ProgressSink*>(j->trainingSink()), sink->reportTarget());
 
-    // With a sink of its own (a run recorder in front of the slot's sink).
-    QtProgressSink other;
+    // A slot prepared with a plain job sink: the same job sees no TrainingSink.
     slot.prepare();
     auto job2 = std::make_unique<TrainingSinkJob>();
     TrainingSinkJob* j2 = job2.get();
-    slot.start(std::move(job2), nullptr, &other);
+    slot.start(std::move(job2));
     slot.job()->wait();
-    QCOMPARE(j2->trainingSink(), static_cast<train::TrainingSink*>(&other));
+    QVERIFY(j2->trainingSink() == nullptr);
+}
+
+void TestJobSlot::onRefusesASignalThePreparedSinkHasNot()
+{
+    RetiredJobs retired;
+    JobSlot slot(retired);
+    slot.prepare(); // a plain job sink: no step losses
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, slot.on(&QtTrainingSink::stepLossReported, this, [](qint64, double) {}));
+    slot.prepare<QtTrainingSink>();
+    slot.on(&QtTrainingSink::stepLossReported, this, [](qint64, double) {}); // accepted
+    slot.on(&QtJobSink::jobFinished, this, [](int, const QString&) {});     // a kind of job sink has its signals
 }
 
 QTEST_MAIN(TestJobSlot)

@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 setscope developers
-#include "gui/bridge/QtProgressSink.h"
+#include "gui/bridge/QtTrainingSink.h"
 
 #include <QtTest/QtTest>
 
 #include <thread>
 
-using setscope::gui::QtProgressSink;
+using setscope::gui::QtTrainingSink;
 using setscope::train::EpochMetrics;
 using setscope::job::JobStatus;
 
-class TestQtProgressSink : public QObject {
+class TestQtTrainingSink : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
     void metaTypeIsRegistered()
     {
-        QtProgressSink sink;
+        QtTrainingSink sink;
         QVERIFY(QMetaType::fromName("setscope::train::EpochMetrics").isValid());
     }
 
@@ -24,7 +24,7 @@ private Q_SLOTS:
     // GUI thread, in the order of the calls and with the values passed.
     void workerCallsArriveQueuedOnGuiThread()
     {
-        QtProgressSink sink;
+        QtTrainingSink sink;
         QStringList order;
         QList<QThread*> threads;
         qint64 done = 0, total = 0, step = 0;
@@ -36,35 +36,37 @@ private Q_SLOTS:
             order << QString::fromLatin1(name);
             threads << QThread::currentThread();
         };
-        connect(&sink, &QtProgressSink::progressReported, this, [&](qint64 d, qint64 t, const QString& w) {
+        connect(&sink, &setscope::gui::QtJobSink::progressReported, this, [&](qint64 d, qint64 t, const QString& w) {
             record("progress");
             done = d;
             total = t;
             what = w;
         });
-        connect(&sink, &QtProgressSink::messageReported, this, [&](const QString& t) {
+        connect(&sink, &setscope::gui::QtJobSink::messageReported, this, [&](const QString& t) {
             record("message");
             text = t;
         });
-        connect(&sink, &QtProgressSink::stepLossReported, this, [&](qint64 s, double l) {
+        connect(&sink, &QtTrainingSink::stepLossReported, this, [&](qint64 s, double l) {
             record("stepLoss");
             step = s;
             loss = l;
         });
-        connect(&sink, &QtProgressSink::epochMetricsReported, this, [&](const EpochMetrics& m) {
+        connect(&sink, &QtTrainingSink::epochMetricsReported, this, [&](const EpochMetrics& m) {
             record("epochMetrics");
             got = m;
         });
-        connect(&sink, &QtProgressSink::jobFinished, this, [&](int s, const QString& d) {
+        connect(&sink, &setscope::gui::QtJobSink::jobFinished, this, [&](int s, const QString& d) {
             record("finished");
             status = s;
             detail = d;
         });
 
+        // What a training job sees: Job::start's sink, which is a TrainingSink.
+        auto* s = dynamic_cast<setscope::train::TrainingSink*>(sink.reportTarget());
+        QVERIFY(s);
         std::thread::id workerId;
         std::thread worker([&] {
             workerId = std::this_thread::get_id();
-            setscope::train::TrainingSink* s = &sink; // what a Job sees
             s->progress(3, 10, "epoch 1/2");
             s->message("hello from the worker");
             s->stepLoss(42, 0.25);
@@ -105,10 +107,10 @@ private Q_SLOTS:
 
     void manyCallsFromSeveralThreadsAllArrive()
     {
-        QtProgressSink sink;
+        QtTrainingSink sink;
         int received = 0;
         qint64 sum = 0;
-        connect(&sink, &QtProgressSink::stepLossReported, this, [&](qint64 s, double) {
+        connect(&sink, &QtTrainingSink::stepLossReported, this, [&](qint64 s, double) {
             QCOMPARE(QThread::currentThread(), qApp->thread());
             ++received;
             sum += s;
@@ -116,8 +118,9 @@ private Q_SLOTS:
         std::vector<std::thread> workers;
         for (int t = 0; t < 4; ++t)
             workers.emplace_back([&sink, t] {
+                auto* target = static_cast<setscope::train::TrainingSink*>(sink.reportTarget());
                 for (int i = 1; i <= 250; ++i)
-                    sink.stepLoss(t * 1000 + i, 0.0);
+                    target->stepLoss(t * 1000 + i, 0.0);
             });
         for (auto& w : workers)
             w.join();
@@ -127,5 +130,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestQtProgressSink)
-#include "tst_QtProgressSink.moc"
+QTEST_MAIN(TestQtTrainingSink)
+#include "tst_QtTrainingSink.moc"
