@@ -108,6 +108,14 @@ CheckpointHeader readHeader(torch::serialize::InputArchive& ar, const std::strin
                               static_cast<std::size_t>(bytes.numel()));
         // An archive inside the archive: checked like the file before LibTorch reads it.
         checkTorchArchive(h.best.weights, path + " [best_model]", checkOptions(control));
+        if (ar.try_read("best_loss", bytes, /*is_buffer=*/true)) { // absent before it was kept
+            if (bytes.scalar_type() != torch::kUInt8 || bytes.dim() != 1)
+                throw sdk::InputError(path, "", "not a setscope checkpoint (best_loss is not a byte string)");
+            bytes = bytes.contiguous();
+            h.best.loss.assign(reinterpret_cast<const char*>(bytes.data_ptr<std::uint8_t>()),
+                               static_cast<std::size_t>(bytes.numel()));
+            checkTorchArchive(h.best.loss, path + " [best_loss]", checkOptions(control));
+        }
     }
     return h;
 }

@@ -45,6 +45,10 @@ struct BestEpoch {
     std::int64_t step = -1; ///< -1: none yet
     int epoch = 0;
     std::string weights;    ///< the encoder's archive, serialized
+    /// The loss's archive at that epoch, serialized. A loss that learns a metric (seed 004's L,
+    /// the SSDML baselines' M) is part of the model: scores and embeddings go through it. ""
+    /// in checkpoints written before it was kept (the kept model then has the last step's).
+    std::string loss;
     std::string path;       ///< the best.pt written for it ("" when the run writes no checkpoints)
 };
 

@@ -19,6 +19,37 @@ namespace fs = std::filesystem;
 
 namespace setscope::train::run {
 
+namespace {
+
+/// What `part` (the encoder, a loss) saves, as the bytes of one archive.
+template <class Part>
+std::string archiveBytes(Part& part)
+{
+    torch::serialize::OutputArchive ar;
+    part.save(ar);
+    std::ostringstream out;
+    ar.save_to(out);
+    return out.str();
+}
+
+/// Loads `bytes` (archiveBytes of a part of the same kind) into `part`, checked.
+template <class Part>
+void loadBytes(Part& part, const std::string& bytes, const torch::Device& device, const std::string& file,
+               const std::string& what)
+{
+    std::istringstream in(bytes);
+    torch::serialize::InputArchive ar;
+    ar.load_from(in, device);
+    loadChecked(part, ar, file, what);
+}
+
+torch::Tensor byteTensor(const std::string& bytes)
+{
+    return torch::from_blob(const_cast<char*>(bytes.data()), {static_cast<std::int64_t>(bytes.size())}, torch::kUInt8);
+}
+
+} // namespace
+
 Checkpointer::Checkpointer(const RunContext& ctx, const StageSchedule& stages, RunState& state)
     : m_ctx(ctx)
     , m_stages(stages)
@@ -166,9 +197,9 @@ void Checkpointer::write(std::int64_t atStep, const fs::path& final)
         ar.write("best_validation", c10::IValue(m_best.validation));
         ar.write("best_epoch", c10::IValue(static_cast<std::int64_t>(m_best.epoch)));
         ar.write("best_path", c10::IValue(m_best.path));
-        const torch::Tensor bytes =
-            torch::from_blob(m_best.weights.data(), {static_cast<std::int64_t>(m_best.weights.size())}, torch::kUInt8);
-        ar.write("best_model", bytes, /*is_buffer=*/true);
+        ar.write("best_model", byteTensor(m_best.weights), /*is_buffer=*/true);
+        if (!m_best.loss.empty())
+            ar.write("best_loss", byteTensor(m_best.loss), /*is_buffer=*/true);
     }
     // Written to final.part, fsynced and renamed: a reader (or a resume after a kill) sees
     // the previous file or the new one, and a failed write leaves no part file.
@@ -218,23 +249,19 @@ void Checkpointer::carryBest()
         }
     }
     if (!have) {
-        std::ostringstream now;
-        {
-            torch::serialize::OutputArchive out;
-            enc.save(out);
-            out.save_to(now);
-        }
-        auto load = [&](const std::string& bytes) {
-            std::istringstream in(bytes);
-            torch::serialize::InputArchive ar;
-            ar.load_from(in, m_ctx.device);
-            // The best weights may come from the checkpoint this run resumed from.
-            loadChecked(enc, ar, cfg.resumeFrom.empty() ? target.string() : cfg.resumeFrom,
-                        "the best epoch's weights of model " + cfg.model);
-        };
-        load(m_best.weights);
+        // The best weights (and the loss's state then) may come from the checkpoint this run
+        // resumed from.
+        const std::string from = cfg.resumeFrom.empty() ? target.string() : cfg.resumeFrom;
+        sdk::MetricLoss* loss = m_best.loss.empty() ? nullptr : m_state.stage.loss.get();
+        const std::string now = archiveBytes(enc);
+        const std::string lossNow = loss ? archiveBytes(*loss) : std::string();
+        loadBytes(enc, m_best.weights, m_ctx.device, from, "the best epoch's weights of model " + cfg.model);
+        if (loss)
+            loadBytes(*loss, m_best.loss, m_ctx.device, from, "the best epoch's state of the loss");
         write(m_best.step, target);
-        load(now.str());
+        loadBytes(enc, now, m_ctx.device, from, "the weights of model " + cfg.model);
+        if (loss)
+            loadBytes(*loss, lossNow, m_ctx.device, from, "the state of the loss");
         m_ctx.message("best.pt of epoch " + std::to_string(m_best.epoch) + " written to " + target.string() +
                       " from the checkpoint's best weights (its optimizer state is that of step " +
                       std::to_string(m_state.step) + ")");
@@ -275,11 +302,8 @@ void Checkpointer::offerBest(double validation, int epoch)
     m_best.validation = validation;
     m_best.step = m_state.step;
     m_best.epoch = epoch;
-    std::ostringstream weights;
-    torch::serialize::OutputArchive ar;
-    m_state.enc->save(ar);
-    ar.save_to(weights);
-    m_best.weights = weights.str();
+    m_best.weights = archiveBytes(*m_state.enc);
+    m_best.loss = m_state.stage.loss ? archiveBytes(*m_state.stage.loss) : std::string();
     if (!m_ctx.cfg.checkpointDir.empty()) {
         m_best.path = (fs::path(m_ctx.cfg.checkpointDir) / "best.pt").string();
         write(m_state.step, m_best.path);
@@ -290,11 +314,16 @@ bool Checkpointer::restoreBest()
 {
     if (m_best.step < 0 || m_best.step == m_state.step)
         return false;
-    torch::serialize::InputArchive ar;
-    std::istringstream in(m_best.weights);
-    ar.load_from(in, m_ctx.device);
-    loadChecked(*m_state.enc, ar, m_ctx.cfg.resumeFrom.empty() ? m_best.path : m_ctx.cfg.resumeFrom,
-                "the best epoch's weights of model " + m_ctx.cfg.model);
+    const std::string from = m_ctx.cfg.resumeFrom.empty() ? m_best.path : m_ctx.cfg.resumeFrom;
+    loadBytes(*m_state.enc, m_best.weights, m_ctx.device, from, "the best epoch's weights of model " + m_ctx.cfg.model);
+    // A loss that learns a metric is part of the model: its state of that epoch, not of the last step.
+    if (sdk::MetricLoss* loss = m_state.stage.loss.get()) {
+        if (!m_best.loss.empty())
+            loadBytes(*loss, m_best.loss, m_ctx.device, from, "the best epoch's state of the loss");
+        else if (metricProjection(*loss, m_state.enc->outputDim()).defined())
+            m_ctx.message("the checkpoint this run resumed from keeps no state of the loss for its best epoch (written "
+                          "by an older setscope): the kept model measures with the last step's metric");
+    }
     return true;
 }
 
