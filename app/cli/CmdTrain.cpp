@@ -215,6 +215,7 @@ workspace::TrainRequest requestFrom(const TrainOptions& o, const CLI::App* cmd,
     const auto given = [&](const char* flag, const char* key) { return cmd->count(flag) > 0 || fileKeys.contains(key); };
     r.modelGiven = given("--model", "model");
     r.presetGiven = given("--preset", "preset");
+    r.epochsGiven = given("--epochs", "epochs");
     r.labelSetGiven = cmd->count("--label-set") > 0;
     r.threadsGiven = given("--threads", "threads");
     r.shardsGiven = given("--batch-shards", "batch_shards");

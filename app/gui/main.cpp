@@ -539,7 +539,7 @@ bool openStartProject(MainWindow& window, const Options& opt)
     return opened || opt.project.isEmpty();
 }
 
-/// --epochs, --max-steps, --model, --recipe and --map-items into the training panel and the session.
+/// --epochs, --max-steps, --model and --recipe into the training panel.
 void applyRunOptions(MainWindow& window, const Options& opt)
 {
     setscope::train::TrainerConfig config = window.trainingPanel()->config();
@@ -551,8 +551,6 @@ void applyRunOptions(MainWindow& window, const Options& opt)
         config.model = opt.model.toStdString();
     if (!opt.recipe.isEmpty())
         config.recipe = opt.recipe.toStdString();
-    if (opt.mapItems >= 0)
-        window.session()->setMapItemLimit(static_cast<int>(opt.mapItems));
     window.trainingPanel()->setConfig(config);
 }
 
@@ -611,7 +609,16 @@ int main(int argc, char** argv)
                                     QString::fromStdString(p.path)));
     if (!opt.noProject && !openStartProject(window, opt))
         return 2; // the user named a project we cannot use: it was said on stderr
-    applyRunOptions(window, opt);
+    if (opt.mapItems >= 0) // before the first map
+        window.session()->setMapItemLimit(static_cast<int>(opt.mapItems));
+    // Once the first dataset has opened: opening it sets its kind's defaults in the training
+    // panel (recipe, model, preset, epochs), and what the command line says goes over them.
+    // Connected before --train's start, so the run starts with them.
+    auto applied = std::make_shared<QMetaObject::Connection>();
+    *applied = QObject::connect(window.session(), &Session::datasetChanged, &window, [&window, &opt, applied] {
+        QObject::disconnect(*applied);
+        applyRunOptions(window, opt);
+    });
 
     if (opt.train) {
         // Once, for the first dataset that opens.

@@ -127,7 +127,7 @@ DatasetDefaults datasetDefaults(bool setsDataset, const std::string& recipe, boo
 {
     if (!setsDataset)
         return {"", "mlp", ""};
-    return {"ours", recipe == "exemplar" ? "deepsets" : "selfattn", cuda ? "paper" : "cpu"};
+    return {"ours", recipe == "exemplar" ? "deepsets" : "selfattn", cuda ? "paper" : "cpu", 30};
 }
 
 RunPlan planRun(const TrainerConfig& given, const plugin::Registry& registry)

@@ -16,8 +16,9 @@ ResolvedTrain resolveTrain(const TrainRequest& request, const plugin::Registry& 
     train::TrainerConfig& cfg = out.config;
     cfg = request.config;
     // A dataset of sets trains the set encoder unless the model is given (issue 28 §5): the MLP
-    // sees only the set's mean, which for centred point clouds is the same point. Decided before
-    // the item options are handed out, so that --layers and the like reach it.
+    // sees only the set's mean, which for centred point clouds is the same point; and for the
+    // epochs a first run needs to learn something. Decided before the item options are handed
+    // out, so that --layers and the like reach it.
     if (!request.modelGiven) {
         out.dataset = open(request.dataset);
         if (!out.dataset->isVectorDataset()) {
@@ -26,9 +27,12 @@ ResolvedTrain resolveTrain(const TrainRequest& request, const plugin::Registry& 
             cfg.model = d.model;
             if (!request.presetGiven)
                 cfg.preset = d.preset;
+            if (!request.epochsGiven && d.epochs > 0)
+                cfg.epochs = d.epochs;
             out.defaultsNote = "a dataset of sets: model " + cfg.model +
-                               (cfg.preset.empty() ? std::string() : ", preset " + cfg.preset) +
-                               " (--model and --preset choose others)";
+                               (cfg.preset.empty() ? std::string() : ", preset " + cfg.preset) + ", " +
+                               std::to_string(cfg.epochs) + (cfg.epochs == 1 ? " epoch" : " epochs") +
+                               " (--model, --preset and --epochs choose others)";
         }
     }
     train::applyItemOptions(cfg, request.itemOptions, registry);

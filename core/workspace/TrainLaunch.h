@@ -41,10 +41,11 @@ struct TrainRequest {
     /// Options of the recipe's items by name, as given (train::applyItemOptions hands each to the
     /// items that declare it).
     std::map<std::string, std::string> itemOptions;
-    /// Which settings the user chose; the others follow the dataset (model, preset), the coarse
-    /// mapping (label set) or the checkpoint resumed (threads, parts of a batch).
+    /// Which settings the user chose; the others follow the dataset (model, preset, epochs), the
+    /// coarse mapping (label set) or the checkpoint resumed (threads, parts of a batch).
     bool modelGiven = false;
     bool presetGiven = false;
+    bool epochsGiven = false;
     bool labelSetGiven = false;
     bool threadsGiven = false;
     bool shardsGiven = false;

@@ -774,6 +774,7 @@ void TrainingPanel::setDataset(const data::Dataset* dataset)
             c.model = d.model;
             c.modelOptions.clear();
             c.preset = d.preset;
+            c.epochs = d.epochs > 0 ? d.epochs : train::TrainerConfig{}.epochs;
             c.loss = d.recipe.empty() ? std::string("triplet") : std::string();
             c.augmentation.clear();
             c.sampler.clear();

@@ -69,10 +69,10 @@ public:
     /// edited set shows which labels supervise it). Returns whether it is there.
     bool selectLabelSet(const QString& name);
     /// Fills the label-set choice; Start needs a dataset. When the kind of dataset changes (or
-    /// with the first one), the method, model and preset become that kind's defaults
+    /// with the first one), the method, model, preset and epochs become that kind's defaults
     /// (train::datasetDefaults: the papers' `ours` with the set encoder and the cpu preset for
-    /// documents, graphs and point clouds; the MLP with the triplet loss for vectors and
-    /// images); a dataset of the same kind keeps what the user chose.
+    /// 30 epochs for documents, graphs and point clouds; the MLP with the triplet loss for
+    /// vectors and images); a dataset of the same kind keeps what the user chose.
     void setDataset(const data::Dataset* dataset);
     /// The label-set choice only (the same dataset with new label sets: a label edit); the
     /// run shown is kept.

@@ -503,15 +503,24 @@ void TestCli::projectRecordsRunsAndSuppliesLabels()
 void TestCli::setsTrainTheSetEncoderByDefault()
 {
     // On a dataset of sets a recipe of the papers trains the self-attention set encoder at the
-    // cpu preset unless --model says otherwise (issue 28 §5); on vectors the MLP stays.
+    // cpu preset for 30 epochs unless --model / --epochs say otherwise (issue 28 §5); on vectors
+    // the MLP stays, for the trainer's 3 epochs.
     const QString sets = "synthetic:dim=2,coarse=2,fine=2,points=32,set=5";
     const QStringList common{"train", "--dataset", sets, "--recipe", "ours", "--epochs", "1", "--max-steps", "2",
                              "--no-baseline", "--threads", "1"};
     Run r = cli(common);
     QVERIFY2(r.code == 0, qPrintable(r.err));
-    QVERIFY2(r.err.contains("a dataset of sets: model selfattn, preset cpu"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("a dataset of sets: model selfattn, preset cpu, 1 epoch (--model"), qPrintable(r.err));
     QVERIFY2(r.err.contains("training selfattn with recipe ours"), qPrintable(r.err));
     QVERIFY2(r.err.contains("random batches of 32"), qPrintable(r.err)); // the preset's batch
+    // Without --epochs, the first run of a set dataset is long enough to learn something.
+    QStringList noEpochs = common;
+    noEpochs.removeAt(noEpochs.indexOf("--epochs") + 1);
+    noEpochs.removeOne("--epochs");
+    r = cli(noEpochs);
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("a dataset of sets: model selfattn, preset cpu, 30 epochs"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("plan: self-supervised (wsset, 30 epochs)"), qPrintable(r.err));
     // The set encoder's own flags reach it without --model.
     r = cli(QStringList(common) << "--layers" << "1");
     QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -524,6 +533,10 @@ void TestCli::setsTrainTheSetEncoderByDefault()
              "--no-baseline", "--threads", "1"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains("training mlp"), qPrintable(r.err));
+    r = cli({"train", "--dataset", "synthetic:dim=2,coarse=2,fine=2,points=8", "--max-steps", "1", "--no-baseline",
+             "--threads", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("plan: train (triplet, 3 epochs)"), qPrintable(r.err));
 }
 
 void TestCli::ssdmlReportsTheMinedTripletsClasses()

@@ -386,11 +386,13 @@ void TestRunPlan::cpuPresetAndDatasetDefaults()
     QCOMPARE(sets.recipe, std::string("ours"));
     QCOMPARE(sets.model, std::string("selfattn"));
     QCOMPARE(sets.preset, std::string("cpu"));
+    QCOMPARE(sets.epochs, 30); // a first run that learns (docs/RESULTS.md "What a user meets first")
     QCOMPARE(train::datasetDefaults(true, "exemplar", false).model, std::string("deepsets")); // seed 001 §7.1
     QCOMPARE(train::datasetDefaults(true, "ours", true).preset, std::string("paper"));
     const train::DatasetDefaults vectors = train::datasetDefaults(false, "", false);
     QVERIFY(vectors.recipe.empty() && vectors.preset.empty());
     QCOMPARE(vectors.model, std::string("mlp"));
+    QCOMPARE(vectors.epochs, 0); // the trainer's
 }
 
 void TestRunPlan::errors_data()

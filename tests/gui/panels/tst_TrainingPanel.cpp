@@ -143,6 +143,7 @@ private Q_SLOTS:
         QCOMPARE(c.recipe, std::string("ours"));
         QCOMPARE(c.model, std::string("selfattn"));
         QCOMPARE(c.preset, std::string("cpu"));
+        QCOMPARE(c.epochs, 30); // a first run that learns something, not the trainer's 3
         QVERIFY(c.loss.empty());
         QCOMPARE(child<QComboBox>(p, "methodCombo")->currentData().toString(), QStringLiteral("ours"));
         // The method's paper and equation are on the panel, and the encoder's editors show the preset.
@@ -170,6 +171,7 @@ private Q_SLOTS:
         QCOMPARE(c.loss, std::string("triplet"));
         QCOMPARE(c.model, std::string("mlp"));
         QVERIFY(c.preset.empty());
+        QCOMPARE(c.epochs, train::TrainerConfig{}.epochs);
         QVERIFY(p.configValid());
     }
 
