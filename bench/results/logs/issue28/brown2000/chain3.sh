@@ -1,7 +1,10 @@
 #!/bin/sh
-# Session 38: Ours+PS resumed from its step-1200 checkpoint and Approx.EMD, beside debian1000/
-# (1-thread runs at nice 19 on the 2-core machine). Same binary as chain.sh. SSET next.
+# Session 38, what ran (by hand, not as one script; kept as the record): Ours+PS resumed from
+# its step-1 200 checkpoint and finished; Approx.EMD started from scratch beside it, stopped at
+# step 600 so that debian1000/ and debian-batch128/ could run, resumed from step 600 and left
+# running when the session ended (resume it from its last checkpoint); SSET was started and
+# cancelled at step 90 (its log and checkpoints removed: it starts from scratch).
 RESUME=/work/ck/brown2000-ours+ps/step-000001200.pt ./run.sh ours+ps &
-./run.sh approx-emd &
+./run.sh approx-emd   # stopped at step 600, then:
+RESUME=/work/ck/brown2000-approx-emd/step-000000600.pt ./run.sh approx-emd
 wait
-./run.sh sset
