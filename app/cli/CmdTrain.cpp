@@ -110,7 +110,7 @@ void addSettingFlags(CLI::App* cmd, TrainOptions& o)
     cmd->add_option("--validation-fraction", c.validationFraction,
                     "share of the train split held out to pick the best epoch (default 0.1 with a recipe, else 0)");
     cmd->add_option("--external", c.externalDataset, "recipe ext: the dataset to pre-train on first");
-    cmd->add_option("--epochs", c.epochs, "epochs (of each stage, unless the recipe's options say otherwise)")
+    cmd->add_option("--epochs", c.epochs, "epochs (of each stage, unless the recipe's options say otherwise; 30 on a dataset of sets unless --model is given)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     cmd->add_option("--max-steps", c.maxSteps, "stop after this many steps (0 = no limit)")->capture_default_str();
