@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 namespace fs = std::filesystem;
 
@@ -74,6 +75,24 @@ ArchiveCheckOptions checkOptions(job::JobControl* control)
     return o;
 }
 
+/// The archive stored under `key` as a byte string, checked like the file before LibTorch reads
+/// it (an archive inside the archive); nullopt when absent. `malformed` names what is wrong
+/// when it is there but not a byte string.
+std::optional<std::string> readNestedArchive(torch::serialize::InputArchive& ar, const std::string& key,
+                                             const std::string& path, const std::string& malformed,
+                                             job::JobControl* control)
+{
+    torch::Tensor bytes;
+    if (!ar.try_read(key, bytes, /*is_buffer=*/true))
+        return std::nullopt;
+    if (bytes.scalar_type() != torch::kUInt8 || bytes.dim() != 1)
+        throw sdk::InputError(path, "", "not a setscope checkpoint (" + malformed + ")");
+    bytes = bytes.contiguous();
+    std::string out(reinterpret_cast<const char*>(bytes.data_ptr<std::uint8_t>()), static_cast<std::size_t>(bytes.numel()));
+    checkTorchArchive(out, path + " [" + key + "]", checkOptions(control));
+    return out;
+}
+
 } // namespace
 
 CheckpointHeader readHeader(torch::serialize::InputArchive& ar, const std::string& path,
@@ -100,22 +119,15 @@ CheckpointHeader readHeader(torch::serialize::InputArchive& ar, const std::strin
         h.best.validation = readValue(ar, "best_validation", path).toDouble();
         h.best.epoch = static_cast<int>(readValue(ar, "best_epoch", path).toInt());
         h.best.path = readValue(ar, "best_path", path).toStringRef();
-        torch::Tensor bytes;
-        if (!ar.try_read("best_model", bytes, /*is_buffer=*/true) || bytes.scalar_type() != torch::kUInt8 || bytes.dim() != 1)
-            throw sdk::InputError(path, "", "not a setscope checkpoint (best_step without best_model)");
-        bytes = bytes.contiguous();
-        h.best.weights.assign(reinterpret_cast<const char*>(bytes.data_ptr<std::uint8_t>()),
-                              static_cast<std::size_t>(bytes.numel()));
-        // An archive inside the archive: checked like the file before LibTorch reads it.
-        checkTorchArchive(h.best.weights, path + " [best_model]", checkOptions(control));
-        if (ar.try_read("best_loss", bytes, /*is_buffer=*/true)) { // absent before it was kept
-            if (bytes.scalar_type() != torch::kUInt8 || bytes.dim() != 1)
-                throw sdk::InputError(path, "", "not a setscope checkpoint (best_loss is not a byte string)");
-            bytes = bytes.contiguous();
-            h.best.loss.assign(reinterpret_cast<const char*>(bytes.data_ptr<std::uint8_t>()),
-                               static_cast<std::size_t>(bytes.numel()));
-            checkTorchArchive(h.best.loss, path + " [best_loss]", checkOptions(control));
-        }
+        const char* noModel = "best_step without best_model";
+        std::optional<std::string> weights = readNestedArchive(ar, "best_model", path, noModel, control);
+        if (!weights)
+            throw sdk::InputError(path, "", std::string("not a setscope checkpoint (") + noModel + ")");
+        h.best.weights = std::move(*weights);
+        // Absent before the loss's state was kept.
+        if (std::optional<std::string> loss =
+                readNestedArchive(ar, "best_loss", path, "best_loss is not a byte string", control))
+            h.best.loss = std::move(*loss);
     }
     return h;
 }
