@@ -29,6 +29,12 @@ InterruptScope::InterruptScope()
 
 InterruptScope::~InterruptScope()
 {
+    // Once interrupted the process is on its way out, cancelling, and a second signal must not
+    // kill it before it has cleaned up: a rank of --nproc gets its launcher's SIGTERM
+    // (PR_SET_PDEATHSIG) again as each of a killed launcher's threads ends, and the default
+    // action used to end it before it removed the ranks' store folder (dist::removeOrphanedStore).
+    if (interruptRequested())
+        return;
     for (int k = 0; k < 3; ++k)
         ::sigaction(kSignals[k], &g_previous[k], nullptr);
 }

@@ -9,7 +9,9 @@
 namespace setscope::cli {
 
 /// While alive, SIGINT, SIGTERM and SIGHUP only set the interrupt flag (interruptRequested());
-/// the previous handlers come back when it ends. Main thread; scopes do not nest.
+/// the previous handlers come back when it ends, unless an interrupt came: then they stay, and
+/// the process ends as the cancelled job returns (a further signal does not cut its clean-up
+/// short). Main thread; scopes do not nest.
 class InterruptScope {
 public:
     InterruptScope();

@@ -20,7 +20,7 @@ int main(int argc, char** argv)
     // even by SIGKILL) the rank cancels as on SIGTERM, and ends itself if that takes too long.
     setscope::dist::watchLauncher([] { requestInterrupt(); });
     struct OrphanedStore {
-        ~OrphanedStore() { setscope::dist::removeOrphanedStore(); }
+        ~OrphanedStore() { setscope::dist::removeOrphanedStore(interruptRequested()); }
     } orphanedStore;
     return runCommandLine(argc, argv, commandList());
 }

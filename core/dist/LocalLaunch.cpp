@@ -47,6 +47,12 @@ bool isSet(const std::string& entry, const char* name)
 }
 
 constexpr const char* kStoreFolderPrefix = "setscope-ranks-";
+/// Left in the store folder by a launcher that passes an interrupt on to its ranks: it removes
+/// the folder itself once they have ended (removeOrphanedStore()).
+constexpr const char* kForwardedMark = "interrupt-passed-on";
+/// How long a rank interrupted while its launcher looks alive (and did not pass the interrupt
+/// on) waits for the launcher to end before leaving the store folder to it.
+constexpr std::chrono::seconds kLauncherEndWait{5};
 
 /// Closes both ends of a pipe that are still open.
 struct Pipe {
@@ -193,7 +199,7 @@ std::vector<pid_t> spawnRanks(const LocalLaunch& launch, const std::vector<std::
 /// Waits for every rank: passes a signal on (SIGHUP as SIGTERM), kills the ranks still running
 /// the stop grace after an interrupt or the grace after a failure, and reports the first rank
 /// that failed. Returns the first non-zero exit code (130 after an interrupt), else 0.
-int superviseRanks(const LocalLaunch& launch, std::vector<pid_t>& pids)
+int superviseRanks(const LocalLaunch& launch, std::vector<pid_t>& pids, const std::filesystem::path& storeFolder)
 {
     int result = 0;
     int running = launch.ranks;
@@ -202,6 +208,9 @@ int superviseRanks(const LocalLaunch& launch, std::vector<pid_t>& pids)
     bool interrupted = false;
     while (running > 0) {
         if (const int s = g_signal.exchange(0); s != 0) {
+            // The mark first: a rank that finds it leaves the store folder to this process.
+            if (std::FILE* mark = std::fopen((storeFolder / kForwardedMark).c_str(), "w"))
+                std::fclose(mark);
             // SIGHUP is passed on as SIGTERM: the ranks take the same cancel path for both.
             killAll(pids, s == SIGHUP ? SIGTERM : s);
             if (!interrupted)
@@ -277,7 +286,7 @@ int runLocalRanks(const LocalLaunch& launch)
     const SignalForwarding forwarding;
     std::vector<pid_t> pids = spawnRanks(launch, base, (dir.path / "store").string());
     life.close(0); // the ranks have their copies
-    return superviseRanks(launch, pids);
+    return superviseRanks(launch, pids, dir.path);
 }
 
 namespace {
@@ -321,18 +330,59 @@ bool launcherLost()
     return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)) != 0 && (p.revents & POLLNVAL) == 0;
 }
 
-void removeOrphanedStore()
+namespace {
+
+/// The folder of the run's file store when runLocalRanks made it
+/// (<TMPDIR>/setscope-ranks-XXXXXX/store), else empty.
+std::filesystem::path launchedStoreFolder()
 {
-    if (!launcherLost())
-        return;
     const char* store = std::getenv("SETSCOPE_DIST_STORE");
     if (!store || std::strncmp(store, "file:", 5) != 0)
-        return;
-    // Only the folder runLocalRanks made: <TMPDIR>/setscope-ranks-XXXXXX/store.
+        return {};
     const std::filesystem::path file(store + 5);
-    const std::filesystem::path folder = file.parent_path();
+    std::filesystem::path folder = file.parent_path();
     if (file.filename() != "store" || folder.filename().string().rfind(kStoreFolderPrefix, 0) != 0)
+        return {};
+    return folder;
+}
+
+/// Waits until launcherLost() or `bound` has passed; true when the launcher is gone.
+bool awaitLauncherLost(std::chrono::milliseconds bound)
+{
+    const auto until = std::chrono::steady_clock::now() + bound;
+    while (!launcherLost()) {
+        if (std::chrono::steady_clock::now() >= until)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+}
+
+} // namespace
+
+void removeOrphanedStore(bool interrupted)
+{
+    const std::filesystem::path folder = launchedStoreFolder();
+    if (folder.empty())
         return;
+    if (!launcherLost()) {
+        // An interrupt while the launcher looks alive: either the launcher passed it on (then
+        // its mark is in the folder and it removes the folder once its ranks have ended), or it
+        // is being killed and not yet seen gone. The kernel's SIGTERM for a killed launcher
+        // (PR_SET_PDEATHSIG) comes as the launcher's main thread exits, and on a loaded machine
+        // a rank can finish cancelling before the rest of the launcher has gone: it used to end
+        // then and leave the folder behind (cli_rank_lifetime's launcherKilled, now and then on a
+        // loaded machine even after launcherLost() learnt to read the main thread's state). So it
+        // waits a while for the launcher to end; one that runs on removes the folder itself.
+        if (!interrupted || std::filesystem::exists(folder / kForwardedMark))
+            return;
+        std::fprintf(stderr,
+                     "setscope-cli: interrupted while the launcher of this rank still runs: waiting up to %lld s for it "
+                     "to end, to remove the ranks' store folder %s if it does\n",
+                     static_cast<long long>(kLauncherEndWait.count()), folder.c_str());
+        if (!awaitLauncherLost(kLauncherEndWait))
+            return;
+    }
     // Both ranks remove it at about the same time; std::filesystem::remove_all gives up at the
     // first entry the other rank removed under it, so it is tried again until the folder is gone.
     std::error_code ec;
@@ -388,7 +438,7 @@ void watchLauncher(std::function<void()> onLost)
         std::this_thread::sleep_for(grace);
         std::fprintf(stderr, "setscope-cli: still running %.0f s after the launcher ended: stopping\n",
                      static_cast<double>(grace.count()) / 1000.0);
-        removeOrphanedStore();
+        removeOrphanedStore(true);
         std::_Exit(130);
     }).detach();
 }

@@ -56,7 +56,11 @@ void watchLauncher(std::function<void()> onLost);
 bool launcherLost();
 
 /// When the launcher is gone, removes the folder of the run's file store, which the launcher
-/// would have removed (setscope-ranks-XXXXXX under TMPDIR); a no-op otherwise. Call at exit.
-void removeOrphanedStore();
+/// would have removed (setscope-ranks-XXXXXX under TMPDIR); a no-op otherwise. `interrupted`:
+/// this rank was interrupted (a signal, or watchLauncher()'s onLost). An interrupted rank whose
+/// launcher still looks alive and did not pass an interrupt on (it leaves a mark in the folder
+/// when it does) may be seeing a launcher being killed: it waits up to 5 s for the launcher to
+/// end, and removes the folder if it did. Call at exit.
+void removeOrphanedStore(bool interrupted);
 
 } // namespace setscope::dist
