@@ -84,6 +84,12 @@ QProcessEnvironment runEnv(const QString& tmp)
     return env;
 }
 
+/// The ranks' store folders under the test's TMPDIR (dir/tmp).
+QStringList storeFolders(const QTemporaryDir& dir)
+{
+    return QDir(dir.filePath("tmp")).entryList({"setscope-ranks-*"}, QDir::Dirs);
+}
+
 QString runStatus(const QString& project)
 {
     const auto store = project::ProjectStore::open(project.toStdString());
@@ -107,6 +113,11 @@ private:
     /// `readerLeaves`: the launcher's output pipes are closed at the signal, as when whoever read
     /// them (a pager, a GUI, this test's QProcess once the launcher has finished) goes with it.
     void launcherEnds(int signal, bool stopRank1, bool readerLeaves = false);
+    /// Starts `train --nproc 2` with its project, checkpoints and TMPDIR (tmp/) in `dir`, and
+    /// returns once both ranks train (rank 0 has written a checkpoint) and their store folder is
+    /// there: `ranks` gets their pids, recorded as leftovers with the launcher's. The caller
+    /// returns when QTest::currentTestFailed().
+    void startTwoRanks(QProcess& launcher, const QTemporaryDir& dir, std::vector<long>& ranks);
 
 private Q_SLOTS:
     void cleanup()
@@ -157,25 +168,34 @@ private Q_SLOTS:
     }
 };
 
-void TestCliRankLifetime::launcherEnds(int signal, bool stopRank1, bool readerLeaves)
+void TestCliRankLifetime::startTwoRanks(QProcess& launcher, const QTemporaryDir& dir, std::vector<long>& ranks)
 {
-    QTemporaryDir dir;
     QVERIFY(QDir().mkpath(dir.filePath("tmp")));
-    const QString project = dir.filePath("p.setscope"), ck = dir.filePath("ck");
-    QProcess launcher;
     launcher.setProcessEnvironment(runEnv(dir.filePath("tmp")));
-    launcher.start(SETSCOPE_CLI, trainArgs(project, ck) << "--nproc" << "2");
+    launcher.start(SETSCOPE_CLI, trainArgs(dir.filePath("p.setscope"), dir.filePath("ck")) << "--nproc" << "2");
     QVERIFY(launcher.waitForStarted());
     const long lpid = launcher.processId();
     leftover(lpid);
     // Both ranks train once rank 0 has written a checkpoint.
-    QVERIFY2(testing::waitUntil([&] { return QFile::exists(stepFile(ck, 5)); }, std::chrono::seconds(120)),
+    QVERIFY2(testing::waitUntil([&] { return QFile::exists(stepFile(dir.filePath("ck"), 5)); }, std::chrono::seconds(120)),
              qPrintable(QString::fromUtf8(launcher.readAllStandardError())));
-    const std::vector<long> ranks = childrenOf(lpid);
+    ranks = childrenOf(lpid);
     QCOMPARE(ranks.size(), std::size_t(2));
     for (long r : ranks)
         leftover(r);
-    QCOMPARE(QDir(dir.filePath("tmp")).entryList({"setscope-ranks-*"}, QDir::Dirs).size(), 1);
+    QCOMPARE(storeFolders(dir).size(), 1);
+}
+
+void TestCliRankLifetime::launcherEnds(int signal, bool stopRank1, bool readerLeaves)
+{
+    QTemporaryDir dir;
+    const QString project = dir.filePath("p.setscope"), ck = dir.filePath("ck");
+    QProcess launcher;
+    std::vector<long> ranks;
+    startTwoRanks(launcher, dir, ranks);
+    if (QTest::currentTestFailed())
+        return;
+    const long lpid = launcher.processId();
     if (stopRank1) // the child whose environment says RANK=1
         for (long r : ranks)
             if (environmentOf(r, "RANK") == "1")
@@ -205,9 +225,7 @@ void TestCliRankLifetime::launcherEnds(int signal, bool stopRank1, bool readerLe
         QCOMPARE(runStatus(project), QString("cancelled"));
     // The ranks' store folder went with them (removed by the launcher, or by the ranks when the
     // launcher was killed).
-    const bool storeGone = testing::waitUntil(
-        [&] { return QDir(dir.filePath("tmp")).entryList({"setscope-ranks-*"}, QDir::Dirs).isEmpty(); },
-        std::chrono::seconds(10));
+    const bool storeGone = testing::waitUntil([&] { return storeFolders(dir).isEmpty(); }, std::chrono::seconds(10));
     if (!storeGone) {
         // Line by line: Qt Test cuts a long failure message, and the ranks' last lines (a failed
         // removal says so) are what tells why the folder stayed.
@@ -215,7 +233,7 @@ void TestCliRankLifetime::launcherEnds(int signal, bool stopRank1, bool readerLe
         for (const QString& line : all.split(QLatin1Char('\n')))
             qInfo("said: %s", qPrintable(line));
     }
-    QVERIFY2(storeGone, qPrintable("left: " + QDir(dir.filePath("tmp")).entryList({"setscope-ranks-*"}, QDir::Dirs).join(' ') +
+    QVERIFY2(storeGone, qPrintable("left: " + storeFolders(dir).join(' ') +
                                    " (the launcher's and the ranks' output is above, as 'said:' lines)"));
     // What rank 0 saved is intact.
     QVERIFY(QFile::exists(stepFile(ck, 5)));
@@ -232,23 +250,14 @@ void TestCliRankLifetime::launcherEnds(int signal, bool stopRank1, bool readerLe
 void TestCliRankLifetime::ranksInterruptedAsTheirLauncherDies()
 {
     QTemporaryDir dir;
-    QVERIFY(QDir().mkpath(dir.filePath("tmp")));
     const QString project = dir.filePath("p.setscope"), ck = dir.filePath("ck");
     QProcess launcher;
-    launcher.setProcessEnvironment(runEnv(dir.filePath("tmp")));
     launcher.setReadChannel(QProcess::StandardError);
-    launcher.start(SETSCOPE_CLI, trainArgs(project, ck) << "--nproc" << "2");
-    QVERIFY(launcher.waitForStarted());
+    std::vector<long> ranks;
+    startTwoRanks(launcher, dir, ranks);
+    if (QTest::currentTestFailed())
+        return;
     const long lpid = launcher.processId();
-    leftover(lpid);
-    QVERIFY2(testing::waitUntil([&] { return QFile::exists(stepFile(ck, 5)); }, std::chrono::seconds(120)),
-             qPrintable(QString::fromUtf8(launcher.readAllStandardError())));
-    const std::vector<long> ranks = childrenOf(lpid);
-    QCOMPARE(ranks.size(), std::size_t(2));
-    for (long r : ranks)
-        leftover(r);
-    const auto storeFolders = [&] { return QDir(dir.filePath("tmp")).entryList({"setscope-ranks-*"}, QDir::Dirs); };
-    QCOMPARE(storeFolders().size(), 1);
     QString err;
     const auto readErr = [&] {
         launcher.waitForReadyRead(20);
@@ -270,7 +279,7 @@ void TestCliRankLifetime::ranksInterruptedAsTheirLauncherDies()
     QVERIFY(launcher.waitForFinished(testing::scaledMs(30000)));
     readErr();
     QCOMPARE(runStatus(project), QString("cancelled"));
-    const bool storeGone = testing::waitUntil([&] { return storeFolders().isEmpty(); }, std::chrono::seconds(10));
+    const bool storeGone = testing::waitUntil([&] { return storeFolders(dir).isEmpty(); }, std::chrono::seconds(10));
     if (!storeGone)
         for (const QString& line : err.split(QLatin1Char('\n')))
             qInfo("said: %s", qPrintable(line));
